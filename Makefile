@@ -1,0 +1,43 @@
+# ascendless: build, install, demo and test entry points. See README.md.
+
+PREFIX ?= /usr/local/ascendless
+DESTDIR ?=
+CARGO ?= cargo
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+RELEASE_DIR := target/release
+DEMO_PREFIX := $(CURDIR)/build/demo-prefix
+
+.PHONY: all build headers install uninstall demo examples test test-rust test-install clean
+
+all: build
+
+build:
+	$(CARGO) build --release --lib
+
+# Regenerate the checked-in C headers from the Rust code.
+headers:
+	ASCENDLESS_BLESS=1 $(CARGO) test --test generated_headers
+
+install: build
+	scripts/install.sh "$(DESTDIR)$(PREFIX)" "$(PREFIX)" "$(RELEASE_DIR)" "$(VERSION)"
+
+uninstall:
+	scripts/uninstall.sh "$(DESTDIR)$(PREFIX)"
+
+# Build, install into build/demo-prefix, build the C/C++ examples against it and run them.
+demo: build
+	scripts/install.sh "$(DEMO_PREFIX)" "$(DEMO_PREFIX)" "$(RELEASE_DIR)" "$(VERSION)" >/dev/null
+	scripts/demo.sh "$(DEMO_PREFIX)"
+
+test: test-rust test-install
+
+test-rust:
+	$(CARGO) test --all-targets
+
+# Install into a temporary prefix and build programs against it every way a user would.
+test-install: build
+	tests/install/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+
+clean:
+	$(CARGO) clean
+	rm -rf build examples-c/build

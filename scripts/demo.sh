@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Builds the examples against an installed ascendless (argument: its prefix) and runs them.
+set -euo pipefail
+
+prefix=$1
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=$here/build/examples
+# shellcheck source=/dev/null
+source "$prefix/set_env.sh"
+cmake -S "$here/examples-c" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j 2 >/dev/null
+echo "== acl_init (C)"
+"$build/acl_init"
+echo
+echo "== adxl_capabilities (C++)"
+"$build/adxl_capabilities"

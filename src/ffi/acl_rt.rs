@@ -1,0 +1,71 @@
+//! `acl/acl_rt.h`: the runtime's types and flag values.
+
+#![allow(non_camel_case_types)]
+
+use std::ffi::c_void;
+
+/// A notify: a one-shot signal between streams, possibly of different processes.
+pub type aclrtNotify = *mut c_void;
+
+/// Processes of one server of a super-node, for `aclrtNotifySetImportPidInterServer`.
+#[repr(C)]
+pub struct aclrtServerPid {
+    pub sdid: u32,
+    pub pid: *mut i32,
+    pub num: usize,
+}
+
+/// Direction of an `aclrtMemcpy`.
+#[repr(C)]
+pub enum aclrtMemcpyKind {
+    ACL_MEMCPY_HOST_TO_HOST = 0,
+    ACL_MEMCPY_HOST_TO_DEVICE = 1,
+    ACL_MEMCPY_DEVICE_TO_HOST = 2,
+    ACL_MEMCPY_DEVICE_TO_DEVICE = 3,
+    ACL_MEMCPY_DEFAULT = 4,
+    ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5,
+    ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
+    ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7,
+}
+
+/// Page policy of an `aclrtMalloc`, possibly with the `ACL_MEM_TYPE_*` and read-only bits OR-ed in.
+#[repr(C)]
+pub enum aclrtMemMallocPolicy {
+    ACL_MEM_MALLOC_HUGE_FIRST = 0,
+    ACL_MEM_MALLOC_HUGE_ONLY = 1,
+    ACL_MEM_MALLOC_NORMAL_ONLY = 2,
+    ACL_MEM_MALLOC_HUGE_FIRST_P2P = 3,
+    ACL_MEM_MALLOC_HUGE_ONLY_P2P = 4,
+    ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5,
+    ACL_MEM_MALLOC_HUGE1G_ONLY = 6,
+    ACL_MEM_MALLOC_HUGE1G_ONLY_P2P = 7,
+    /// Bit that may be OR-ed into a policy: low-bandwidth memory.
+    ACL_MEM_TYPE_LOW_BAND_WIDTH = 0x0100,
+    /// Bit that may be OR-ed into a policy: high-bandwidth memory.
+    ACL_MEM_TYPE_HIGH_BAND_WIDTH = 0x1000,
+    /// Bit that may be OR-ed into a policy: memory the user may only read.
+    ACL_MEM_ACCESS_USER_SPACE_READONLY = 0x100000,
+}
+
+/// `aclrtCreateNotify` flag: the notify is used by streams.
+pub const ACL_NOTIFY_DEFAULT: u32 = 0x00000000;
+/// `aclrtCreateNotify` flag: the notify is used on the device only.
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: u32 = 0x00000001;
+
+/// `aclrtNotifyGetExportKey` flag: only whitelisted processes may import.
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u64 = 0x0;
+/// `aclrtNotifyGetExportKey` flag: any process may import.
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x02;
+/// `aclrtNotifyImportByKey` flag: peer access must be enabled separately.
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u64 = 0x0;
+/// `aclrtNotifyImportByKey` flag: import also enables peer access to the notify's device.
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x02;
+
+/// `aclrtIpcMemGetExportKey` flag: only whitelisted processes may import.
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u64 = 0x0;
+/// `aclrtIpcMemGetExportKey` flag: any process may import.
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x1;
+/// `aclrtIpcMemImportByKey` flag: peer access must be enabled separately.
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u64 = 0x0;
+/// `aclrtIpcMemImportByKey` flag: import also enables peer access to the memory's device.
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x1;

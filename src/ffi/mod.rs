@@ -1,0 +1,99 @@
+//! The C ABI: `extern "C"` entry points and nothing else.
+//!
+//! Every entry point follows the same conventions (the README's "API conventions"):
+//! - it runs its body inside [`boundary`], so a panic never unwinds into C: it becomes
+//!   `ACL_ERROR_INTERNAL_ERROR` (500000) or ADXL `FAILED`, with a message;
+//! - it checks every pointer before use ([`ptr`]): NULL where not allowed is
+//!   `ACL_ERROR_INVALID_PARAM` (100000) or ADXL `PARAM_INVALID`;
+//! - it resolves handles through [`crate::handle::HandleTable`], so a stale or foreign handle is
+//!   an error code, never a dereference;
+//! - on failure it records the message for `aclGetRecentErrMsg` and logs it.
+//!
+//! One file per public header (wasmtime's layout): `acl.rs` is `acl/acl.h`, `acl_base.rs` is
+//! `acl/acl_base.h`, `acl_rt.rs` is `acl/acl_rt.h`, `ascendless.rs` is `ascendless.h`.
+
+pub mod acl;
+pub mod acl_base;
+pub mod acl_rt;
+pub mod ascendless;
+pub mod ptr;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use crate::error::acl_codes::{ACL_ERROR_INTERNAL_ERROR, ACL_SUCCESS, aclError};
+use crate::error::adxl_status::{ADXL_FAILED, ADXL_SUCCESS, AdxlStatus};
+use crate::error::{AclResult, AdxlResult, record_recent};
+use crate::logging::TARGET;
+
+/// Runs `body` for the C entry point `api`; a panic becomes `on_panic`, reported as an
+/// internal error.
+pub(crate) fn boundary<R>(api: &str, on_panic: R, body: impl FnOnce() -> R) -> R {
+    crate::logging::init();
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            report(api, &format!("internal error: {what}"), false);
+            on_panic
+        }
+    }
+}
+
+fn report(api: &str, message: &str, benign: bool) {
+    let text = format!("{api}: {message}");
+    if benign {
+        log::warn!(target: TARGET, "{text}");
+    } else {
+        log::error!(target: TARGET, "{text}");
+    }
+    record_recent(&text);
+}
+
+/// An AscendCL entry point: `Ok` is `ACL_SUCCESS`, an error is its code and message.
+pub(crate) fn acl_call(api: &str, body: impl FnOnce() -> AclResult<()>) -> aclError {
+    boundary(api, ACL_ERROR_INTERNAL_ERROR, || match body() {
+        Ok(()) => ACL_SUCCESS,
+        Err(e) => {
+            report(api, &e.message, e.benign);
+            e.code
+        }
+    })
+}
+
+/// An ADXL entry point (native C API or the C++ class): `Ok` is `SUCCESS`.
+pub(crate) fn adxl_call(api: &str, body: impl FnOnce() -> AdxlResult<()>) -> AdxlStatus {
+    boundary(api, ADXL_FAILED, || match body() {
+        Ok(()) => ADXL_SUCCESS,
+        Err(e) => {
+            report(api, &e.message, false);
+            e.status
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{AclError, AdxlError, take_recent};
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_with_a_message() {
+        let code = acl_call("aclTest", || panic!("boom"));
+        assert_eq!(code, ACL_ERROR_INTERNAL_ERROR);
+        let msg = take_recent().unwrap().into_string().unwrap();
+        assert!(msg.contains("aclTest") && msg.contains("boom"), "{msg}");
+        assert_eq!(adxl_call("Adxl", || panic!("x")), ADXL_FAILED);
+    }
+
+    #[test]
+    fn errors_keep_their_code_and_message() {
+        assert_eq!(acl_call("aclTest", || Err(AclError::new(107000, "bad value"))), 107000);
+        assert_eq!(take_recent().unwrap().to_str().unwrap(), "aclTest: bad value");
+        assert_eq!(adxl_call("Adxl", || Err(AdxlError::new(103900, "bad"))), 103900);
+        assert_eq!(acl_call("aclTest", || Ok(())), ACL_SUCCESS);
+    }
+}

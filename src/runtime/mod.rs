@@ -1,0 +1,3 @@
+//! The emulated AscendCL runtime (safe Rust).
+
+pub mod init;
