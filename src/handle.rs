@@ -72,12 +72,25 @@ impl<T> HandleTable<T> {
     }
 
     pub fn insert_arc(&self, value: Arc<T>) -> u64 {
+        let raw = self.reserve();
+        self.fill(raw, value);
+        raw
+    }
+
+    /// Allocates a handle that names nothing yet, for an object that must know its own handle
+    /// before it exists; it resolves as stale until [`HandleTable::fill`].
+    pub fn reserve(&self) -> u64 {
         let mut e = self.lock();
         let id = e.next_id;
         e.next_id += 1;
         assert!(id <= ID_MASK, "handle ids exhausted");
-        e.live.insert(id, value);
         (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
+    }
+
+    /// Makes a reserved handle name `value`.
+    pub fn fill(&self, raw: u64, value: Arc<T>) {
+        let id = self.id_of(raw).expect("fill takes a handle from reserve");
+        self.lock().live.insert(id, value);
     }
 
     fn id_of(&self, raw: u64) -> Result<u64, HandleError> {
@@ -159,6 +172,15 @@ mod tests {
         let t = HandleTable::new(HandleKind::Notify);
         let h = t.insert(());
         assert!(h > 0x0000_7fff_ffff_ffff);
+    }
+
+    #[test]
+    fn a_reserved_handle_resolves_once_filled() {
+        let t = HandleTable::new(HandleKind::Context);
+        let h = t.reserve();
+        assert_eq!(t.get(h), Err(HandleError::Stale));
+        t.fill(h, Arc::new(3));
+        assert_eq!(*t.get(h).unwrap(), 3);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the other core modules are safe Rust; the C++ classes live in `src/cxx/` and call the C ABI.
 
 pub mod adxl;
+pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod handle;

@@ -104,20 +104,52 @@ fn numbers_and_layouts_are_the_vendors() {
         .arg(root().join("tests/c/adxl_codes_agree.cpp")));
 }
 
-/// Function names declared by the generated C headers. cbindgen writes each declaration on one
-/// unindented line ending in `);`; comment text is indented.
+/// Function names declared by the C headers: every top-level statement with a parameter list
+/// once comments, preprocessor lines and type definitions are set aside.
 fn declared_c_functions() -> BTreeSet<String> {
     let mut names = BTreeSet::new();
     for h in headers().into_iter().filter(|h| !is_cxx_header(h)) {
-        for line in std::fs::read_to_string(&h).unwrap().lines() {
-            let starts_code = line.starts_with(|c: char| c.is_ascii_alphabetic());
-            if !starts_code || line.starts_with("typedef") || !line.ends_with(");") {
-                continue;
+        let text = std::fs::read_to_string(&h).unwrap();
+        let mut code = String::new();
+        let mut rest = text.as_str();
+        while let Some(start) = rest.find("/*") {
+            code.push_str(&rest[..start]);
+            rest = &rest[start + rest[start..].find("*/").unwrap() + 2..];
+        }
+        code.push_str(rest);
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#') && !l.contains("extern \"C\""))
+            .map(|l| l.split("//").next().unwrap())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut depth = 0;
+        let mut statement = String::new();
+        for c in code.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                ';' if depth == 0 => {
+                    let st = std::mem::take(&mut statement);
+                    let st = st.trim();
+                    if let Some(open) =
+                        st.find('(').filter(|_| !st.starts_with("typedef") && !st.contains('}'))
+                    {
+                        let before = st[..open].trim_end();
+                        let name =
+                            before.rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap();
+                        assert!(!name.is_empty(), "cannot read a function name from {st:?}");
+                        names.insert(name.to_owned());
+                    }
+                    continue;
+                }
+                _ => {}
             }
-            let before = &line[..line.find('(').unwrap()];
-            let name = before.rsplit(|c: char| !(c.is_alphanumeric() || c == '_')).next().unwrap();
-            assert!(!name.is_empty(), "cannot read a function name from {line:?}");
-            names.insert(name.to_owned());
+            if depth == 0 && c != '}' {
+                statement.push(c);
+            } else if c == '}' && depth == 0 {
+                statement.clear();
+            }
         }
     }
     names

@@ -53,7 +53,13 @@ const HEADERS: &[Header] = &[
     },
     Header {
         path: "acl/acl_rt.h",
-        sources: &["src/ffi/acl_rt.rs"],
+        sources: &[
+            "src/ffi/acl_rt/mod.rs",
+            "src/ffi/acl_rt/device.rs",
+            "src/ffi/acl_rt/context.rs",
+            "src/ffi/acl_rt/stream.rs",
+            "src/ffi/acl_rt/event.rs",
+        ],
         guard: "INC_EXTERNAL_ACL_ACL_RT_H_",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &["acl_base.h"],

@@ -1,6 +1,13 @@
-//! `acl/acl_rt.h`: the runtime's types and flag values.
+//! `acl/acl_rt.h`: the runtime's types and flag values; the functions live in the submodules,
+//! one per concept, and are generated into the same header.
 
 #![allow(non_camel_case_types)]
+
+pub mod context;
+pub mod device;
+pub mod event;
+mod handles;
+pub mod stream;
 
 use std::ffi::c_void;
 

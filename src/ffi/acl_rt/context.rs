@@ -1,0 +1,82 @@
+//! `acl/acl_rt.h`: contexts.
+
+use super::handles::{raw, to_c};
+use crate::error::AclError;
+use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
+use crate::ffi::acl_base::aclrtContext;
+use crate::ffi::acl_call;
+use crate::ffi::ptr::write_out;
+use crate::runtime::context::{self, CONTEXTS, Context, handle_error};
+use crate::runtime::device;
+
+fn lookup(ctx: aclrtContext) -> Result<std::sync::Arc<Context>, AclError> {
+    if ctx.is_null() {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "context must not be NULL"));
+    }
+    CONTEXTS.get(raw(ctx)).map_err(|e| handle_error("context", e))
+}
+
+/// Creates a context on `deviceId` and makes it current on this thread.
+///
+/// # Safety
+/// `context` is NULL or valid for a write of an `aclrtContext`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
+    acl_call("aclrtCreateContext", || {
+        device::check_id(deviceId)?;
+        if context.is_null() {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "context must not be NULL"));
+        }
+        let ctx = Context::create(deviceId, true)?;
+        // SAFETY: forwarded from this function's contract.
+        if let Err(e) = unsafe { write_out(context, to_c(ctx.handle), "context") } {
+            ctx.destroy(true);
+            return Err(e.into());
+        }
+        context::set_current(Some(ctx));
+        Ok(())
+    })
+}
+
+/// Destroys a context made by `aclrtCreateContext`, after its streams' pending work. A
+/// device's default context is released with `aclrtResetDevice` instead (107000 here).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
+    acl_call("aclrtDestroyContext", || {
+        let ctx = lookup(context)?;
+        if !ctx.explicit {
+            return Err(AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "this is a device's default context; release it with aclrtResetDevice",
+            ));
+        }
+        context::clear_current_if(ctx.handle);
+        ctx.destroy(false);
+        Ok(())
+    })
+}
+
+/// Makes `context` current on this thread (how a context is carried to another thread).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
+    acl_call("aclrtSetCurrentContext", || {
+        context::set_current(Some(lookup(context)?));
+        Ok(())
+    })
+}
+
+/// This thread's current context; 107002 when none.
+///
+/// # Safety
+/// `context` is NULL or valid for a write of an `aclrtContext`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError {
+    acl_call("aclrtGetCurrentContext", || {
+        let ctx = context::current()?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(context, to_c(ctx.handle), "context") }?;
+        Ok(())
+    })
+}

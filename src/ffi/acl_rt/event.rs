@@ -1,0 +1,126 @@
+//! `acl/acl_rt.h`: events.
+
+use std::sync::Arc;
+
+use super::handles::{raw, to_c};
+use super::stream::millis;
+use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
+use crate::error::{AclError, AclResult};
+use crate::ffi::acl_base::{aclrtEvent, aclrtStream};
+use crate::ffi::acl_call;
+use crate::ffi::ptr::write_out;
+use crate::runtime::context::{self, EVENTS, handle_error};
+use crate::runtime::event::Event;
+
+/// `aclrtCreateEventWithFlag` flag: the event can be synchronised from the host.
+pub const ACL_EVENT_SYNC: u32 = 0x00000001;
+/// `aclrtCreateEventWithFlag` flag: the event captures stream progress.
+pub const ACL_EVENT_CAPTURE_STREAM_PROGRESS: u32 = 0x00000002;
+/// `aclrtCreateEventWithFlag` flag: the event records a time stamp.
+pub const ACL_EVENT_TIME_LINE: u32 = 0x00000008;
+/// `aclrtCreateEventWithFlag` flag: the event is used on the device only.
+pub const ACL_EVENT_DEVICE_USE_ONLY: u32 = 0x00000010;
+/// `aclrtCreateEventWithFlag` flag: the event is shared with an external component.
+pub const ACL_EVENT_EXTERNAL: u32 = 0x00000020;
+/// `aclrtCreateEventWithFlag` flag: the event can be shared with another process.
+pub const ACL_EVENT_IPC: u32 = 0x00000040;
+
+const KNOWN_FLAGS: u32 = ACL_EVENT_SYNC
+    | ACL_EVENT_CAPTURE_STREAM_PROGRESS
+    | ACL_EVENT_TIME_LINE
+    | ACL_EVENT_DEVICE_USE_ONLY
+    | ACL_EVENT_EXTERNAL
+    | ACL_EVENT_IPC;
+
+fn lookup(event: aclrtEvent) -> AclResult<Arc<Event>> {
+    if event.is_null() {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "event must not be NULL"));
+    }
+    EVENTS.get(raw(event)).map_err(|e| handle_error("event", e))
+}
+
+/// # Safety
+/// `event` is NULL or valid for a write of an `aclrtEvent`.
+unsafe fn create(event: *mut aclrtEvent, flag: u32) -> AclResult<()> {
+    if event.is_null() {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "event must not be NULL"));
+    }
+    if flag & !KNOWN_FLAGS != 0 {
+        return Err(AclError::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("unknown event flag bits {:#x}", flag & !KNOWN_FLAGS),
+        ));
+    }
+    context::current()?;
+    let handle = EVENTS.insert(Event::new(flag));
+    // SAFETY: forwarded from the caller's contract; non-NULL checked above.
+    if let Err(e) = unsafe { write_out(event, to_c(handle), "event") } {
+        let _ = EVENTS.remove(handle);
+        return Err(e.into());
+    }
+    Ok(())
+}
+
+/// Creates an event (with `ACL_EVENT_SYNC`). Needs a current context.
+///
+/// # Safety
+/// `event` is NULL or valid for a write of an `aclrtEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEvent(event: *mut aclrtEvent) -> aclError {
+    // SAFETY: forwarded from this function's contract.
+    acl_call("aclrtCreateEvent", || unsafe { create(event, ACL_EVENT_SYNC) })
+}
+
+/// Creates an event with `ACL_EVENT_*` flags OR-ed together; unknown bits: 107000.
+///
+/// # Safety
+/// `event` is NULL or valid for a write of an `aclrtEvent`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: u32) -> aclError {
+    // SAFETY: forwarded from this function's contract.
+    acl_call("aclrtCreateEventWithFlag", || unsafe { create(event, flag) })
+}
+
+/// Destroys an event. Waits already queued on streams still complete.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
+    acl_call("aclrtDestroyEvent", || {
+        lookup(event)?;
+        EVENTS.remove(raw(event)).map(drop).map_err(|e| handle_error("event", e))
+    })
+}
+
+/// Queues a record of `event` on `stream` (NULL: the default stream).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    acl_call("aclrtRecordEvent", || lookup(event)?.record(&*context::stream_for_work(raw(stream))?))
+}
+
+/// Queues a reset of `event` on `stream`: when it runs, the event is back to not recorded.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
+    acl_call("aclrtResetEvent", || lookup(event)?.reset(&*context::stream_for_work(raw(stream))?))
+}
+
+/// Blocks until the latest record of `event` has run (at once if never recorded).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
+    acl_call("aclrtSynchronizeEvent", || lookup(event)?.synchronize(None))
+}
+
+/// As `aclrtSynchronizeEvent`, giving up after `timeout` ms (-1: no limit) with 507047.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
+    acl_call("aclrtSynchronizeEventWithTimeout", || {
+        let limit = millis(timeout)?;
+        lookup(event)?.synchronize(limit)
+    })
+}
+
+/// Makes `stream` wait, before its later tasks, for the latest record of `event` queued so far
+/// (on any stream). One record releases every waiting stream.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
+    acl_call("aclrtStreamWaitEvent", || lookup(event)?.wait_on(&*context::stream_for_work(raw(stream))?))
+}

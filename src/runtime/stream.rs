@@ -1,0 +1,295 @@
+//! Streams: in-order queues of tasks run asynchronously by one worker thread per stream.
+//!
+//! A task is a closure that returns `Ok` or an error. Tasks run in submission order; a failed
+//! task does not stop the ones after it (as on the device, where later tasks still execute),
+//! but its error is kept and the next synchronisation reports it (the first one, then clears
+//! it, so the stream stays usable).
+//!
+//! Tasks that wait (on an event, a notify) check [`TaskCtx::cancelled`], so destroying a stream
+//! or resetting its device never leaves a worker blocked forever.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::error::rt_codes::{ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT};
+use crate::error::{AclError, AclResult};
+use crate::logging::TARGET;
+
+/// What a running task may ask of its stream.
+pub struct TaskCtx<'a> {
+    cancel: &'a AtomicBool,
+}
+
+impl TaskCtx<'_> {
+    /// True once the stream is being destroyed with tasks still pending.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Acquire)
+    }
+}
+
+pub type Task = Box<dyn FnOnce(&TaskCtx) -> AclResult<()> + Send>;
+
+/// How long a waiting task sleeps between checks of its cancellation flag.
+pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+struct Queue {
+    tasks: VecDeque<Task>,
+    submitted: u64,
+    completed: u64,
+    first_error: Option<AclError>,
+    closed: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    /// Signalled when a task is queued or the stream closes.
+    work: Condvar,
+    /// Signalled when a task completes.
+    done: Condvar,
+    cancel: AtomicBool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queue> {
+        // Tasks run outside the lock, so a poisoned lock only means a panic between two plain
+        // field updates; the queue is still consistent.
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A stream of one context.
+pub struct Stream {
+    shared: Arc<Shared>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    /// The context the stream belongs to (its handle value).
+    pub context: u64,
+    pub device: i32,
+}
+
+impl Stream {
+    pub fn new(device: i32, context: u64) -> AclResult<Stream> {
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                tasks: VecDeque::new(),
+                submitted: 0,
+                completed: 0,
+                first_error: None,
+                closed: false,
+            }),
+            work: Condvar::new(),
+            done: Condvar::new(),
+            cancel: AtomicBool::new(false),
+        });
+        let worker_shared = Arc::clone(&shared);
+        let worker = std::thread::Builder::new()
+            .name(format!("acl-stream-d{device}"))
+            .spawn(move || run_worker(&worker_shared))
+            .map_err(|e| {
+                AclError::new(
+                    ACL_ERROR_RT_INTERNAL_ERROR,
+                    format!("cannot start a stream worker thread: {e}"),
+                )
+            })?;
+        Ok(Stream { shared, worker: Mutex::new(Some(worker)), context, device })
+    }
+
+    /// Queues `task` behind every task submitted before it.
+    pub fn submit(&self, task: Task) -> AclResult<()> {
+        let mut q = self.shared.lock();
+        if q.closed {
+            return Err(AclError::new(
+                crate::error::rt_codes::ACL_ERROR_RT_INVALID_HANDLE,
+                "the stream has been destroyed",
+            ));
+        }
+        q.tasks.push_back(task);
+        q.submitted += 1;
+        drop(q);
+        self.shared.work.notify_one();
+        Ok(())
+    }
+
+    /// Waits until every task submitted before this call has run, then reports (and clears)
+    /// the first task failure since the last synchronisation. `None` waits without limit.
+    pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut q = self.shared.lock();
+        let target = q.submitted;
+        while q.completed < target {
+            q = match deadline {
+                None => self.shared.done.wait(q).unwrap_or_else(|e| e.into_inner()),
+                Some(d) => {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(AclError::new(
+                            ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                            format!(
+                                "stream synchronisation timed out after {} ms with {} task(s) pending",
+                                timeout.unwrap_or_default().as_millis(),
+                                target - q.completed
+                            ),
+                        ));
+                    }
+                    self.shared.done.wait_timeout(q, d - now).unwrap_or_else(|e| e.into_inner()).0
+                }
+            };
+        }
+        q.first_error.take().map_or(Ok(()), Err)
+    }
+
+    /// Tasks submitted and not yet completed.
+    pub fn pending(&self) -> u64 {
+        let q = self.shared.lock();
+        q.submitted - q.completed
+    }
+
+    /// Stops the stream. Without `force`, pending tasks run first; with `force`, they are
+    /// dropped and running waits are cancelled. Idempotent.
+    pub fn close(&self, force: bool) {
+        {
+            let mut q = self.shared.lock();
+            if force {
+                let dropped = q.tasks.len() as u64;
+                q.tasks.clear();
+                q.completed += dropped;
+                self.shared.cancel.store(true, Ordering::Release);
+            }
+            q.closed = true;
+        }
+        self.shared.work.notify_all();
+        self.shared.done.notify_all();
+        let worker = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = worker {
+            if handle.thread().id() == std::thread::current().id() {
+                // A task destroying its own stream: the worker exits after this task.
+                return;
+            }
+            if handle.join().is_err() {
+                log::error!(target: TARGET, "a stream worker thread panicked");
+            }
+        }
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.close(true);
+    }
+}
+
+fn run_worker(shared: &Shared) {
+    loop {
+        let task = {
+            let mut q = shared.lock();
+            loop {
+                if let Some(t) = q.tasks.pop_front() {
+                    break t;
+                }
+                if q.closed {
+                    return;
+                }
+                q = shared.work.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+        };
+        let ctx = TaskCtx { cancel: &shared.cancel };
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&ctx)))
+            .unwrap_or_else(|_| Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked")));
+        let mut q = shared.lock();
+        q.completed += 1;
+        if let Err(e) = result {
+            log::error!(target: TARGET, "stream task failed: {}", e.message);
+            if q.first_error.is_none() {
+                q.first_error = Some(e);
+            }
+        }
+        drop(q);
+        shared.done.notify_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    #[test]
+    fn tasks_run_in_order_and_synchronize_waits() {
+        let s = Stream::new(0, 1).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        for i in 0..100 {
+            let log = Arc::clone(&log);
+            s.submit(Box::new(move |_| {
+                log.lock().unwrap().push(i);
+                Ok(())
+            }))
+            .unwrap();
+        }
+        s.synchronize(None).unwrap();
+        assert_eq!(*log.lock().unwrap(), (0..100).collect::<Vec<_>>());
+        assert_eq!(s.pending(), 0);
+    }
+
+    #[test]
+    fn the_first_failure_is_reported_once_and_later_tasks_still_run() {
+        let s = Stream::new(0, 1).unwrap();
+        let ran = Arc::new(AtomicU64::new(0));
+        s.submit(Box::new(|_| Err(AclError::new(1, "first")))).unwrap();
+        s.submit(Box::new(|_| Err(AclError::new(2, "second")))).unwrap();
+        let r = Arc::clone(&ran);
+        s.submit(Box::new(move |_| {
+            r.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }))
+        .unwrap();
+        assert_eq!(s.synchronize(None).unwrap_err().message, "first");
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+        s.synchronize(None).unwrap();
+    }
+
+    #[test]
+    fn synchronize_times_out_and_force_close_cancels_waits() {
+        let s = Stream::new(0, 1).unwrap();
+        s.submit(Box::new(|ctx| {
+            while !ctx.cancelled() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }))
+        .unwrap();
+        let e = s.synchronize(Some(Duration::from_millis(30))).unwrap_err();
+        assert_eq!(e.code, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        let started = Instant::now();
+        s.close(true);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(s.submit(Box::new(|_| Ok(()))).is_err());
+    }
+
+    #[test]
+    fn a_panicking_task_is_an_error_not_a_dead_worker() {
+        let s = Stream::new(0, 1).unwrap();
+        s.submit(Box::new(|_| panic!("task bug"))).unwrap();
+        assert_eq!(s.synchronize(None).unwrap_err().code, ACL_ERROR_RT_INTERNAL_ERROR);
+        s.submit(Box::new(|_| Ok(()))).unwrap();
+        s.synchronize(None).unwrap();
+    }
+
+    #[test]
+    fn close_without_force_runs_pending_tasks() {
+        let s = Stream::new(0, 1).unwrap();
+        let ran = Arc::new(AtomicU64::new(0));
+        for _ in 0..10 {
+            let r = Arc::clone(&ran);
+            s.submit(Box::new(move |_| {
+                std::thread::sleep(Duration::from_millis(1));
+                r.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }))
+            .unwrap();
+        }
+        s.close(false);
+        assert_eq!(ran.load(Ordering::SeqCst), 10);
+    }
+}
