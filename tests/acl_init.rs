@@ -81,10 +81,15 @@ fn life_cycle_counts_and_errors() {
         assert_eq!(finalize_reference(), (ACL_ERROR_REPEAT_FINALIZE, u64::MAX), "count untouched on error");
         assert_eq!(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
 
-        // Initialise again after finalising; aclFinalize ignores the count.
+        // Initialise again after finalising; aclFinalize ignores the count and releases the
+        // devices still in use.
         assert_eq!(init(Some("")), ACL_SUCCESS);
+        use ascendless::ffi::acl_rt::device::{aclrtGetDevice, aclrtSetDevice};
+        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
         assert_eq!(init(None), ACL_ERROR_REPEAT_INITIALIZE);
         assert_eq!(aclFinalize(), ACL_SUCCESS);
+        assert_eq!(aclrtGetDevice(&mut 0), ascendless::error::rt_codes::ACL_ERROR_RT_CONTEXT_NULL);
         assert_eq!(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -2,7 +2,8 @@
 //!
 //! The vendor counts every `aclInit` (a repeated one still returns 100002, which callers treat
 //! as success); `aclFinalizeReference` takes one count away and finalises at zero, `aclFinalize`
-//! finalises at once. After finalising, `aclInit` may be called again.
+//! finalises at once. Finalising releases every device still in use (their streams and
+//! memory). After finalising, `aclInit` may be called again.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -58,6 +59,8 @@ pub fn finalize() -> AclResult<()> {
     not_finalized(&s)?;
     s.phase = Phase::Finalized;
     s.count = 0;
+    drop(s);
+    super::device::release_all();
     log::info!(target: crate::logging::TARGET, "aclFinalize: finalised");
     Ok(())
 }
@@ -67,11 +70,14 @@ pub fn finalize_reference() -> AclResult<u64> {
     let mut s = state();
     not_finalized(&s)?;
     s.count -= 1;
-    if s.count == 0 {
+    let left = s.count;
+    if left == 0 {
         s.phase = Phase::Finalized;
+        drop(s);
+        super::device::release_all();
         log::info!(target: crate::logging::TARGET, "aclFinalizeReference: finalised");
     }
-    Ok(s.count)
+    Ok(left)
 }
 
 /// Whether `aclInit` is in effect.
