@@ -10,3 +10,4 @@ pub mod ffi;
 pub mod handle;
 pub mod logging;
 pub mod runtime;
+pub mod sys;
