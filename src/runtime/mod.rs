@@ -1,3 +1,4 @@
 //! The emulated AscendCL runtime (safe Rust).
 
 pub mod init;
+pub mod memory;
