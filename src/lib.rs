@@ -11,3 +11,4 @@ pub mod ffi;
 pub mod handle;
 pub mod logging;
 pub mod runtime;
+pub mod sys;

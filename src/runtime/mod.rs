@@ -4,8 +4,14 @@ pub mod context;
 pub mod device;
 pub mod event;
 pub mod init;
+pub mod memory;
 pub mod product;
 pub mod stream;
 
-/// Called when a device's last use is reset: releases what other modules hold for it.
-fn on_device_released(_device: i32) {}
+/// Called when a device's last use is reset: frees the memory allocated on it.
+fn on_device_released(device: i32) {
+    let freed = memory::release_device(device);
+    if freed > 0 {
+        log::debug!(target: crate::logging::TARGET, "device {device} released with {freed} allocation(s) still live");
+    }
+}

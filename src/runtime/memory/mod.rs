@@ -1,0 +1,154 @@
+//! Device and pinned-host memory: `aclrtMalloc`, `aclrtFree`, `aclrtMallocHost`,
+//! `aclrtFreeHost`, the checks behind `aclrtMemcpy`/`aclrtMemset`, and `aclrtGetMemInfo`.
+//!
+//! # Allocations
+//! Every allocation is its own memfd mapped shared ([`crate::sys`]), so a later IPC layer can
+//! pass the descriptor ([`backing`]) to another process without copying. A process-wide
+//! registry records each live range: its placement (a device, or pinned host), the file, and
+//! the *runtime view*, the read-write mapping every runtime copy and fill goes through.
+//! Normally the user's address is the runtime view itself. In strict mode
+//! (`ASCENDLESS_STRICT_DEVICE_MEMORY=1`, passed in as [`Limits::strict`]) the user instead gets
+//! a second, `PROT_NONE` mapping of the same file: host code that dereferences device memory
+//! faults, as on an NPU, while every runtime API still works.
+//!
+//! Huge-page policies give 2 MiB-aligned memory (the 1 GiB ones too: see
+//! `policy::alignment`), the others page-aligned; sizes are rounded up to the alignment and
+//! the rounded size counts against the device's capacity. Pinned host memory is page-aligned
+//! and counts against nothing. Freed ranges are remembered (the last 4096), so errors can say
+//! "already freed" rather than "unknown pointer".
+//!
+//! # Copies: who vouches for which memory
+//! The core is safe Rust: it moves bytes only through [`RawSpan`]s. A copy is made in two steps.
+//! 1. [`plan_copy`] / [`plan_memset`] check everything the runtime can know and resolve each
+//!    end the registry owns (device memory, pinned host memory) to a span of its runtime view.
+//!    Such a span holds the mapping alive, so a plan queued on a stream survives a racing
+//!    `aclrtFree`: the user's address is released at once, the bytes when the copy is done.
+//! 2. An end in other host memory is left as a [`HostRange`] that only the C caller's contract
+//!    makes valid. The FFI layer completes the plan with [`CopyPlan::vouch`], passing
+//!    `|r| unsafe { r.vouch() }`: that closure is the single `unsafe` step of a copy, with the
+//!    caller's contract (for the async variants: the buffer stays valid until the stream has
+//!    run the task) as its SAFETY argument. The result, [`ReadyCopy`] / [`ReadyFill`], is
+//!    `Send` and runs now or later on a stream's thread.
+//!
+//! # Rules (error numbers)
+//! - `aclrtMalloc`/`aclrtMallocHost` size 0: `ACL_ERROR_INVALID_PARAM` (100000), as the vendor
+//!   reports it at the API edge; a policy other than 0..=7 with the bits 0x100, 0x1000,
+//!   0x100000: `ACL_ERROR_RT_PARAM_INVALID` (107000); beyond the capacity, or the system refusing
+//!   memory: `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001).
+//! - free: NULL is 100000; anything but the start of a live allocation of the right kind is
+//!   107000, saying why (unknown, interior, already freed, host memory to `aclrtFree`, device
+//!   memory to `aclrtFreeHost`, imported IPC memory).
+//! - copy: a kind outside 0..=7, `count > destMax`, overlapping ranges, a device end (as the
+//!   kind says, or for `ACL_MEMCPY_DEFAULT` as the registry says) that is not wholly inside one
+//!   live device allocation, or a host end touching device memory: 107000. NULL `dst`/`src`
+//!   with `count > 0`: 100000. `count` 0 succeeds and does nothing (NULL allowed).
+//!   `HOST_TO_BUF_TO_DEVICE` is `HOST_TO_DEVICE`; `INNER_`/`INTER_DEVICE_TO_DEVICE` are
+//!   `DEVICE_TO_DEVICE` (which devices the two ends are on is not checked).
+//! - memset: as copy, with the address deciding host or device (the vendor's rule).
+//! - mem info: every `aclrtMemAttr` (0..=9) reports the device's one pool: free is capacity minus
+//!   usage; other attributes 107000.
+//!
+//! Device ids are not checked here: the device layer resolves and validates them first.
+
+mod allocation;
+mod copy;
+mod policy;
+mod registry;
+#[cfg(test)]
+mod tests;
+
+pub use copy::{CopyPlan, FillPlan, ReadyCopy, ReadyFill};
+pub use registry::Backing;
+
+pub use crate::sys::memfd::MemFd;
+pub use crate::sys::span::{HostRange, RawSpan};
+
+use crate::error::AclResult;
+use registry::Registry;
+
+/// Where an allocation lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Device memory of this device id (`aclrtMalloc`, or imported IPC memory).
+    Device(i32),
+    /// Pinned host memory (`aclrtMallocHost`).
+    Host,
+}
+
+/// Which free function the caller used: `aclrtFree` frees device memory of any device,
+/// `aclrtFreeHost` pinned host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocKind {
+    Device,
+    Host,
+}
+
+/// Per-device settings the device layer passes in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of device memory one device may have allocated at once.
+    pub capacity: u64,
+    /// Hand out inaccessible user views of device memory (`ASCENDLESS_STRICT_DEVICE_MEMORY=1`).
+    pub strict: bool,
+}
+
+static REGISTRY: Registry = Registry::new();
+
+/// `aclrtMalloc(size, policy)` on `device`: the address for the user.
+pub fn alloc_device(device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
+    REGISTRY.alloc_device(device, size, policy, limits)
+}
+
+/// `aclrtMallocHost(size)`: page-aligned, always host-accessible, not counted against any device.
+pub fn alloc_host(size: usize) -> AclResult<usize> {
+    REGISTRY.alloc_host(size)
+}
+
+/// `aclrtFree` (`AllocKind::Device`) or `aclrtFreeHost` (`AllocKind::Host`).
+pub fn free(addr: usize, kind: AllocKind) -> AclResult<()> {
+    REGISTRY.free(addr, kind)
+}
+
+/// Bytes of device memory `device` has allocated (rounded sizes; imports excluded).
+pub fn usage(device: i32) -> u64 {
+    REGISTRY.usage(device)
+}
+
+/// Frees every allocation this process made on `device` (`aclrtResetDevice` at reference count
+/// 0); returns how many. Imported memory stays mapped until the IPC layer closes it.
+pub fn release_device(device: i32) -> usize {
+    REGISTRY.release_device(device)
+}
+
+/// Maps another process's exported memory (`len` bytes of `fd`, a whole number of pages) as
+/// device memory of `device`; returns the user's address. Copies treat it as device memory;
+/// `aclrtFree` refuses it; [`close_import`] unmaps it. It does not count against the capacity.
+pub fn register_import(device: i32, fd: MemFd, len: usize, strict: bool) -> AclResult<usize> {
+    REGISTRY.register_import(device, fd, len, strict)
+}
+
+/// Unmaps memory mapped by [`register_import`] (once any queued copy touching it has run).
+pub fn close_import(addr: usize) -> AclResult<()> {
+    REGISTRY.close_import(addr)
+}
+
+/// The allocation containing `addr` and the file behind it (for exporting it).
+pub fn backing(addr: usize) -> Option<Backing> {
+    REGISTRY.backing(addr)
+}
+
+/// Checks `aclrtMemcpy(dst, dest_max, src, count, kind)` and resolves what the registry owns.
+pub fn plan_copy(dst: usize, dest_max: usize, src: usize, count: usize, kind: i32) -> AclResult<CopyPlan> {
+    REGISTRY.plan_copy(dst, dest_max, src, count, kind)
+}
+
+/// Checks `aclrtMemset(dev, max_count, value, count)` and resolves what the registry owns.
+pub fn plan_memset(dev: usize, max_count: usize, value: i32, count: usize) -> AclResult<FillPlan> {
+    REGISTRY.plan_memset(dev, max_count, value, count)
+}
+
+/// `aclrtGetMemInfo(attr)` for `device`: `(free, total)` bytes.
+pub fn mem_info(device: i32, attr: i32, limits: &Limits) -> AclResult<(u64, u64)> {
+    policy::check_mem_attr(attr)?;
+    Ok((limits.capacity.saturating_sub(usage(device)), limits.capacity))
+}

@@ -1,0 +1,296 @@
+//! The table of live allocations: what each address range is, who may free it, and the
+//! mappings through which the runtime reaches its bytes.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::allocation::{Allocation, Origin, invalid, map_file, map_new};
+use super::{AllocKind, Limits, Placement, policy};
+use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
+use crate::error::rt_codes::ACL_ERROR_RT_MEMORY_ALLOCATION;
+use crate::error::{AclError, AclResult};
+use crate::sys::memfd::MemFd;
+use crate::sys::page_size;
+
+/// How many freed ranges are remembered, so that a double free or a copy from freed memory can
+/// be reported as such rather than as an unknown address.
+const FREED_MEMORY: usize = 4096;
+
+/// A range that was freed recently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freed {
+    pub start: usize,
+    pub len: usize,
+    pub placement: Placement,
+}
+
+/// What backs an allocation, for exporting it to another process.
+#[derive(Debug, Clone)]
+pub struct Backing {
+    pub placement: Placement,
+    /// Start and length of the whole allocation (user addresses).
+    pub start: usize,
+    pub len: usize,
+    /// The file holding its bytes; offset 0 is `start`.
+    pub fd: Arc<MemFd>,
+    pub imported: bool,
+}
+
+struct Inner {
+    /// Live allocations by user start address; they never overlap.
+    live: BTreeMap<usize, Arc<Allocation>>,
+    /// Bytes of owned device memory in use, by device.
+    usage: BTreeMap<i32, u64>,
+    freed: VecDeque<Freed>,
+}
+
+/// The registry (one per process in use; tests make their own).
+pub struct Registry {
+    inner: Mutex<Inner>,
+}
+
+impl Registry {
+    pub const fn new() -> Self {
+        Registry {
+            inner: Mutex::new(Inner {
+                live: BTreeMap::new(),
+                usage: BTreeMap::new(),
+                freed: VecDeque::new(),
+            }),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // Every mutation is completed before anything that can panic, so a poisoned lock still
+        // guards a consistent table.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn alloc_device(&self, device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
+        let align = policy::alignment(policy)?;
+        let len = rounded(size, align)?;
+        self.reserve(device, len as u64, limits.capacity)?;
+        let placement = Placement::Device(device);
+        match map_new(placement, len, align, limits.strict) {
+            Ok(alloc) => Ok(self.insert(alloc)),
+            Err(e) => {
+                self.unreserve(device, len as u64);
+                Err(e)
+            }
+        }
+    }
+
+    pub fn alloc_host(&self, size: usize) -> AclResult<usize> {
+        let len = rounded(size, page_size())?;
+        Ok(self.insert(map_new(Placement::Host, len, page_size(), false)?))
+    }
+
+    /// Counts `len` more bytes against `device`'s capacity, or explains why not.
+    fn reserve(&self, device: i32, len: u64, capacity: u64) -> AclResult<()> {
+        let mut inner = self.lock();
+        let used = inner.usage.entry(device).or_insert(0);
+        if used.checked_add(len).is_none_or(|total| total > capacity) {
+            return Err(AclError::new(
+                ACL_ERROR_RT_MEMORY_ALLOCATION,
+                format!(
+                    "device {device} is out of memory: {used} bytes in use, {len} requested, \
+                     capacity {capacity}"
+                ),
+            ));
+        }
+        *used += len;
+        Ok(())
+    }
+
+    fn unreserve(&self, device: i32, len: u64) {
+        if let Some(used) = self.lock().usage.get_mut(&device) {
+            *used = used.saturating_sub(len);
+        }
+    }
+
+    fn insert(&self, alloc: Allocation) -> usize {
+        let start = alloc.start;
+        self.lock().live.insert(start, Arc::new(alloc));
+        start
+    }
+
+    /// `aclrtFree` (`kind` Device) or `aclrtFreeHost` (`kind` Host) of `addr`.
+    pub fn free(&self, addr: usize, kind: AllocKind) -> AclResult<()> {
+        let (api, from) = match kind {
+            AllocKind::Device => ("aclrtFree", "aclrtMalloc"),
+            AllocKind::Host => ("aclrtFreeHost", "aclrtMallocHost"),
+        };
+        if addr == 0 {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "the pointer to free must not be NULL"));
+        }
+        let mut inner = self.lock();
+        let Some(alloc) = containing(&inner.live, addr) else {
+            return Err(invalid(match freed_at(&inner.freed, addr) {
+                Some(f) if f.start == addr => format!("{addr:#x} was already freed (double free)"),
+                Some(f) => {
+                    format!("{addr:#x} lies in memory that was already freed (allocation at {:#x})", f.start)
+                }
+                None => format!("{addr:#x} is not an address returned by {from}"),
+            }));
+        };
+        if alloc.start != addr {
+            return Err(invalid(format!(
+                "{addr:#x} points {} bytes into the allocation at {:#x}; pass the address {from} returned",
+                addr - alloc.start,
+                alloc.start
+            )));
+        }
+        if alloc.origin == Origin::Imported {
+            return Err(invalid(format!(
+                "{addr:#x} is imported IPC memory; release it with aclrtIpcMemClose"
+            )));
+        }
+        match (kind, alloc.placement) {
+            (AllocKind::Device, Placement::Host) => {
+                return Err(invalid(format!(
+                    "{addr:#x} is host memory from aclrtMallocHost, passed to {api}; free it with aclrtFreeHost"
+                )));
+            }
+            (AllocKind::Host, Placement::Device(_)) => {
+                return Err(invalid(format!(
+                    "{addr:#x} is device memory from aclrtMalloc, passed to {api}; free it with aclrtFree"
+                )));
+            }
+            _ => {}
+        }
+        let alloc = remove(&mut inner, addr);
+        drop(inner);
+        // Unmapped here, outside the lock (unless a queued copy still holds the runtime view).
+        drop(alloc);
+        Ok(())
+    }
+
+    /// Frees every allocation of `device` this process made (a device reset); returns how many.
+    /// Imported memory is left to the IPC layer, which knows its keys.
+    pub fn release_device(&self, device: i32) -> usize {
+        let mut inner = self.lock();
+        let doomed: Vec<usize> = inner
+            .live
+            .values()
+            .filter(|a| a.placement == Placement::Device(device) && a.origin == Origin::Owned)
+            .map(|a| a.start)
+            .collect();
+        let released: Vec<_> = doomed.iter().map(|&start| remove(&mut inner, start)).collect();
+        drop(inner);
+        released.len()
+    }
+
+    pub fn usage(&self, device: i32) -> u64 {
+        self.lock().usage.get(&device).copied().unwrap_or(0)
+    }
+
+    /// Maps `len` bytes of another process's exported memory (`fd`) as device memory of
+    /// `device`, inaccessible to host code if `strict`; returns the address for the user.
+    pub fn register_import(&self, device: i32, fd: MemFd, len: usize, strict: bool) -> AclResult<usize> {
+        if len == 0 || len % page_size() != 0 {
+            return Err(invalid(format!("imported length {len} is not a positive number of pages")));
+        }
+        let alloc =
+            map_file(Placement::Device(device), Origin::Imported, Arc::new(fd), len, page_size(), strict)?;
+        Ok(self.insert(alloc))
+    }
+
+    /// Unmaps memory mapped by [`Registry::register_import`] (`aclrtIpcMemClose`).
+    pub fn close_import(&self, addr: usize) -> AclResult<()> {
+        let mut inner = self.lock();
+        match inner.live.get(&addr) {
+            Some(a) if a.origin == Origin::Imported => {}
+            _ => return Err(invalid(format!("{addr:#x} is not the address of imported IPC memory"))),
+        }
+        let alloc = remove(&mut inner, addr);
+        drop(inner);
+        drop(alloc);
+        Ok(())
+    }
+
+    /// The allocation containing `addr`, if any.
+    pub fn find(&self, addr: usize) -> Option<Arc<Allocation>> {
+        containing(&self.lock().live, addr).cloned()
+    }
+
+    /// A live device allocation sharing at least one byte with `[addr, addr + len)`.
+    pub fn device_overlapping(&self, addr: usize, len: usize) -> Option<Arc<Allocation>> {
+        let end = addr.saturating_add(len);
+        let inner = self.lock();
+        // Allocations are disjoint: walk down from the last one starting before `end` until one
+        // ends at or before `addr`.
+        inner
+            .live
+            .range(..end)
+            .rev()
+            .take_while(|(_, a)| a.end() > addr)
+            .map(|(_, a)| a)
+            .find(|a| a.is_device())
+            .cloned()
+    }
+
+    #[cfg(test)]
+    pub fn freed_remembered(&self) -> usize {
+        self.lock().freed.len()
+    }
+
+    /// The recently freed range containing `addr`, if it is remembered.
+    pub fn freed_at(&self, addr: usize) -> Option<Freed> {
+        freed_at(&self.lock().freed, addr)
+    }
+
+    pub fn backing(&self, addr: usize) -> Option<Backing> {
+        self.find(addr).map(|a| Backing {
+            placement: a.placement,
+            start: a.start,
+            len: a.len,
+            fd: a.file(),
+            imported: a.origin == Origin::Imported,
+        })
+    }
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// `size` rounded up to `align`; size 0 is the caller's error (`ACL_ERROR_INVALID_PARAM`, as
+/// the vendor reports it at the API edge).
+fn rounded(size: usize, align: usize) -> AclResult<usize> {
+    if size == 0 {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "size must not be 0"));
+    }
+    size.checked_next_multiple_of(align).ok_or_else(|| {
+        AclError::new(
+            ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!("size {size} is larger than any allocation can be"),
+        )
+    })
+}
+
+fn containing(live: &BTreeMap<usize, Arc<Allocation>>, addr: usize) -> Option<&Arc<Allocation>> {
+    live.range(..=addr).next_back().map(|(_, a)| a).filter(|a| addr < a.end())
+}
+
+fn freed_at(freed: &VecDeque<Freed>, addr: usize) -> Option<Freed> {
+    // Newest first: an address reused and freed again reports its latest allocation.
+    freed.iter().rev().find(|f| addr >= f.start && addr - f.start < f.len).copied()
+}
+
+/// Takes `start` out of the table, returns its capacity and remembers it as freed. The caller
+/// drops the allocation (unmapping it) after releasing the lock.
+fn remove(inner: &mut Inner, start: usize) -> Arc<Allocation> {
+    let alloc = inner.live.remove(&start).expect("the caller found this allocation under the same lock");
+    if let (Placement::Device(d), Origin::Owned) = (alloc.placement, alloc.origin) {
+        if let Some(used) = inner.usage.get_mut(&d) {
+            *used = used.saturating_sub(alloc.len as u64);
+        }
+    }
+    if inner.freed.len() == FREED_MEMORY {
+        inner.freed.pop_front();
+    }
+    inner.freed.push_back(Freed { start: alloc.start, len: alloc.len, placement: alloc.placement });
+    alloc
+}

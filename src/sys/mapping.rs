@@ -1,0 +1,230 @@
+//! Shared mappings of a [`MemFd`] at a chosen alignment.
+//!
+//! `mmap` only promises page alignment, but huge-page allocation policies promise 2 MiB. To get
+//! an aligned address without guessing, we reserve `len + align` bytes of inaccessible address
+//! space, map the file with `MAP_FIXED` at the first aligned address inside the reservation
+//! (which atomically replaces that part of it), and give back the slack on either side.
+
+use std::io;
+use std::sync::Arc;
+
+use super::memfd::MemFd;
+use super::page_size;
+use super::span::RawSpan;
+
+/// Size (and alignment) of a transparent huge page on x86-64 and arm64.
+pub const HUGE_PAGE: usize = 2 << 20;
+
+/// What the process may do with a mapping's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    ReadWrite,
+    /// Any load or store faults (`PROT_NONE`): strict mode's user view of device memory.
+    NoAccess,
+}
+
+/// A mapped region, unmapped on drop.
+///
+/// The address is kept as an integer, not a pointer: nothing dereferences it except through a
+/// [`RawSpan`] made by [`Mapping::span`], so the mapping is plainly `Send` and `Sync`.
+#[derive(Debug)]
+pub struct Mapping {
+    addr: usize,
+    len: usize,
+    access: Access,
+}
+
+impl Mapping {
+    /// Maps `len` bytes of `file` shared and read-write at an address aligned to `align` (a power
+    /// of two; at least page alignment is always given). Mappings of at least [`HUGE_PAGE`]
+    /// alignment and size ask the kernel for huge pages (best effort: where transparent huge
+    /// pages for shared memory are off, ordinary pages are used).
+    pub fn shared_rw(file: &MemFd, len: usize, align: usize) -> io::Result<Mapping> {
+        let m = Self::map(file, len, align, Access::ReadWrite)?;
+        if align >= HUGE_PAGE && len % HUGE_PAGE == 0 {
+            // SAFETY: the range is exactly our own live mapping; madvise only changes how the
+            // kernel backs it. Failure (no THP support) is harmless and ignored.
+            unsafe { libc::madvise(m.addr as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+        }
+        Ok(m)
+    }
+
+    /// Maps `len` bytes of `file` shared but inaccessible: every host load or store faults, as a
+    /// host dereference of device memory does on a real NPU. The runtime reaches the same bytes
+    /// through a second, read-write mapping of the same file.
+    pub fn shared_no_access(file: &MemFd, len: usize, align: usize) -> io::Result<Mapping> {
+        Self::map(file, len, align, Access::NoAccess)
+    }
+
+    fn map(file: &MemFd, len: usize, align: usize, access: Access) -> io::Result<Mapping> {
+        let page = page_size();
+        let align = align.max(page);
+        if len == 0 || len % page != 0 || !align.is_power_of_two() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "length must be whole pages"));
+        }
+        // Mapping past the end of the file would turn accesses into SIGBUS: refuse up front
+        // (matters for descriptors received from other processes).
+        if file.size()? < len as u64 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "file is shorter than the mapping"));
+        }
+        let reserve = len
+            .checked_add(align - page)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "length too large"))?;
+        // SAFETY: a fresh anonymous PROT_NONE reservation at an address the kernel chooses; it
+        // cannot overlap anything that exists.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                reserve,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let base = base as usize;
+        let aligned = base.next_multiple_of(align);
+        let prot = match access {
+            Access::ReadWrite => libc::PROT_READ | libc::PROT_WRITE,
+            Access::NoAccess => libc::PROT_NONE,
+        };
+        // SAFETY: [aligned, aligned + len) lies inside the reservation made above, which we own
+        // and nothing uses; MAP_FIXED replaces exactly that part of it.
+        let mapped = unsafe {
+            libc::mmap(
+                aligned as *mut libc::c_void,
+                len,
+                prot,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                std::os::fd::AsRawFd::as_raw_fd(&file.as_fd()),
+                0,
+            )
+        };
+        if mapped == libc::MAP_FAILED {
+            let err = io::Error::last_os_error();
+            // SAFETY: the whole reservation is ours and nothing refers to it.
+            unsafe { libc::munmap(base as *mut libc::c_void, reserve) };
+            return Err(err);
+        }
+        let head = aligned - base;
+        let tail = reserve - head - len;
+        // SAFETY: the slack before and after the mapping is the rest of our own reservation;
+        // nothing refers to it. Both ranges are page aligned (base, aligned and len are).
+        unsafe {
+            if head > 0 {
+                libc::munmap(base as *mut libc::c_void, head);
+            }
+            if tail > 0 {
+                libc::munmap((aligned + len) as *mut libc::c_void, tail);
+            }
+        }
+        Ok(Mapping { addr: aligned, len, access })
+    }
+
+    pub fn addr(&self) -> usize {
+        self.addr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Never true (mappings are at least a page); for clippy's `len_without_is_empty`.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn access(&self) -> Access {
+        self.access
+    }
+
+    /// The bytes `[offset, offset + len)` of a read-write mapping, as a span that keeps the
+    /// mapping alive for as long as it exists (so a queued copy survives a racing free).
+    /// `None` if the range does not fit or the mapping is inaccessible.
+    pub fn span(this: &Arc<Mapping>, offset: usize, len: usize) -> Option<RawSpan> {
+        let end = offset.checked_add(len)?;
+        if this.access != Access::ReadWrite || end > this.len {
+            return None;
+        }
+        Some(RawSpan::in_mapping(Arc::clone(this), this.addr + offset, len))
+    }
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // SAFETY: the range is our own mapping. Every RawSpan into it holds an Arc of this
+        // mapping (see `span`), so none can outlive it; nothing else dereferences it.
+        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(len: usize) -> MemFd {
+        MemFd::create("ascendless-test", len).unwrap()
+    }
+
+    #[test]
+    fn mappings_are_aligned_as_asked() {
+        let page = page_size();
+        for align in [page, 64 << 10, HUGE_PAGE] {
+            let f = file(HUGE_PAGE);
+            let m = Mapping::shared_rw(&f, HUGE_PAGE, align).unwrap();
+            assert_eq!(m.addr() % align, 0, "align {align}");
+            assert_eq!(m.len(), HUGE_PAGE);
+        }
+    }
+
+    #[test]
+    fn two_views_of_one_file_share_their_bytes() {
+        let f = file(8192);
+        let a = Arc::new(Mapping::shared_rw(&f, 8192, 0).unwrap());
+        let b = Arc::new(Mapping::shared_rw(&f, 8192, 0).unwrap());
+        assert_ne!(a.addr(), b.addr());
+        Mapping::span(&a, 100, 4).unwrap().fill(7);
+        let mut out = [0u8; 4];
+        // SAFETY: `out` is a live local buffer of 4 bytes.
+        let dst = unsafe { RawSpan::new(out.as_mut_ptr() as usize, 4) };
+        dst.copy_from(&Mapping::span(&b, 100, 4).unwrap());
+        assert_eq!(out, [7; 4]);
+    }
+
+    #[test]
+    fn bad_lengths_and_short_files_are_refused() {
+        let f = file(4096);
+        assert!(Mapping::shared_rw(&f, 0, 0).is_err());
+        assert!(Mapping::shared_rw(&f, 100, 0).is_err());
+        assert!(Mapping::shared_rw(&f, 2 * 4096, 0).is_err());
+        assert!(Mapping::shared_rw(&f, 4096, 3 * 4096).is_err());
+    }
+
+    #[test]
+    fn inaccessible_mappings_give_no_spans_and_ranges_are_checked() {
+        let f = file(4096);
+        let none = Arc::new(Mapping::shared_no_access(&f, 4096, 0).unwrap());
+        assert_eq!(none.access(), Access::NoAccess);
+        assert!(Mapping::span(&none, 0, 1).is_none());
+        let rw = Arc::new(Mapping::shared_rw(&f, 4096, 0).unwrap());
+        assert!(Mapping::span(&rw, 4000, 96).is_some());
+        assert!(Mapping::span(&rw, 4000, 97).is_none());
+        assert!(Mapping::span(&rw, usize::MAX, 2).is_none());
+    }
+
+    #[test]
+    fn a_span_keeps_its_mapping_alive() {
+        let f = file(4096);
+        let m = Arc::new(Mapping::shared_rw(&f, 4096, 0).unwrap());
+        let span = Mapping::span(&m, 0, 16).unwrap();
+        drop(m);
+        span.fill(1); // would fault if the mapping had been unmapped
+        let mut out = [0u8; 16];
+        // SAFETY: `out` is a live local buffer of 16 bytes.
+        unsafe { RawSpan::new(out.as_mut_ptr() as usize, 16) }.copy_from(&span);
+        assert_eq!(out, [1; 16]);
+    }
+}

@@ -1,0 +1,30 @@
+//! The system-call layer: the only core code that talks to the kernel through `libc`.
+//!
+//! Everything above this layer is safe Rust. Each type here owns one kernel resource and
+//! releases it on drop, so the safe core cannot leak or double-release it:
+//! - [`memfd::MemFd`]: an anonymous shareable file (the backing of every allocation, so a later
+//!   IPC layer can hand the descriptor to another process);
+//! - [`mapping::Mapping`]: a shared mapping of such a file at a chosen alignment;
+//! - [`span::RawSpan`]: a byte range some owner promises is valid, the one way the safe core
+//!   moves bytes between mappings and user memory.
+
+pub mod mapping;
+pub mod memfd;
+pub mod span;
+
+/// The system page size (what every mapping is rounded to).
+pub fn page_size() -> usize {
+    // SAFETY: sysconf only reads a configuration value; it has no memory-safety preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    // Linux always reports a page size; 4 KiB is the only sensible fallback.
+    usize::try_from(size).ok().filter(|s| s.is_power_of_two()).unwrap_or(4096)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_page_size_is_a_power_of_two_of_at_least_4_kib() {
+        let p = super::page_size();
+        assert!(p.is_power_of_two() && p >= 4096, "{p}");
+    }
+}
