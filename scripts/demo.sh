@@ -12,5 +12,8 @@ cmake --build "$build" -j 2 >/dev/null
 echo "== acl_init (C)"
 "$build/acl_init"
 echo
+echo "== runtime_copy (C)"
+"$build/runtime_copy"
+echo
 echo "== adxl_capabilities (C++)"
 "$build/adxl_capabilities"

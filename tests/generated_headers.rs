@@ -53,19 +53,14 @@ const HEADERS: &[Header] = &[
     },
     Header {
         path: "acl/acl_rt.h",
-        sources: &[
-            "src/ffi/acl_rt/mod.rs",
-            "src/ffi/acl_rt/device.rs",
-            "src/ffi/acl_rt/context.rs",
-            "src/ffi/acl_rt/stream.rs",
-            "src/ffi/acl_rt/event.rs",
-        ],
+        // cbindgen follows the `mod` items to the per-concept files.
+        sources: &["src/ffi/acl_rt/mod.rs"],
         guard: "INC_EXTERNAL_ACL_ACL_RT_H_",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &["acl_base.h"],
         after_includes: None,
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
-        types: &["aclrtNotify", "aclrtServerPid", "aclrtMemcpyKind", "aclrtMemMallocPolicy"],
+        types: &["aclrtNotify", "aclrtServerPid", "aclrtMemcpyKind", "aclrtMemMallocPolicy", "aclrtMemAttr"],
     },
     Header {
         path: "acl/acl.h",
@@ -87,6 +82,12 @@ const HEADERS: &[Header] = &[
         fn_prefix: None,
         types: &["AdxlStatus"],
     },
+];
+
+const ENUM_ARGS: &[(&str, &str)] = &[
+    ("MemMallocPolicyArg", "aclrtMemMallocPolicy"),
+    ("MemcpyKindArg", "aclrtMemcpyKind"),
+    ("MemAttrArg", "aclrtMemAttr"),
 ];
 
 fn root() -> PathBuf {
@@ -116,6 +117,12 @@ fn generate(h: &Header) -> String {
     config.function.prefix = h.fn_prefix.map(str::to_owned);
     config.enumeration.prefix_with_name = false;
     config.export.include = h.types.iter().map(|s| s.to_string()).collect();
+    // Enum parameters arrive as integers (see src/ffi/acl_rt/memory.rs); the header shows the
+    // vendor's enum types instead.
+    for (arg, vendor) in ENUM_ARGS {
+        config.export.rename.insert(arg.to_string(), vendor.to_string());
+        config.export.exclude.push(arg.to_string());
+    }
     let mut builder = cbindgen::Builder::new().with_config(config);
     for src in h.sources {
         builder = builder.with_src(root().join(src));

@@ -28,6 +28,11 @@ impl From<BadPointer> for AdxlError {
     }
 }
 
+/// The error for a required pointer argument that is NULL.
+pub(crate) fn null_argument(what: &'static str) -> AclError {
+    BadPointer { what, why: "must not be NULL" }.into()
+}
+
 fn check<T>(p: *const T, what: &'static str) -> Result<(), BadPointer> {
     if p.is_null() {
         Err(BadPointer { what, why: "must not be NULL" })

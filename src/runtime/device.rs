@@ -134,7 +134,8 @@ pub fn peer_access_enabled(id: i32, peer: i32) -> AclResult<bool> {
 
 /// Releases every device in use, whatever its count (`aclFinalize`).
 pub fn release_all() {
-    let in_use: Vec<i32> = devices().iter().enumerate().filter(|(_, d)| d.refs > 0).map(|(i, _)| i as i32).collect();
+    let in_use: Vec<i32> =
+        devices().iter().enumerate().filter(|(_, d)| d.refs > 0).map(|(i, _)| i as i32).collect();
     for id in in_use {
         if let Err(e) = reset(id, true) {
             log::warn!(target: TARGET, "releasing device {id} at finalisation: {}", e.message);

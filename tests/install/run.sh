@@ -55,6 +55,8 @@ quiet cmake -S "$here/examples-c" -B "$work/examples" -DCMAKE_BUILD_TYPE=Debug
 quiet cmake --build "$work/examples" -j 2
 quiet "$work/examples/acl_init"
 quiet "$work/examples/adxl_capabilities"
+quiet "$work/examples/runtime_copy"
+ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet "$work/examples/runtime_copy"
 ok "find_package(Ascendless) project builds with -Wall -Wextra -Werror and runs"
 
 # The vendor's CMake style.
@@ -85,7 +87,7 @@ ok "LD_PRELOAD replaces another libascendcl"
 
 # valgrind memcheck on the C and C++ examples.
 if command -v valgrind >/dev/null; then
-    for app in acl_init adxl_capabilities; do
+    for app in acl_init runtime_copy adxl_capabilities; do
         quiet valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$work/examples/$app"
     done
     ok "examples run clean under valgrind memcheck"

@@ -7,6 +7,7 @@ pub mod context;
 pub mod device;
 pub mod event;
 mod handles;
+pub mod memory;
 pub mod stream;
 
 use std::ffi::c_void;
@@ -33,6 +34,21 @@ pub enum aclrtMemcpyKind {
     ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE = 5,
     ACL_MEMCPY_INNER_DEVICE_TO_DEVICE = 6,
     ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7,
+}
+
+/// What `aclrtGetMemInfo` reports on.
+#[repr(C)]
+pub enum aclrtMemAttr {
+    ACL_DDR_MEM = 0,
+    ACL_HBM_MEM = 1,
+    ACL_DDR_MEM_HUGE = 2,
+    ACL_DDR_MEM_NORMAL = 3,
+    ACL_HBM_MEM_HUGE = 4,
+    ACL_HBM_MEM_NORMAL = 5,
+    ACL_DDR_MEM_P2P_HUGE = 6,
+    ACL_DDR_MEM_P2P_NORMAL = 7,
+    ACL_HBM_MEM_P2P_HUGE = 8,
+    ACL_HBM_MEM_P2P_NORMAL = 9,
 }
 
 /// Page policy of an `aclrtMalloc`, possibly with the `ACL_MEM_TYPE_*` and read-only bits OR-ed in.
