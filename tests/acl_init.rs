@@ -75,7 +75,10 @@ fn life_cycle_counts_and_errors() {
         assert_eq!(init(None), ACL_ERROR_REPEAT_INITIALIZE);
         assert!(recent().unwrap().contains("already initialised"));
         assert_eq!(init(Some("")), ACL_ERROR_REPEAT_INITIALIZE, "empty path is no path");
-        assert_eq!(finalize_reference(), (ACL_SUCCESS, 2));
+        let mut words = [0u64; 2];
+        let misaligned = words.as_mut_ptr().cast::<u8>().wrapping_add(1).cast::<u64>();
+        assert_eq!(aclFinalizeReference(misaligned), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(finalize_reference(), (ACL_SUCCESS, 2), "a refused call does not count");
         assert_eq!(finalize_reference(), (ACL_SUCCESS, 1));
         assert_eq!(finalize_reference(), (ACL_SUCCESS, 0));
         assert_eq!(finalize_reference(), (ACL_ERROR_REPEAT_FINALIZE, u64::MAX), "count untouched on error");

@@ -11,82 +11,82 @@
 /*
  `aclrtCreateNotify` flag: the notify is used by streams.
  */
-#define ACL_NOTIFY_DEFAULT 0
+#define ACL_NOTIFY_DEFAULT 0u
 
 /*
  `aclrtCreateNotify` flag: the notify is used on the device only.
  */
-#define ACL_NOTIFY_DEVICE_USE_ONLY 1
+#define ACL_NOTIFY_DEVICE_USE_ONLY 1u
 
 /*
  `aclrtNotifyGetExportKey` flag: only whitelisted processes may import.
  */
-#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT 0
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT (uint64_t)0
 
 /*
  `aclrtNotifyGetExportKey` flag: any process may import.
  */
-#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION 2
+#define ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION (uint64_t)2
 
 /*
  `aclrtNotifyImportByKey` flag: peer access must be enabled separately.
  */
-#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT 0
+#define ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT (uint64_t)0
 
 /*
  `aclrtNotifyImportByKey` flag: import also enables peer access to the notify's device.
  */
-#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS 2
+#define ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS (uint64_t)2
 
 /*
  `aclrtIpcMemGetExportKey` flag: only whitelisted processes may import.
  */
-#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (uint64_t)0
 
 /*
  `aclrtIpcMemGetExportKey` flag: any process may import.
  */
-#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 1
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION (uint64_t)1
 
 /*
  `aclrtIpcMemImportByKey` flag: peer access must be enabled separately.
  */
-#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT (uint64_t)0
 
 /*
  `aclrtIpcMemImportByKey` flag: import also enables peer access to the memory's device.
  */
-#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 1
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (uint64_t)1
 
 /*
  `aclrtCreateEventWithFlag` flag: the event can be synchronised from the host.
  */
-#define ACL_EVENT_SYNC 1
+#define ACL_EVENT_SYNC 1u
 
 /*
  `aclrtCreateEventWithFlag` flag: the event captures stream progress.
  */
-#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 2
+#define ACL_EVENT_CAPTURE_STREAM_PROGRESS 2u
 
 /*
  `aclrtCreateEventWithFlag` flag: the event records a time stamp.
  */
-#define ACL_EVENT_TIME_LINE 8
+#define ACL_EVENT_TIME_LINE 8u
 
 /*
  `aclrtCreateEventWithFlag` flag: the event is used on the device only.
  */
-#define ACL_EVENT_DEVICE_USE_ONLY 16
+#define ACL_EVENT_DEVICE_USE_ONLY 16u
 
 /*
  `aclrtCreateEventWithFlag` flag: the event is shared with an external component.
  */
-#define ACL_EVENT_EXTERNAL 32
+#define ACL_EVENT_EXTERNAL 32u
 
 /*
  `aclrtCreateEventWithFlag` flag: the event can be shared with another process.
  */
-#define ACL_EVENT_IPC 64
+#define ACL_EVENT_IPC 64u
 
 /*
  Direction of an `aclrtMemcpy`.

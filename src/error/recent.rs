@@ -10,26 +10,30 @@ thread_local! {
     static PENDING: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 
+// Every access uses `try_with`: C code may call in while the thread is being torn down (from a
+// pthread key destructor, say), after this store is gone; the message is then dropped rather
+// than the process aborted.
+
 /// Records `message` as this thread's most recent error, replacing any unread one.
 pub fn record_recent(message: &str) {
     // Interior NULs cannot cross into C; replace them rather than lose the message.
     let text = CString::new(message.replace('\0', " ")).unwrap_or_default();
-    PENDING.with(|p| *p.borrow_mut() = Some(text));
+    let _ = PENDING.try_with(|p| *p.borrow_mut() = Some(text));
 }
 
 /// Drops this thread's unread message, if any.
 pub fn clear_recent() {
-    PENDING.with(|p| *p.borrow_mut() = None);
+    let _ = PENDING.try_with(|p| *p.borrow_mut() = None);
 }
 
 /// The unread message, without consuming it.
 pub fn recent_message() -> Option<String> {
-    PENDING.with(|p| p.borrow().as_ref().map(|c| c.to_string_lossy().into_owned()))
+    PENDING.try_with(|p| p.borrow().as_ref().map(|c| c.to_string_lossy().into_owned())).ok().flatten()
 }
 
 /// Takes the unread message, leaving none.
 pub fn take_recent() -> Option<CString> {
-    PENDING.with(|p| p.borrow_mut().take())
+    PENDING.try_with(|p| p.borrow_mut().take()).ok().flatten()
 }
 
 #[cfg(test)]

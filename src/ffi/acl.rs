@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::ffi::{CString, c_char};
 use std::path::Path;
 
-use super::ptr::{optional_str, write_optional};
+use super::ptr::{check_optional, optional_str, write_optional};
 use super::{acl_call, boundary};
 use crate::error::acl_codes::aclError;
 use crate::error::take_recent;
@@ -48,6 +48,7 @@ pub extern "C" fn aclFinalize() -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
     acl_call("aclFinalizeReference", || {
+        check_optional(refCount, "refCount")?;
         let left = init::finalize_reference()?;
         // SAFETY: forwarded from this function's contract.
         unsafe { write_optional(refCount, left, "refCount") }?;
@@ -70,9 +71,11 @@ pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
 
 /// Moves this thread's unread message into the hand-out slot and returns its address.
 pub(crate) fn hand_out_recent() -> *const c_char {
-    HANDED_OUT.with(|slot| {
-        let mut slot = slot.borrow_mut();
-        *slot = take_recent();
-        slot.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
-    })
+    HANDED_OUT
+        .try_with(|slot| {
+            let mut slot = slot.borrow_mut();
+            *slot = take_recent();
+            slot.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
+        })
+        .unwrap_or(std::ptr::null())
 }

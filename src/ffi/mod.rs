@@ -43,14 +43,19 @@ pub(crate) fn boundary<R>(api: &str, on_panic: R, body: impl FnOnce() -> R) -> R
     }
 }
 
+/// Logs and records a failure. Never panics (it runs on the way out of `boundary`, where a
+/// panic would abort the host): a logger failing, e.g. during thread teardown, only loses the
+/// log line.
 fn report(api: &str, message: &str, benign: bool) {
     let text = format!("{api}: {message}");
-    if benign {
-        log::warn!(target: TARGET, "{text}");
-    } else {
-        log::error!(target: TARGET, "{text}");
-    }
     record_recent(&text);
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        if benign {
+            log::warn!(target: TARGET, "{text}");
+        } else {
+            log::error!(target: TARGET, "{text}");
+        }
+    }));
 }
 
 /// An AscendCL entry point: `Ok` is `ACL_SUCCESS`, an error is its code and message.

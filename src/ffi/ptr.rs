@@ -54,6 +54,12 @@ pub(crate) unsafe fn write_out<T>(p: *mut T, value: T, what: &'static str) -> Re
     Ok(())
 }
 
+/// Checks an optional out-parameter before any work is done, so a bad one fails the call
+/// without side effects; NULL passes.
+pub(crate) fn check_optional<T>(p: *mut T, what: &'static str) -> Result<(), BadPointer> {
+    if p.is_null() { Ok(()) } else { check(p, what) }
+}
+
 /// Writes `value` to `p` when the caller passed one; NULL means "not wanted".
 ///
 /// # Safety

@@ -96,9 +96,9 @@ impl Context {
     }
 }
 
-/// The calling thread's current context, or 107002.
+/// The calling thread's current context, or 107002 (also while the thread is being torn down).
 pub fn current() -> AclResult<Arc<Context>> {
-    CURRENT.with(|c| c.borrow().clone()).filter(|c| c.is_alive()).ok_or_else(|| {
+    CURRENT.try_with(|c| c.borrow().clone()).ok().flatten().filter(|c| c.is_alive()).ok_or_else(|| {
         AclError::new(
             ACL_ERROR_RT_CONTEXT_NULL,
             "no current context on this thread: call aclrtSetDevice or aclrtSetCurrentContext first",
@@ -112,12 +112,12 @@ pub fn current_device() -> AclResult<i32> {
 }
 
 pub fn set_current(ctx: Option<Arc<Context>>) {
-    CURRENT.with(|c| *c.borrow_mut() = ctx);
+    let _ = CURRENT.try_with(|c| *c.borrow_mut() = ctx);
 }
 
 /// Clears the calling thread's current context if it is `handle`.
 pub fn clear_current_if(handle: u64) {
-    CURRENT.with(|c| {
+    let _ = CURRENT.try_with(|c| {
         let mut c = c.borrow_mut();
         if c.as_ref().is_some_and(|ctx| ctx.handle == handle) {
             *c = None;

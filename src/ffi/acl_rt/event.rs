@@ -14,17 +14,17 @@ use crate::runtime::context::{self, EVENTS, handle_error};
 use crate::runtime::event::Event;
 
 /// `aclrtCreateEventWithFlag` flag: the event can be synchronised from the host.
-pub const ACL_EVENT_SYNC: u32 = 0x00000001;
+pub const ACL_EVENT_SYNC: u32 = 0x00000001u32;
 /// `aclrtCreateEventWithFlag` flag: the event captures stream progress.
-pub const ACL_EVENT_CAPTURE_STREAM_PROGRESS: u32 = 0x00000002;
+pub const ACL_EVENT_CAPTURE_STREAM_PROGRESS: u32 = 0x00000002u32;
 /// `aclrtCreateEventWithFlag` flag: the event records a time stamp.
-pub const ACL_EVENT_TIME_LINE: u32 = 0x00000008;
+pub const ACL_EVENT_TIME_LINE: u32 = 0x00000008u32;
 /// `aclrtCreateEventWithFlag` flag: the event is used on the device only.
-pub const ACL_EVENT_DEVICE_USE_ONLY: u32 = 0x00000010;
+pub const ACL_EVENT_DEVICE_USE_ONLY: u32 = 0x00000010u32;
 /// `aclrtCreateEventWithFlag` flag: the event is shared with an external component.
-pub const ACL_EVENT_EXTERNAL: u32 = 0x00000020;
+pub const ACL_EVENT_EXTERNAL: u32 = 0x00000020u32;
 /// `aclrtCreateEventWithFlag` flag: the event can be shared with another process.
-pub const ACL_EVENT_IPC: u32 = 0x00000040;
+pub const ACL_EVENT_IPC: u32 = 0x00000040u32;
 
 const KNOWN_FLAGS: u32 = ACL_EVENT_SYNC
     | ACL_EVENT_CAPTURE_STREAM_PROGRESS

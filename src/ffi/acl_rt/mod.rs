@@ -2,6 +2,10 @@
 //! one per concept, and are generated into the same header.
 
 #![allow(non_camel_case_types)]
+// The flag values are written `0x02 as u64` and `0x1u32` so the header gets typed values
+// (`(uint64_t)2`, `1u`), as the vendor's `0x02UL` / `0x1U`: callers pass them to `uint64_t`
+// parameters and use them in `std::max` and `printf("%lu")`.
+#![allow(clippy::unnecessary_cast)]
 
 pub mod context;
 pub mod device;
@@ -71,24 +75,24 @@ pub enum aclrtMemMallocPolicy {
 }
 
 /// `aclrtCreateNotify` flag: the notify is used by streams.
-pub const ACL_NOTIFY_DEFAULT: u32 = 0x00000000;
+pub const ACL_NOTIFY_DEFAULT: u32 = 0x00000000u32;
 /// `aclrtCreateNotify` flag: the notify is used on the device only.
-pub const ACL_NOTIFY_DEVICE_USE_ONLY: u32 = 0x00000001;
+pub const ACL_NOTIFY_DEVICE_USE_ONLY: u32 = 0x00000001u32;
 
 /// `aclrtNotifyGetExportKey` flag: only whitelisted processes may import.
-pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u64 = 0x0;
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT: u64 = 0x0 as u64;
 /// `aclrtNotifyGetExportKey` flag: any process may import.
-pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x02;
+pub const ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x02 as u64;
 /// `aclrtNotifyImportByKey` flag: peer access must be enabled separately.
-pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u64 = 0x0;
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT: u64 = 0x0 as u64;
 /// `aclrtNotifyImportByKey` flag: import also enables peer access to the notify's device.
-pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x02;
+pub const ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x02 as u64;
 
 /// `aclrtIpcMemGetExportKey` flag: only whitelisted processes may import.
-pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u64 = 0x0;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT: u64 = 0x0 as u64;
 /// `aclrtIpcMemGetExportKey` flag: any process may import.
-pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x1;
+pub const ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION: u64 = 0x1 as u64;
 /// `aclrtIpcMemImportByKey` flag: peer access must be enabled separately.
-pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u64 = 0x0;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT: u64 = 0x0 as u64;
 /// `aclrtIpcMemImportByKey` flag: import also enables peer access to the memory's device.
-pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x1;
+pub const ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS: u64 = 0x1 as u64;
