@@ -410,6 +410,55 @@ aclError aclrtMemsetAsync(void *devPtr,
 ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 
 /*
+ Creates a notify on the current device. `flag`: `ACL_NOTIFY_DEFAULT` or
+ `ACL_NOTIFY_DEVICE_USE_ONLY` (else 107000). A device holds at most the product's limit
+ (8192 on Atlas A2/A3; beyond it 207009).
+
+ # Safety
+ `notify` is NULL or valid for a write of an `aclrtNotify`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateNotify(aclrtNotify *notify, uint64_t flag);
+
+/*
+ Destroys this process's handle of a notify (created or imported). Tasks already queued
+ with it still run; other processes' handles stay valid.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyNotify(aclrtNotify notify);
+
+/*
+ Queues a record of `notify` on `stream` (NULL: the default stream): it releases exactly one
+ wait, now or later.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream stream);
+
+/*
+ Queues on `stream` a wait for one record of `notify`, which it then consumes. `timeout` is
+ in seconds, 0 without limit; a wait that times out fails the stream's next synchronisation
+ with 107020. Only the creating process may wait (an imported notify: 107000).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtWaitAndResetNotify(aclrtNotify notify,
+                                 aclrtStream stream,
+                                 uint32_t timeout);
+
+/*
+ The notify's id (an imported notify reports its creator's id).
+
+ # Safety
+ `notifyId` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *notifyId);
+
+/*
+ Forgets every pending record of `num` notifies at once (from the host, not on a stream).
+ Every handle is checked before any is reset.
+
+ # Safety
+ `notifies` is NULL or points to `num` readable `aclrtNotify` values.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
+/*
  Creates a stream in the current context.
 
  # Safety

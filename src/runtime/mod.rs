@@ -5,6 +5,7 @@ pub mod device;
 pub mod event;
 pub mod init;
 pub mod memory;
+pub mod notify;
 pub mod product;
 pub mod stream;
 

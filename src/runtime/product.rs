@@ -50,6 +50,29 @@ impl Product {
     }
 }
 
+impl Product {
+    /// Notifies one device may have at once. 8192 on Atlas A2/A3 (the vendor's figure); the
+    /// same is assumed for Ascend 950; 1024 on the older products (an assumption, written down
+    /// in the README).
+    pub fn notify_limit(self) -> u32 {
+        match self {
+            Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950 => 8192,
+            Product::Atlas200I500A2 | Product::AtlasInference | Product::AtlasTraining => 1024,
+        }
+    }
+
+    /// Whether the product supports importing notifies and IPC memory from other processes (the
+    /// seed's table: all but Atlas 200I/500 A2).
+    pub fn supports_ipc_import(self) -> bool {
+        self != Product::Atlas200I500A2
+    }
+
+    /// Multi-server super-node products, where the `...InterServer` calls exist.
+    pub fn is_super_node(self) -> bool {
+        matches!(self, Product::AtlasA3 | Product::Ascend950)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

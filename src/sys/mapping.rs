@@ -7,6 +7,7 @@
 
 use std::io;
 use std::sync::Arc;
+use std::sync::atomic::AtomicU32;
 
 use super::memfd::MemFd;
 use super::page_size;
@@ -139,6 +140,19 @@ impl Mapping {
 
     pub fn access(&self) -> Access {
         self.access
+    }
+
+    /// The 32-bit word at `offset` of a read-write mapping, for atomics and futexes shared with
+    /// other processes mapping the same file. `None` if out of bounds, misaligned or
+    /// inaccessible.
+    pub fn atomic_u32(&self, offset: usize) -> Option<&AtomicU32> {
+        if self.access != Access::ReadWrite || offset % 4 != 0 || offset.checked_add(4)? > self.len {
+            return None;
+        }
+        // SAFETY: the word is inside this live read-write mapping (checked above) and aligned;
+        // the mapping stays mapped for as long as `&self` lives, which bounds the reference.
+        // Shared memory may change under us at any time, which is exactly what atomics allow.
+        Some(unsafe { AtomicU32::from_ptr((self.addr + offset) as *mut u32) })
     }
 
     /// The bytes `[offset, offset + len)` of a read-write mapping, as a span that keeps the

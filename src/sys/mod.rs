@@ -8,6 +8,7 @@
 //! - [`span::RawSpan`]: a byte range some owner promises is valid, the one way the safe core
 //!   moves bytes between mappings and user memory.
 
+pub mod futex;
 pub mod mapping;
 pub mod memfd;
 pub mod span;

@@ -12,6 +12,7 @@ pub mod device;
 pub mod event;
 mod handles;
 pub mod memory;
+pub mod notify;
 pub mod stream;
 
 use std::ffi::c_void;
