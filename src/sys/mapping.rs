@@ -41,7 +41,13 @@ impl Mapping {
     /// alignment and size ask the kernel for huge pages (best effort: where transparent huge
     /// pages for shared memory are off, ordinary pages are used).
     pub fn shared_rw(file: &MemFd, len: usize, align: usize) -> io::Result<Mapping> {
-        let m = Self::map(file, len, align, Access::ReadWrite)?;
+        Self::shared_rw_at(file, 0, len, align)
+    }
+
+    /// As [`Mapping::shared_rw`], for the bytes of `file` from `offset` (a multiple of the page
+    /// size): how an importer maps the part of another process's allocation it was given.
+    pub fn shared_rw_at(file: &MemFd, offset: u64, len: usize, align: usize) -> io::Result<Mapping> {
+        let m = Self::map(file, offset, len, align, Access::ReadWrite)?;
         if align >= HUGE_PAGE && len % HUGE_PAGE == 0 {
             // SAFETY: the range is exactly our own live mapping; madvise only changes how the
             // kernel backs it. Failure (no THP support) is harmless and ignored.
@@ -54,18 +60,25 @@ impl Mapping {
     /// host dereference of device memory does on a real NPU. The runtime reaches the same bytes
     /// through a second, read-write mapping of the same file.
     pub fn shared_no_access(file: &MemFd, len: usize, align: usize) -> io::Result<Mapping> {
-        Self::map(file, len, align, Access::NoAccess)
+        Self::shared_no_access_at(file, 0, len, align)
     }
 
-    fn map(file: &MemFd, len: usize, align: usize, access: Access) -> io::Result<Mapping> {
+    /// As [`Mapping::shared_no_access`], for the bytes of `file` from `offset`.
+    pub fn shared_no_access_at(file: &MemFd, offset: u64, len: usize, align: usize) -> io::Result<Mapping> {
+        Self::map(file, offset, len, align, Access::NoAccess)
+    }
+
+    fn map(file: &MemFd, offset: u64, len: usize, align: usize, access: Access) -> io::Result<Mapping> {
         let page = page_size();
         let align = align.max(page);
-        if len == 0 || len % page != 0 || !align.is_power_of_two() {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "length must be whole pages"));
+        if len == 0 || len % page != 0 || !align.is_power_of_two() || offset % page as u64 != 0 {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "offset and length must be whole pages"));
         }
+        let file_offset = libc::off_t::try_from(offset)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset too large"))?;
         // Mapping past the end of the file would turn accesses into SIGBUS: refuse up front
         // (matters for descriptors received from other processes).
-        if file.size()? < len as u64 {
+        if file.size()? < offset.saturating_add(len as u64) {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "file is shorter than the mapping"));
         }
         let reserve = len
@@ -101,7 +114,7 @@ impl Mapping {
                 prot,
                 libc::MAP_SHARED | libc::MAP_FIXED,
                 std::os::fd::AsRawFd::as_raw_fd(&file.as_fd()),
-                0,
+                file_offset,
             )
         };
         if mapped == libc::MAP_FAILED {

@@ -78,20 +78,21 @@ pub fn map_new(placement: Placement, len: usize, align: usize, strict: bool) -> 
         Placement::Host => "ascendless-host".to_owned(),
     };
     let fd = MemFd::create(&name, len).map_err(|e| os_failure(len, e))?;
-    map_file(placement, Origin::Owned, Arc::new(fd), len, align, strict)
+    map_file(placement, Origin::Owned, Arc::new(fd), 0, len, align, strict)
 }
 
 pub fn map_file(
     placement: Placement,
     origin: Origin,
     fd: Arc<MemFd>,
+    offset: u64,
     len: usize,
     align: usize,
     strict: bool,
 ) -> AclResult<Allocation> {
-    let runtime = Arc::new(Mapping::shared_rw(&fd, len, align).map_err(|e| os_failure(len, e))?);
+    let runtime = Arc::new(Mapping::shared_rw_at(&fd, offset, len, align).map_err(|e| os_failure(len, e))?);
     let user = if strict {
-        Some(Mapping::shared_no_access(&fd, len, align).map_err(|e| os_failure(len, e))?)
+        Some(Mapping::shared_no_access_at(&fd, offset, len, align).map_err(|e| os_failure(len, e))?)
     } else {
         None
     };

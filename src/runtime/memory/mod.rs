@@ -120,11 +120,11 @@ pub fn release_device(device: i32) -> usize {
     REGISTRY.release_device(device)
 }
 
-/// Maps another process's exported memory (`len` bytes of `fd`, a whole number of pages) as
+/// Maps another process's exported memory (`len` bytes of `fd` from `offset`, whole pages) as
 /// device memory of `device`; returns the user's address. Copies treat it as device memory;
 /// `aclrtFree` refuses it; [`close_import`] unmaps it. It does not count against the capacity.
-pub fn register_import(device: i32, fd: MemFd, len: usize, strict: bool) -> AclResult<usize> {
-    REGISTRY.register_import(device, fd, len, strict)
+pub fn register_import(device: i32, fd: MemFd, offset: u64, len: usize, strict: bool) -> AclResult<usize> {
+    REGISTRY.register_import(device, fd, offset, len, strict)
 }
 
 /// Unmaps memory mapped by [`register_import`] (once any queued copy touching it has run).

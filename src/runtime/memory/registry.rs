@@ -186,12 +186,26 @@ impl Registry {
 
     /// Maps `len` bytes of another process's exported memory (`fd`) as device memory of
     /// `device`, inaccessible to host code if `strict`; returns the address for the user.
-    pub fn register_import(&self, device: i32, fd: MemFd, len: usize, strict: bool) -> AclResult<usize> {
+    pub fn register_import(
+        &self,
+        device: i32,
+        fd: MemFd,
+        offset: u64,
+        len: usize,
+        strict: bool,
+    ) -> AclResult<usize> {
         if len == 0 || len % page_size() != 0 {
             return Err(invalid(format!("imported length {len} is not a positive number of pages")));
         }
-        let alloc =
-            map_file(Placement::Device(device), Origin::Imported, Arc::new(fd), len, page_size(), strict)?;
+        let alloc = map_file(
+            Placement::Device(device),
+            Origin::Imported,
+            Arc::new(fd),
+            offset,
+            len,
+            page_size(),
+            strict,
+        )?;
         Ok(self.insert(alloc))
     }
 

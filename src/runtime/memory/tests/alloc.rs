@@ -131,7 +131,7 @@ fn imports_are_device_memory_that_only_close_releases() {
     let exporter = Arc::new(crate::sys::mapping::Mapping::shared_rw(&file, len, 0).unwrap());
     crate::sys::mapping::Mapping::span(&exporter, 10, 3).unwrap().write_slice(&[7, 8, 9]);
     let fd = MemFd::from(file.as_fd().try_clone_to_owned().unwrap());
-    let addr = reg.register_import(6, fd, len, false).unwrap();
+    let addr = reg.register_import(6, fd, 0, len, false).unwrap();
     assert_eq!(peek(&reg, addr + 10, 3), [7, 8, 9], "the import shares the exporter's bytes");
     assert_eq!(alloc_at(&reg, addr).placement, Placement::Device(6));
     assert_eq!(reg.usage(6), 0, "imports do not count against capacity");
@@ -143,7 +143,25 @@ fn imports_are_device_memory_that_only_close_releases() {
     reg.close_import(addr).unwrap();
     assert_eq!(reg.close_import(addr).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
     let short = MemFd::create("ascendless-test-short", page_size()).unwrap();
-    assert_eq!(reg.register_import(6, short, len, false).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+    assert_eq!(reg.register_import(6, short, 0, len, false).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+}
+
+#[test]
+fn an_import_may_start_inside_the_exported_file() {
+    let reg = Registry::new();
+    let page = page_size();
+    let file = MemFd::create("ascendless-test-export", 3 * page).unwrap();
+    let exporter = Arc::new(crate::sys::mapping::Mapping::shared_rw(&file, 3 * page, 0).unwrap());
+    crate::sys::mapping::Mapping::span(&exporter, page + 5, 2).unwrap().write_slice(&[4, 2]);
+    let fd = MemFd::from(file.as_fd().try_clone_to_owned().unwrap());
+    let addr = reg.register_import(1, fd, page as u64, page, false).unwrap();
+    assert_eq!(peek(&reg, addr + 5, 2), [4, 2], "offset one page into the file");
+    let fd = MemFd::from(file.as_fd().try_clone_to_owned().unwrap());
+    let e = reg.register_import(1, fd, 2 * page as u64, 2 * page, false).unwrap_err();
+    assert_eq!(e.code, ACL_ERROR_RT_PARAM_INVALID, "past the end of the file");
+    let fd = MemFd::from(file.as_fd().try_clone_to_owned().unwrap());
+    assert_eq!(reg.register_import(1, fd, 100, page, false).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+    reg.close_import(addr).unwrap();
 }
 
 #[test]
