@@ -6,6 +6,7 @@
 //! | `ASCENDLESS_SOC` | `Ascend910B1` | SoC name `aclrtGetSocName` returns; picks the product profile |
 //! | `ASCENDLESS_DEVICE_MEMORY` | `64G` | device memory per device (bytes, or with K/M/G/T suffix) |
 //! | `ASCENDLESS_STRICT_DEVICE_MEMORY` | `0` | `1`: host code cannot dereference device memory |
+//! | `ASCENDLESS_VIRTUAL_INSTANCE` | `0` | `1`: behave as a virtual NPU instance (IPC import unsupported) |
 //!
 //! A value that does not parse is reported in the log and the default is used: a typo must not
 //! turn into a different machine silently, but it must not stop the program either.
@@ -29,6 +30,7 @@ pub struct Settings {
     pub product: Product,
     pub device_memory: u64,
     pub strict_device_memory: bool,
+    pub virtual_instance: bool,
 }
 
 /// The settings of this process (read on first use).
@@ -52,21 +54,23 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
     let device_memory =
         parse_or_default(var("ASCENDLESS_DEVICE_MEMORY"), "ASCENDLESS_DEVICE_MEMORY", parse_size)
             .unwrap_or(DEFAULT_DEVICE_MEMORY);
-    let strict_device_memory =
-        parse_or_default(var("ASCENDLESS_STRICT_DEVICE_MEMORY"), "ASCENDLESS_STRICT_DEVICE_MEMORY", |v| {
-            match v {
-                "0" => Some(false),
-                "1" => Some(true),
-                _ => None,
-            }
+    let flag = |name: &str| {
+        parse_or_default(var(name), name, |v| match v {
+            "0" => Some(false),
+            "1" => Some(true),
+            _ => None,
         })
-        .unwrap_or(false);
+        .unwrap_or(false)
+    };
+    let strict_device_memory = flag("ASCENDLESS_STRICT_DEVICE_MEMORY");
+    let virtual_instance = flag("ASCENDLESS_VIRTUAL_INSTANCE");
     Settings {
         device_count,
         soc: CString::new(soc.0).unwrap_or_else(|_| CString::from(c"Ascend910B1")),
         product: soc.1,
         device_memory,
         strict_device_memory,
+        virtual_instance,
     }
 }
 
@@ -116,6 +120,7 @@ mod tests {
         assert_eq!(s.product, Product::AtlasA2);
         assert_eq!(s.device_memory, 64 << 30);
         assert!(!s.strict_device_memory);
+        assert!(!s.virtual_instance);
     }
 
     #[test]
@@ -125,7 +130,9 @@ mod tests {
             ("ASCENDLESS_SOC", "Ascend910_9391"),
             ("ASCENDLESS_DEVICE_MEMORY", "1G"),
             ("ASCENDLESS_STRICT_DEVICE_MEMORY", "1"),
+            ("ASCENDLESS_VIRTUAL_INSTANCE", "1"),
         ]);
+        assert!(s.virtual_instance);
         assert_eq!(
             (s.device_count, s.product, s.device_memory, s.strict_device_memory),
             (2, Product::AtlasA3, 1 << 30, true)
