@@ -41,10 +41,16 @@ fn threads_share_devices_streams_and_memory() {
                     // SAFETY: live buffers, synchronised before they are dropped.
                     unsafe {
                         assert_eq!(aclrtMalloc(&mut dev, size, (round % 3) as u32), ACL_SUCCESS);
-                        assert_eq!(aclrtMemcpyAsync(dev, size, input.as_ptr().cast(), size, 1, stream), ACL_SUCCESS);
+                        assert_eq!(
+                            aclrtMemcpyAsync(dev, size, input.as_ptr().cast(), size, 1, stream),
+                            ACL_SUCCESS
+                        );
                         assert_eq!(aclrtRecordEvent(event, stream), ACL_SUCCESS);
                         assert_eq!(aclrtStreamWaitEvent(null_mut(), event), ACL_SUCCESS);
-                        assert_eq!(aclrtMemcpyAsync(output.as_mut_ptr().cast(), size, dev, size, 2, null_mut()), ACL_SUCCESS);
+                        assert_eq!(
+                            aclrtMemcpyAsync(output.as_mut_ptr().cast(), size, dev, size, 2, null_mut()),
+                            ACL_SUCCESS
+                        );
                         assert_eq!(aclrtSynchronizeStream(null_mut()), ACL_SUCCESS);
                         assert_eq!(aclrtFree(dev), ACL_SUCCESS);
                     }
@@ -61,7 +67,10 @@ fn threads_share_devices_streams_and_memory() {
                     // SAFETY: valid pointers; the host buffer is freed after synchronising.
                     unsafe {
                         assert_eq!(aclrtMallocHost(&mut host, 4096), ACL_SUCCESS);
-                        assert_eq!(aclrtMemsetAsync(host, 4096, 9, 4096, stream_v as *mut c_void), ACL_SUCCESS);
+                        assert_eq!(
+                            aclrtMemsetAsync(host, 4096, 9, 4096, stream_v as *mut c_void),
+                            ACL_SUCCESS
+                        );
                         assert_eq!(aclrtSynchronizeStream(stream_v as *mut c_void), ACL_SUCCESS);
                         assert!(std::slice::from_raw_parts(host.cast::<u8>(), 4096).iter().all(|&b| b == 9));
                         assert_eq!(aclrtFreeHost(host), ACL_SUCCESS);
