@@ -2,9 +2,12 @@
 
 PREFIX ?= /usr/local/ascendless
 DESTDIR ?=
+# FORCE=1 lets `make install` overwrite files in PREFIX that ascendless did not install.
+FORCE ?=
 CARGO ?= cargo
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
-RELEASE_DIR := target/release
+# Where cargo puts the release build: CARGO_TARGET_DIR if set, as cargo itself does.
+RELEASE_DIR := $(or $(CARGO_TARGET_DIR),target)/release
 DEMO_PREFIX := $(CURDIR)/build/demo-prefix
 
 .PHONY: all build headers install uninstall demo examples test test-rust test-install clean
@@ -19,7 +22,7 @@ headers:
 	ASCENDLESS_BLESS=1 $(CARGO) test --test generated_headers
 
 install: build
-	scripts/install.sh "$(DESTDIR)$(PREFIX)" "$(PREFIX)" "$(RELEASE_DIR)" "$(VERSION)"
+	FORCE="$(FORCE)" scripts/install.sh "$(DESTDIR)$(PREFIX)" "$(PREFIX)" "$(RELEASE_DIR)" "$(VERSION)"
 
 uninstall:
 	scripts/uninstall.sh "$(DESTDIR)$(PREFIX)"
@@ -31,7 +34,10 @@ demo: build
 
 test: test-rust test-install
 
+# The ABI tests (tests/c_abi.rs) read target/debug/libascendless.so, which `cargo test` does
+# not build (it builds the library only as a dependency, under deps/), so build it first.
 test-rust:
+	$(CARGO) build --lib
 	$(CARGO) test --all-targets
 
 # Install into a temporary prefix and build programs against it every way a user would.

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC1007 # `CDPATH= cd` clears CDPATH for that one command
 # Builds the examples against an installed ascendless (argument: its prefix) and runs them.
 set -euo pipefail
 
 prefix=$1
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(CDPATH= cd -- "$(dirname -- "$0")/.." >/dev/null && pwd)
 build=$here/build/examples
 # shellcheck source=/dev/null
 source "$prefix/set_env.sh"

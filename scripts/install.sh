@@ -1,61 +1,159 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC1007 # `CDPATH= cd` clears CDPATH for that one command
 # Lays out a toolkit-shaped tree: install.sh DEST PREFIX BUILD_DIR VERSION
 #   DEST      where files are written (DESTDIR + PREFIX)
-#   PREFIX    the final location, recorded in set_env.sh as a fallback
+#   PREFIX    the final, absolute location, recorded in set_env.sh as a fallback
 #   BUILD_DIR cargo's output directory holding libascendless.so and libascendless.a
-# Every file and symlink written is listed in DEST/share/ascendless/install-manifest.txt,
-# which `make uninstall` reads to remove exactly what was installed.
+# Environment: FORCE=1 overwrites files in DEST that an earlier ascendless install did not write.
+#
+# DEST/share/ascendless/install-manifest.txt lists every file and symlink written and every
+# directory this install created (those end in "/"), so `make uninstall` removes exactly that.
+# A manifest left by an earlier install is uninstalled first, so no old version stays behind.
 set -euo pipefail
+shopt -u patsub_replacement 2>/dev/null || true # bash 5.2: keep "&" literal in ${x//a/b}
 
+if [ $# -ne 4 ]; then
+    echo "usage: $0 DEST PREFIX BUILD_DIR VERSION" >&2
+    exit 2
+fi
 dest=$1 prefix=$2 build=$3 version=$4
-here=$(cd "$(dirname "$0")/.." && pwd)
+here=$(CDPATH= cd -- "$(dirname -- "$0")/.." >/dev/null && pwd)
 soname=libascendless.so.0
 real=libascendless.so.$version
 aliases=(libascendless.so libascendcl.so libacl_rt.so libllm_datadist.so libgraph.so libgraph_base.so libmetadef.so)
+manifest_rel=share/ascendless/install-manifest.txt
+manifest=$dest/$manifest_rel
 
-manifest_dir=$dest/share/ascendless
-manifest=$manifest_dir/install-manifest.txt
-mkdir -p "$manifest_dir"
-: >"$manifest.new"
-work_file=$(mktemp)
-trap 'rm -f "$work_file"' EXIT
-record() { printf '%s\n' "${1#"$dest"/}" >>"$manifest.new"; }
-
-put() { # put SRC DST [MODE]
-    mkdir -p "$(dirname "$2")"
-    install -m "${3:-644}" "$1" "$2"
-    record "$2"
-}
-link() { # link TARGET NAME
-    ln -sfn "$1" "$2"
-    record "$2"
-}
-subst() { # subst TEMPLATE DST: fills @VERSION@ and @PREFIX@
-    mkdir -p "$(dirname "$2")"
-    sed -e "s|@VERSION@|$version|g" -e "s|@PREFIX@|$prefix|g" "$1" >"$2"
-    record "$2"
-}
-
-put "$build/libascendless.so" "$dest/lib64/$real" 755
-link "$real" "$dest/lib64/$soname"
-for name in "${aliases[@]}"; do
-    link "$soname" "$dest/lib64/$name"
-done
-put "$build/libascendless.a" "$dest/lib64/libascendless.a"
-
-(cd "$here/include" && find . -type f -name '*.h' | sort) | while read -r h; do
-    put "$here/include/${h#./}" "$dest/include/${h#./}"
+die() { echo "install.sh: $*" >&2; exit 1; }
+case $prefix in
+    /*) ;;
+    *) die "PREFIX must be an absolute path, not '$prefix'" ;;
+esac
+for f in libascendless.so libascendless.a; do
+    [ -f "$build/$f" ] || die "$build/$f not found: build it first (make build; CARGO_TARGET_DIR is honoured)"
 done
 
-subst "$here/cmake/AscendlessConfig.cmake.in" "$dest/lib64/cmake/Ascendless/AscendlessConfig.cmake"
-subst "$here/cmake/AscendlessConfigVersion.cmake.in" "$dest/lib64/cmake/Ascendless/AscendlessConfigVersion.cmake"
-for file in AscendlessConfig.cmake AscendlessConfigVersion.cmake; do
-    sed "s|@FILE@|$file|" "$here/cmake/forward-config.cmake.in" >"$work_file"
-    subst "$work_file" "$dest/share/cmake/Ascendless/$file"
-done
-subst "$here/cmake/ascendless.pc.in" "$dest/lib64/pkgconfig/ascendless.pc"
-subst "$here/cmake/set_env.sh.in" "$dest/set_env.sh"
+# The plan: every path to write (relative to DEST), in order, with how to make it.
+paths=()
+declare -A how from
+plan() { paths+=("$2"); how[$2]=$1; from[$2]=$3; } # plan KIND REL SOURCE
+plan file "lib64/$real" "$build/libascendless.so"
+plan link "lib64/$soname" "$real"
+for name in "${aliases[@]}"; do plan link "lib64/$name" "$soname"; done
+plan file lib64/libascendless.a "$build/libascendless.a"
+mapfile -t headers < <(find "$here/include" -type f -name '*.h' -printf '%P\n' | LC_ALL=C sort)
+for h in "${headers[@]}"; do plan file "include/$h" "$here/include/$h"; done
+plan subst lib64/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/AscendlessConfig.cmake.in"
+plan subst lib64/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/AscendlessConfigVersion.cmake.in"
+plan subst share/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/forward-config.cmake.in"
+plan subst share/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/forward-config.cmake.in"
+plan subst lib64/pkgconfig/ascendless.pc "$here/cmake/ascendless.pc.in"
+plan subst set_env.sh "$here/cmake/set_env.sh.in"
 
-record "$manifest"
-mv "$manifest.new" "$manifest"
-echo "installed ascendless $version into $dest ($(wc -l <"$manifest") files)"
+# What an earlier install wrote (ours to replace) and the directories it created.
+declare -A ours
+old_dirs=()
+if [ -f "$manifest" ]; then
+    while IFS= read -r line; do
+        case $line in
+            '' | '#'*) ;;
+            */) old_dirs+=("$line") ;;
+            *) ours[$line]=1 ;;
+        esac
+    done <"$manifest"
+fi
+
+# Never silently replace someone else's file: a toolkit prefix may hold the vendor's libascendcl.so.
+foreign=()
+for p in "${paths[@]}"; do
+    if { [ -e "$dest/$p" ] || [ -L "$dest/$p" ]; } && [ -z "${ours[$p]:-}" ]; then foreign+=("$p"); fi
+done
+if [ ${#foreign[@]} -gt 0 ] && [ "${FORCE:-}" != 1 ]; then
+    {
+        echo "install.sh: refusing to overwrite files in $dest that ascendless did not install:"
+        printf '  %s\n' "${foreign[@]}"
+        echo "They may belong to another toolkit (such as the vendor's libascendcl.so). Install into"
+        echo "another PREFIX, or run again with FORCE=1 to overwrite them (uninstall then removes them)."
+    } >&2
+    exit 1
+fi
+if [ ${#foreign[@]} -gt 0 ]; then
+    echo "install.sh: FORCE=1: overwriting $(printf '%s ' "${foreign[@]}")" >&2
+fi
+
+if [ -f "$manifest" ]; then
+    "$here/scripts/uninstall.sh" "$dest" >/dev/null
+fi
+# Directories an earlier install created that still hold other files stay ours.
+created=()
+for d in "${old_dirs[@]}"; do
+    if [ -d "$dest/${d%/}" ]; then created+=("$d"); fi
+done
+
+# From here on, the manifest is written even if the install fails half-way, so that
+# `make uninstall` can still remove what was written.
+written=()
+finish() {
+    local tmp
+    ensure_dir share/ascendless
+    tmp=$(mktemp)
+    {
+        echo "# ascendless $version: files and symlinks written, then directories created (ending in /)"
+        printf '%s\n' "${written[@]}" "$manifest_rel"
+        if [ ${#created[@]} -gt 0 ]; then printf '%s\n' "${created[@]}" | LC_ALL=C sort; fi
+    } >"$tmp"
+    install -m 644 -T "$tmp" "$manifest"
+    rm -f -- "$tmp"
+}
+trap 'finish' EXIT
+
+ensure_dir() { # ensure_dir REL: makes DEST/REL, recording each directory it had to create
+    local rel=$1 parent
+    [ -d "$dest/$rel" ] && return 0
+    if [ "$rel" = . ]; then
+        mkdir -p -- "$dest"
+        created+=("./")
+        return 0
+    fi
+    parent=${rel%/*}
+    [ "$parent" = "$rel" ] && parent=.
+    ensure_dir "$parent"
+    mkdir -- "$dest/$rel"
+    created+=("$rel/")
+}
+
+# Fills the placeholders with bash expansion (no sed: a prefix may hold any character).
+# @PREFIX_SH@ is PREFIX quoted as one shell word, @FILE@ the name of the file written.
+prefix_sh=${prefix//"'"/"'\\''"}
+prefix_sh="'$prefix_sh'"
+render() { # render TEMPLATE REL DST
+    local text=
+    IFS= read -r -d '' text <"$1" || true
+    text=${text//@VERSION@/"$version"}
+    text=${text//@PREFIX_SH@/"$prefix_sh"}
+    text=${text//@PREFIX@/"$prefix"}
+    text=${text//@FILE@/"${2##*/}"}
+    printf '%s' "$text" >"$3"
+}
+
+for p in "${paths[@]}"; do
+    parent=${p%/*}
+    [ "$parent" = "$p" ] && parent=.
+    ensure_dir "$parent"
+    target=$dest/$p
+    rm -f -- "$target" # replace a symlink rather than write through it
+    case ${how[$p]} in
+        file)
+            mode=644
+            [ "$p" = "lib64/$real" ] && mode=755
+            install -m "$mode" -T "${from[$p]}" "$target"
+            ;;
+        link) ln -sfnT "${from[$p]}" "$target" ;;
+        subst) render "${from[$p]}" "$p" "$target" ;;
+    esac
+    written+=("$p")
+done
+
+trap - EXIT
+finish
+echo "installed ascendless $version into $dest ($((${#written[@]} + 1)) files)"

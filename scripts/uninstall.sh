@@ -1,20 +1,51 @@
 #!/usr/bin/env bash
-# Removes exactly what install.sh installed into DEST, then the directories that became empty.
+# uninstall.sh DEST: removes exactly what install.sh installed into DEST, as listed in
+# DEST/share/ascendless/install-manifest.txt: the files and symlinks it wrote, then the
+# directories it created (lines ending in "/"), deepest first and only if empty. Directories
+# that existed before the install stay, even empty ones.
 set -euo pipefail
 
+if [ $# -ne 1 ]; then
+    echo "usage: $0 DEST" >&2
+    exit 2
+fi
 dest=$1
 manifest=$dest/share/ascendless/install-manifest.txt
 if [ ! -f "$manifest" ]; then
     echo "nothing to uninstall: $manifest not found" >&2
     exit 1
 fi
-mapfile -t files <"$manifest"
+files=() dirs=() legacy=1
+while IFS= read -r line; do
+    case $line in
+        '#'*) legacy=0 ;;
+        '') ;;
+        /* | .. | ../* | */.. | */../*) # never outside DEST
+            echo "uninstall.sh: ignoring manifest entry '$line'" >&2
+            ;;
+        */) dirs+=("${line%/}") ;;
+        *) files+=("$line") ;;
+    esac
+done <"$manifest"
+# A manifest without the header comment comes from an install.sh that recorded no directories:
+# as that version did, try the directories that held its files.
+if [ "$legacy" = 1 ]; then
+    for f in "${files[@]}"; do
+        while [ "${f%/*}" != "$f" ]; do
+            f=${f%/*}
+            dirs+=("$f")
+        done
+    done
+fi
+
 for f in "${files[@]}"; do
     rm -f -- "$dest/$f"
 done
-# Deepest directories first; rmdir leaves any directory that still holds other files.
-for f in "${files[@]}"; do dirname -- "$f"; done | sort -u | awk '{ print length($0) " " $0 }' |
-    sort -rn | cut -d' ' -f2- | while read -r d; do
-    while [ "$d" != "." ] && rmdir -- "$dest/$d" 2>/dev/null; do d=$(dirname -- "$d"); done
-done
+# Deepest first, so a parent is tried after its children; rmdir keeps any non-empty directory.
+if [ ${#dirs[@]} -gt 0 ]; then
+    printf '%s\n' "${dirs[@]}" | LC_ALL=C sort -u | awk '{ print length($0) " " $0 }' | sort -rn | cut -d' ' -f2- |
+        while IFS= read -r d; do
+            if [ "$d" = . ]; then rmdir -- "$dest" 2>/dev/null || true; else rmdir -- "$dest/$d" 2>/dev/null || true; fi
+        done
+fi
 echo "uninstalled ascendless from $dest (${#files[@]} files)"

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC1007 # `CDPATH= cd` clears CDPATH for that one command
 # Installs ascendless into a temporary prefix and builds and runs programs against it every way
 # a user would: find_package, the vendor's CMake style after set_env.sh, pkg-config (shared and
 # static), LD_PRELOAD over another libascendcl, a moved install tree, valgrind; then uninstalls.
+# It also checks the install machinery itself: the Makefile's targets (CARGO_TARGET_DIR, DESTDIR,
+# test-rust), exact uninstall and upgrade, existing files, odd prefixes, set_env.sh under several
+# shells, the CMake version file and the installed library's exported symbols.
 # Usage: run.sh BUILD_DIR VERSION
 set -euo pipefail
 
-build=$(cd "$1" && pwd) version=$2
-here=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(CDPATH= cd -- "$1" >/dev/null && pwd) version=$2
+here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." >/dev/null && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix=$work/toolkit
@@ -33,6 +37,35 @@ ok "vendor library names all resolve to one library"
 soname=$(readelf -d "$real" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 [ "$soname" = libascendless.so.0 ] || fail "soname is '$soname'"
 ok "soname is libascendless.so.0"
+
+# The installed library exports only the public API: C functions declared in the installed C
+# headers, and the members of adxl::AdxlEngine (not of its private AdxlEngineImpl) and
+# ge::AscendString. (Type A entries are symbol-version nodes, not code.)
+c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix/include/ascendless.h")
+mapfile -t syms < <(nm -D --defined-only --format=posix "$prefix/lib64/libascendless.so.$version" |
+    awk '$2 != "A" { sub(/@.*/, "", $1); print $1 }')
+mapfile -t demangled < <(printf '%s\n' "${syms[@]}" | c++filt)
+[ ${#syms[@]} -eq ${#demangled[@]} ] || fail "c++filt output does not line up with nm's"
+stray=() c_count=0 cxx_count=0
+for i in "${!syms[@]}"; do
+    sym=${syms[$i]} name=${demangled[$i]}
+    case $sym in
+        _Z*)
+            case $name in
+                adxl::AdxlEngine::AdxlEngineImpl*) stray+=("$name") ;;
+                adxl::AdxlEngine::* | ge::AscendString::*) cxx_count=$((cxx_count + 1)) ;;
+                *) stray+=("$name") ;;
+            esac
+            ;;
+        *)
+            re="(^|[^A-Za-z0-9_])${sym}[[:space:]]*\\("
+            if [[ $c_headers =~ $re ]]; then c_count=$((c_count + 1)); else stray+=("$sym"); fi
+            ;;
+    esac
+done
+[ ${#stray[@]} -eq 0 ] || fail "installed library exports names outside the public API: $(printf '[%s] ' "${stray[@]}")"
+[ "$c_count" -gt 0 ] && [ "$cxx_count" -gt 0 ] || fail "nm found $c_count C and $cxx_count C++ exports"
+ok "installed library exports only the public API ($c_count C functions, $cxx_count C++ members)"
 
 # set_env.sh, as the vendor's.
 (
@@ -107,6 +140,144 @@ mv "$prefix" "$work/moved"
 ) || exit 1
 mv "$work/moved" "$prefix"
 ok "a moved install tree still builds and runs"
+
+# --- The install machinery ------------------------------------------------------------------
+snapshot() { (CDPATH= cd -- "$1" >/dev/null && find . -mindepth 1 -printf '%y %p\n' | LC_ALL=C sort); }
+# make, run in the source tree as a user would, not as part of the make running this script.
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$here" "$@"; }
+mkdir -p "$work/bin"
+fake_cargo=$work/bin/cargo
+printf '#!/bin/sh\n# A stand-in for cargo that only records how it was called.\necho "$*" >>"${FAKE_CARGO_LOG:-/dev/null}"\n' >"$fake_cargo"
+chmod +x "$fake_cargo"
+
+# `make test-rust` builds the shared library before the tests that read it (tests/c_abi.rs).
+FAKE_CARGO_LOG=$work/cargo.log quiet mk test-rust CARGO="$fake_cargo"
+build_at=$(grep -n -m1 -E '^build( .*)? --lib( |$)' "$work/cargo.log" | cut -d: -f1 || true)
+test_at=$(grep -n -m1 -E '^test( .*)? --all-targets( |$)' "$work/cargo.log" | cut -d: -f1 || true)
+[ -n "$build_at" ] && [ -n "$test_at" ] && [ "$build_at" -lt "$test_at" ] ||
+    fail "make test-rust does not run 'cargo build --lib' before 'cargo test': $(tr '\n' ';' <"$work/cargo.log")"
+ok "make test-rust builds the library before running the tests"
+
+# make install (and demo, test-install) take the build from CARGO_TARGET_DIR.
+mkdir -p "$work/cargo-target/release"
+cp "$build/libascendless.a" "$work/cargo-target/release/"
+{ cat "$build/libascendless.so"; echo ascendless-test-marker; } >"$work/cargo-target/release/libascendless.so"
+CARGO_TARGET_DIR=$work/cargo-target quiet mk install PREFIX="$work/ctd" DESTDIR= CARGO="$fake_cargo"
+cmp -s "$work/ctd/lib64/libascendless.so.$version" "$work/cargo-target/release/libascendless.so" ||
+    fail "make install did not install the library from CARGO_TARGET_DIR"
+CARGO_TARGET_DIR=$work/cargo-target mk -n demo test-install CARGO="$fake_cargo" >"$work/dry.log"
+[ "$(grep -c -F "$work/cargo-target/release" "$work/dry.log")" -ge 2 ] || fail "make demo/test-install ignore CARGO_TARGET_DIR"
+quiet mk uninstall PREFIX="$work/ctd" DESTDIR=
+[ ! -e "$work/ctd" ] || fail "uninstall left the prefix it created: $(snapshot "$work/ctd")"
+ok "make install, demo and test-install honour CARGO_TARGET_DIR"
+
+# DESTDIR stages the tree; set_env.sh records the final PREFIX for shells that cannot find it.
+quiet mk install DESTDIR="$work/stage" PREFIX=/opt/x RELEASE_DIR="$build" CARGO="$fake_cargo"
+[ -L "$work/stage/opt/x/lib64/libascendcl.so" ] && [ -f "$work/stage/opt/x/include/acl/acl.h" ] &&
+    [ -f "$work/stage/opt/x/share/ascendless/install-manifest.txt" ] || fail "DESTDIR install is not under DESTDIR/PREFIX"
+[ "$(snapshot "$work/stage" | grep -c -v '^. ./opt/x/')" = 2 ] || fail "DESTDIR install wrote outside DESTDIR/PREFIX"
+grep -qxF "    _ascendless_home='/opt/x'" "$work/stage/opt/x/set_env.sh" || fail "staged set_env.sh does not record /opt/x"
+if command -v dash >/dev/null; then
+    [ "$(dash -c '. "$1"; printf %s "$ASCEND_TOOLKIT_HOME"' _ "$work/stage/opt/x/set_env.sh")" = /opt/x ] ||
+        fail "staged set_env.sh under dash does not fall back to /opt/x"
+fi
+quiet mk uninstall DESTDIR="$work/stage" PREFIX=/opt/x
+[ "$(snapshot "$work/stage")" = "d ./opt" ] || fail "staged uninstall left: $(snapshot "$work/stage")"
+ok "DESTDIR stages under DESTDIR/PREFIX and set_env.sh falls back to PREFIX"
+
+# An odd prefix, installed by a relative script path with CDPATH exported: set_env.sh, sourced by
+# a relative path, twice, under set -eu, in each shell, gives absolute one-line paths.
+odd_name="odd dir &|\\x'q"
+odd=$work/$odd_name
+(CDPATH= cd "$here" && CDPATH=".:$work" quiet scripts/install.sh "$odd" "$odd" "$build" "$version") || exit 1
+[ -f "$odd/include/acl/acl.h" ] || fail "install.sh with CDPATH exported did not install the headers"
+cat >"$work/env_probe.sh" <<'EOF'
+set -eu
+unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH
+path0=$PATH
+. "$1"
+once="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|${PATH%":$path0"}"
+. "$1"
+twice="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|${PATH%":$path0"}"
+[ "$once" = "$twice" ] || { echo "sourcing twice changed $once to $twice"; exit 1; }
+printf '%s\n' "$once"
+EOF
+want="$odd|$odd|$odd/lib64|$odd|$odd/lib64/pkgconfig|$odd/bin"
+shells=()
+for sh in bash zsh dash sh; do # zsh and dash are checked when installed
+    if command -v "$sh" >/dev/null; then shells+=("$sh"); fi
+done
+for sh in "${shells[@]}"; do
+    got=$(CDPATH= cd "$work" && CDPATH=".:$work" "$sh" env_probe.sh "$odd_name/set_env.sh" 2>&1) || fail "$sh: $got"
+    [ "$got" = "$want" ] || fail "set_env.sh under $sh gives '$got', not '$want'"
+done
+quiet cc -Wall -Wextra -Werror -I"$odd/include" -o "$work/odd_app" "$here/examples-c/acl_init.c" -L"$odd/lib64" -lascendcl
+quiet bash -c '. "$1" && "$2"' _ "$odd/set_env.sh" "$work/odd_app"
+quiet "$here/scripts/uninstall.sh" "$odd"
+[ ! -e "$odd" ] || fail "uninstall left the prefix it created: $(snapshot "$odd")"
+ok "prefix with space & | \\ ', CDPATH set, set_env.sh sourced relatively, twice, under set -eu: ${shells[*]}"
+
+# Exact uninstall over existing directories, and an upgrade leaves no old version behind.
+pre=$work/existing
+mkdir -p "$pre/lib64" "$pre/include/acl" "$pre/share/empty"
+echo mine >"$pre/lib64/user-file"
+before=$(snapshot "$pre")
+quiet "$here/scripts/install.sh" "$pre" "$pre" "$build" 0.0.1-old
+quiet "$here/scripts/install.sh" "$pre" "$pre" "$build" "$version"
+[ ! -e "$pre/lib64/libascendless.so.0.0.1-old" ] || fail "reinstall left the old version's library"
+[ "$(readlink -f "$pre/lib64/libascendcl.so")" = "$pre/lib64/libascendless.so.$version" ] || fail "reinstall links"
+quiet "$here/scripts/uninstall.sh" "$pre"
+[ "$(snapshot "$pre")" = "$before" ] ||
+    fail "install, upgrade and uninstall changed the prefix: $(diff <(echo "$before") <(snapshot "$pre") | tr '\n' ' ')"
+up=$work/upgrade
+quiet "$here/scripts/install.sh" "$up" "$up" "$build" 0.0.1-old
+echo mine >"$up/lib64/user-file"
+quiet "$here/scripts/install.sh" "$up" "$up" "$build" "$version"
+rm "$up/lib64/user-file"
+quiet "$here/scripts/uninstall.sh" "$up"
+[ ! -e "$up" ] || fail "uninstall after an upgrade left the prefix: $(snapshot "$up")"
+# ... also over a manifest from an install.sh that recorded only files (no header, no directories).
+quiet "$here/scripts/install.sh" "$up" "$up" "$build" 0.0.1-old
+grep -v -e '^#' -e '/$' "$up/share/ascendless/install-manifest.txt" >"$work/legacy.txt"
+cp "$work/legacy.txt" "$up/share/ascendless/install-manifest.txt"
+quiet "$here/scripts/install.sh" "$up" "$up" "$build" "$version"
+quiet "$here/scripts/uninstall.sh" "$up"
+[ "$(snapshot "$up")" = "" ] || fail "upgrade over an old-style manifest left: $(snapshot "$up")"
+rmdir "$up"
+ok "uninstall keeps directories that existed before; an upgrade leaves nothing of the old version"
+
+# A file that is not ours (the vendor's libascendcl.so) is not overwritten without FORCE=1.
+echo vendor >"$pre/lib64/libascendcl.so"
+before=$(snapshot "$pre")
+if "$here/scripts/install.sh" "$pre" "$pre" "$build" "$version" >"$work/out.log" 2>&1; then
+    fail "install overwrote a file it did not install"
+fi
+grep -q 'lib64/libascendcl.so' "$work/out.log" && grep -q 'FORCE=1' "$work/out.log" || fail "unclear refusal: $(cat "$work/out.log")"
+[ "$(snapshot "$pre")" = "$before" ] && [ "$(cat "$pre/lib64/libascendcl.so")" = vendor ] ||
+    fail "a refused install changed the prefix"
+FORCE=1 quiet "$here/scripts/install.sh" "$pre" "$pre" "$build" "$version"
+[ -L "$pre/lib64/libascendcl.so" ] || fail "FORCE=1 did not overwrite"
+quiet "$here/scripts/uninstall.sh" "$pre"
+ok "install refuses to overwrite another toolkit's files unless FORCE=1"
+
+# The version file: a project with no language enabled (no CMAKE_SIZEOF_VOID_P) is accepted;
+# a 32-bit one and another major version are not.
+major=${version%%.*} minor=${version#*.}
+minor=${minor%%.*}
+n=0
+version_case() { # version_case WANT EXPECT [CMAKE ARGS...]
+    n=$((n + 1))
+    quiet cmake -S "$here/tests/install/version_check" -B "$work/version$n" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DWANT="$1" -DEXPECT="$2" "${@:3}"
+}
+version_case "$major.$minor" YES -DSTATIC_APP="$here/examples-c/acl_init.c"
+version_case "$version" YES -DCMAKE_SIZEOF_VOID_P=8
+version_case "$major.$minor" NO -DCMAKE_SIZEOF_VOID_P=4
+version_case "$((major + 1)).0" NO
+quiet cmake --build "$work/version1"
+if ldd "$work/version1/static_app" | grep -q libascendless; then fail "Ascendless::static app needs the shared library"; fi
+quiet "$work/version1/static_app"
+ok "find_package(Ascendless $major.$minor) works from project(x NONE) (Ascendless::static links); 32-bit and $((major + 1)).0 are refused"
 
 # Uninstall removes exactly what was installed.
 echo keep >"$prefix/lib64/user-file"
