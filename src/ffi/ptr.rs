@@ -88,6 +88,16 @@ pub(crate) unsafe fn optional_str<'a>(
     s.to_str().map(Some).map_err(|_| BadPointer { what, why: "is not valid UTF-8" })
 }
 
+/// Reads a NUL-terminated UTF-8 string argument that must be present.
+///
+/// # Safety
+/// As for [`optional_str`].
+pub(crate) unsafe fn required_str<'a>(p: *const c_char, what: &'static str) -> Result<&'a str, BadPointer> {
+    check(p, what)?;
+    // SAFETY: forwarded contract.
+    unsafe { optional_str(p, what) }.map(Option::unwrap_or_default)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +126,8 @@ mod tests {
         unsafe {
             assert_eq!(optional_str(std::ptr::null(), "path").unwrap(), None);
             assert_eq!(optional_str(c"abc".as_ptr(), "key").unwrap(), Some("abc"));
+            assert!(required_str(std::ptr::null(), "key").is_err());
+            assert_eq!(required_str(c"abc".as_ptr(), "key").unwrap(), "abc");
             assert!(optional_str(c"\xff".as_ptr(), "key").is_err());
         }
     }

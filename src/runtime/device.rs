@@ -132,6 +132,17 @@ pub fn peer_access_enabled(id: i32, peer: i32) -> AclResult<bool> {
     Ok(devices()[i].peers.contains(&peer))
 }
 
+/// Enables access from `id` to `peer` on behalf of an IPC import with the ENABLE_PEER_ACCESS
+/// flag (the importing thread's device need not be the current one of another thread).
+pub fn enable_peer_from(id: i32, peer: i32) -> AclResult<()> {
+    let i = check_id(id)?;
+    check_id(peer)?;
+    if id != peer {
+        devices()[i].peers.insert(peer);
+    }
+    Ok(())
+}
+
 /// Releases every device in use, whatever its count (`aclFinalize`).
 pub fn release_all() {
     let in_use: Vec<i32> =

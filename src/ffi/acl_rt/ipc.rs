@@ -1,0 +1,233 @@
+//! `acl/acl_rt.h`: exporting and importing notifies and device memory between processes.
+
+use std::ffi::{c_char, c_void};
+
+use super::handles::to_c;
+use super::notify::lookup;
+use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
+use crate::error::{AclError, AclResult};
+use crate::ffi::acl::ACL_IPC_HANDLE_SIZE;
+use crate::ffi::acl_call;
+use crate::ffi::acl_rt::{aclrtNotify, aclrtServerPid};
+use crate::ffi::ptr::{null_argument, required_str, write_out};
+use crate::runtime::notify::NOTIFIES;
+use crate::runtime::share;
+
+/// Copies `key` and its NUL into the caller's buffer of `len` bytes (at least 65).
+///
+/// # Safety
+/// `buf` is NULL or valid for `len` bytes of writes.
+unsafe fn write_key(buf: *mut c_char, len: usize, key: &str) -> AclResult<()> {
+    if buf.is_null() {
+        return Err(null_argument("key"));
+    }
+    if len < ACL_IPC_HANDLE_SIZE || key.len() >= len {
+        return Err(AclError::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("the key buffer holds {len} bytes; it must hold at least {ACL_IPC_HANDLE_SIZE}"),
+        ));
+    }
+    let mut bytes = key.as_bytes().to_vec();
+    bytes.push(0);
+    // SAFETY: `buf` is non-NULL and valid for `len` >= bytes.len() writes by the caller's
+    // contract; the source is a local vector that cannot overlap it.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), buf.cast::<u8>(), bytes.len()) };
+    Ok(())
+}
+
+/// Reads `num` pids.
+///
+/// # Safety
+/// `pid` is NULL or points to `num` readable `int32_t`.
+unsafe fn read_pids<'a>(pid: *const i32, num: usize) -> AclResult<&'a [i32]> {
+    if pid.is_null() || num == 0 {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "pid must be a non-empty array"));
+    }
+    if !pid.is_aligned() {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "pid is not aligned"));
+    }
+    // SAFETY: non-NULL, aligned, and `num` readable values by the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(pid, num) })
+}
+
+/// Exports `notify` for other processes and writes its key (at most 64 characters and a NUL)
+/// into `key` (`len` at least 65, else 107000). `flags`: `ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT`
+/// (only pids given to `aclrtNotifySetImportPid` may import) or
+/// `ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION` (any process of the same user). A notify
+/// is exported once (507000 the second time).
+///
+/// # Safety
+/// `key` is NULL or valid for `len` bytes of writes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError {
+    acl_call("aclrtNotifyGetExportKey", || {
+        let n = lookup(notify)?;
+        if key.is_null() {
+            return Err(null_argument("key"));
+        }
+        if len < ACL_IPC_HANDLE_SIZE {
+            // SAFETY: forwarded contract; reports the short buffer before exporting anything.
+            return unsafe { write_key(key, len, "") };
+        }
+        let k = share::export_notify(&n, flags)?.to_string();
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_key(key, len, &k) }
+    })
+}
+
+/// Allows the processes `pid[0..num]` to import `notify` (after `aclrtNotifyGetExportKey`).
+///
+/// # Safety
+/// `pid` is NULL or points to `num` readable `int32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
+    acl_call("aclrtNotifySetImportPid", || {
+        let n = lookup(notify)?;
+        // SAFETY: forwarded from this function's contract.
+        let pids = unsafe { read_pids(pid, num) }?;
+        share::allow_notify_pids(&n, pids)
+    })
+}
+
+/// As `aclrtNotifySetImportPid` for processes of other servers of a super-node; on other
+/// products 207000.
+///
+/// # Safety
+/// `serverPids` is NULL or points to `num` readable entries whose `pid` arrays hold `num`
+/// readable values each.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
+    notify: aclrtNotify,
+    serverPids: *mut aclrtServerPid,
+    num: usize,
+) -> aclError {
+    acl_call("aclrtNotifySetImportPidInterServer", || {
+        let n = lookup(notify)?;
+        if serverPids.is_null() || num == 0 || !serverPids.is_aligned() {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty aligned array"));
+        }
+        // SAFETY: non-NULL, aligned, `num` readable entries by the caller's contract.
+        let servers = unsafe { std::slice::from_raw_parts(serverPids, num) };
+        let mut pids = Vec::new();
+        for s in servers {
+            // SAFETY: each entry's array is readable for its `num` values by the contract.
+            pids.extend_from_slice(unsafe { read_pids(s.pid, s.num) }?);
+        }
+        share::allow_notify_pids_inter_server(&n, &pids)
+    })
+}
+
+/// Imports the notify another process exported under `key`, for recording on this process's
+/// streams (waiting on it is the creator's: 107000). `flags` up to 3; with
+/// `ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS` access from the current device to the
+/// notify's device is enabled too. Unknown, withdrawn or destroyed keys: 107000; exporter gone:
+/// 507022; not whitelisted: 207006; unsupported product or virtual instance: 207000.
+///
+/// # Safety
+/// `notify` is NULL or valid for a write of an `aclrtNotify`; `key` is NULL or a C string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError {
+    acl_call("aclrtNotifyImportByKey", || {
+        if notify.is_null() {
+            return Err(null_argument("notify"));
+        }
+        // SAFETY: forwarded from this function's contract.
+        let key = unsafe { required_str(key, "key") }?;
+        let handle = share::import_notify(key, flags)?;
+        // SAFETY: forwarded from this function's contract; non-NULL checked above.
+        if let Err(e) = unsafe { write_out(notify, to_c(handle), "notify") } {
+            let _ = NOTIFIES.remove(handle);
+            return Err(e.into());
+        }
+        Ok(())
+    })
+}
+
+/// Exports `size` bytes of device memory at `devPtr` (a page-aligned address inside one
+/// `aclrtMalloc` allocation) and writes the key into `key` (`len` at least 65). `flags`:
+/// `ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT` or `..._DISABLE_PID_VALIDATION`.
+///
+/// # Safety
+/// `key` is NULL or valid for `len` bytes of writes.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
+    devPtr: *mut c_void,
+    size: usize,
+    key: *mut c_char,
+    len: usize,
+    flags: u64,
+) -> aclError {
+    acl_call("aclrtIpcMemGetExportKey", || {
+        if devPtr.is_null() {
+            return Err(null_argument("devPtr"));
+        }
+        if key.is_null() {
+            return Err(null_argument("key"));
+        }
+        if len < ACL_IPC_HANDLE_SIZE {
+            // SAFETY: forwarded contract; reports the short buffer before exporting anything.
+            return unsafe { write_key(key, len, "") };
+        }
+        let k = share::export_memory(devPtr.addr(), size, flags)?.to_string();
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_key(key, len, &k) }
+    })
+}
+
+/// Allows the processes `pid[0..num]` to import the memory exported under `key`.
+///
+/// # Safety
+/// `key` is NULL or a C string; `pid` is NULL or points to `num` readable `int32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i32, num: usize) -> aclError {
+    acl_call("aclrtIpcMemSetImportPid", || {
+        // SAFETY: forwarded from this function's contract.
+        let key = unsafe { required_str(key, "key") }?;
+        // SAFETY: forwarded from this function's contract.
+        let pids = unsafe { read_pids(pid, num) }?;
+        share::allow_memory_pids(key, pids)
+    })
+}
+
+/// Maps the device memory another process exported under `key` into this process (the same
+/// pages: no copy) and returns its address in `*devPtr`. `flags`: 0 or
+/// `ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS`. Errors as for `aclrtNotifyImportByKey`.
+///
+/// # Safety
+/// `devPtr` is NULL or valid for a write of a `void *`; `key` is NULL or a C string.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError {
+    acl_call("aclrtIpcMemImportByKey", || {
+        if devPtr.is_null() {
+            return Err(null_argument("devPtr"));
+        }
+        // SAFETY: forwarded from this function's contract.
+        let key = unsafe { required_str(key, "key") }?;
+        let addr = share::import_memory(key, flags)?;
+        let ptr = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
+        // SAFETY: forwarded from this function's contract; non-NULL checked above.
+        if let Err(e) = unsafe { write_out(devPtr, ptr, "devPtr") } {
+            let _ = share::close_memory(key);
+            return Err(e.into());
+        }
+        Ok(())
+    })
+}
+
+/// In an importer: unmaps the memory imported with `key`. In the exporter: withdraws the export
+/// (later imports fail). Importers should close before the exporter does.
+///
+/// # Safety
+/// `key` is NULL or a C string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
+    acl_call("aclrtIpcMemClose", || {
+        // SAFETY: forwarded from this function's contract.
+        let key = unsafe { required_str(key, "key") }?;
+        share::close_memory(key)
+    })
+}
