@@ -9,6 +9,7 @@ pub mod config;
 pub mod error;
 pub mod ffi;
 pub mod handle;
+pub mod ipc;
 pub mod logging;
 pub mod runtime;
 pub mod sys;

@@ -1,69 +1,78 @@
-//! Futex wait and wake on a 32-bit word in shared memory, across processes.
+//! Futex wait and wake on a 32-bit word that may live in memory shared between processes.
 //!
-//! The shared (not `FUTEX_PRIVATE_FLAG`) operations key the wait queue on the underlying page,
-//! so a waiter in one process is woken by a wake in another that maps the same file.
+//! The futex operations here are the *shared* (non-private) ones: the kernel keys the wait
+//! queue by the page behind the address, not by this process's address space, so a waiter in
+//! one process is woken by a waker in another that maps the same file at any address. That is
+//! what lets a notify cell in a shared mapping synchronise processes with no broker and no
+//! system call on the uncontended path. The word must only ever be touched through atomics.
 
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
-/// How a wait ended.
+/// How a [`wait`] ended. Callers re-check the word in every case: a futex wake-up is a hint,
+/// never a promise (another waiter may already have consumed what woke us).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WaitResult {
-    /// Woken by a wake (or spuriously): re-check the word.
+    /// Woken by [`wake`] (or spuriously).
     Woken,
-    /// The word did not hold the expected value when the wait began.
-    Changed,
+    /// The word did not hold `expected` when the kernel looked (`EAGAIN`): nothing to wait for.
+    ValueChanged,
+    /// The timeout elapsed (`ETIMEDOUT`).
     TimedOut,
-    /// A signal interrupted the wait: re-check and wait again.
+    /// A signal handler ran (`EINTR`); the caller decides whether to wait again.
     Interrupted,
 }
 
-/// Sleeps while `*word == expected`, for at most `timeout` (`None`: without limit).
+/// Sleeps while `word` holds `expected`, for at most `timeout` (measured on the monotonic
+/// clock; `None` waits until woken).
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitResult {
     let ts = timeout.map(|t| libc::timespec {
-        tv_sec: t.as_secs().min(i64::MAX as u64) as libc::time_t,
+        // Timeouts beyond what time_t holds are "practically forever": saturate.
+        tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
+        // Below one second, so it fits every c_long.
         tv_nsec: t.subsec_nanos() as libc::c_long,
     });
     let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `word` is a live, aligned 32-bit word (a reference); FUTEX_WAIT only reads it and
-    // the timespec, which lives on this stack frame for the call.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT,
-            expected,
-            ts_ptr,
-            std::ptr::null::<u32>(),
-            0,
-        )
+    // SAFETY: `word` is a live, 4-aligned AtomicU32 (an atomic the kernel only reads), `ts_ptr`
+    // is NULL or points at `ts`, which outlives the call; the remaining arguments are ignored by
+    // FUTEX_WAIT. Without FUTEX_PRIVATE_FLAG the wait is keyed by the backing page, as shared
+    // memory requires.
+    let ret = unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32)
     };
-    if rc == 0 {
+    if ret == 0 {
         return WaitResult::Woken;
     }
     match std::io::Error::last_os_error().raw_os_error() {
-        Some(libc::EAGAIN) => WaitResult::Changed,
+        Some(libc::EAGAIN) => WaitResult::ValueChanged,
         Some(libc::ETIMEDOUT) => WaitResult::TimedOut,
-        _ => WaitResult::Interrupted,
+        Some(libc::EINTR) => WaitResult::Interrupted,
+        other => {
+            // Cannot happen with a valid word and a well-formed timeout; report it as an
+            // interruption so the caller re-checks and keeps its own deadline.
+            log::warn!(target: crate::logging::TARGET, "futex wait failed unexpectedly (errno {other:?})");
+            WaitResult::Interrupted
+        }
     }
 }
 
-/// Wakes up to `n` waiters on `word`; returns how many were woken.
+/// Wakes up to `n` waiters sleeping on `word` (in any process); returns how many were woken.
 pub fn wake(word: &AtomicU32, n: u32) -> usize {
-    // SAFETY: `word` is a live, aligned 32-bit word; FUTEX_WAKE does not access its memory
-    // beyond using the address as the queue key.
-    let rc = unsafe {
+    let n = i32::try_from(n).unwrap_or(i32::MAX);
+    // SAFETY: `word` is a live AtomicU32; FUTEX_WAKE does not access its memory beyond keying
+    // the wait queue, and ignores the remaining arguments.
+    let ret = unsafe {
         libc::syscall(
             libc::SYS_futex,
             word.as_ptr(),
             libc::FUTEX_WAKE,
-            n.min(i32::MAX as u32),
+            n,
             std::ptr::null::<u8>(),
-            std::ptr::null::<u32>(),
-            0,
+            0usize,
+            0u32,
         )
     };
-    usize::try_from(rc).unwrap_or(0)
+    usize::try_from(ret).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -73,27 +82,50 @@ mod tests {
     use std::sync::atomic::Ordering;
     use std::time::Instant;
 
+    use crate::sys::mapping::Mapping;
+    use crate::sys::memfd::MemFd;
+
     #[test]
-    fn a_changed_word_does_not_sleep_and_a_timeout_ends_the_wait() {
-        let w = AtomicU32::new(1);
-        assert_eq!(wait(&w, 0, None), WaitResult::Changed);
-        let t = Instant::now();
-        assert_eq!(wait(&w, 1, Some(Duration::from_millis(20))), WaitResult::TimedOut);
-        assert!(t.elapsed() >= Duration::from_millis(15));
+    fn a_changed_value_returns_at_once() {
+        let word = AtomicU32::new(5);
+        assert_eq!(wait(&word, 4, None), WaitResult::ValueChanged);
     }
 
     #[test]
-    fn wake_releases_a_waiter() {
-        let w = Arc::new(AtomicU32::new(0));
-        let w2 = Arc::clone(&w);
-        let waiter = std::thread::spawn(move || {
-            while w2.load(Ordering::Acquire) == 0 {
-                wait(&w2, 0, Some(Duration::from_secs(5)));
+    fn a_wait_times_out() {
+        let word = AtomicU32::new(0);
+        let start = Instant::now();
+        assert_eq!(wait(&word, 0, Some(Duration::from_millis(30))), WaitResult::TimedOut);
+        assert!(start.elapsed() >= Duration::from_millis(25));
+    }
+
+    #[test]
+    fn wake_with_no_waiters_wakes_nobody() {
+        assert_eq!(wake(&AtomicU32::new(0), 10), 0);
+    }
+
+    #[test]
+    fn a_waiter_on_one_view_is_woken_through_another_view_of_the_same_file() {
+        // Two mappings of one file stand in for two processes: only a shared futex (keyed by
+        // the page, not the address) can connect them.
+        let file = MemFd::create("ascendless-futex-test", 4096).unwrap();
+        let a = Arc::new(Mapping::shared_rw(&file, 4096, 0).unwrap());
+        let b = Mapping::shared_rw(&file, 4096, 0).unwrap();
+        let waiter = std::thread::spawn({
+            let a = Arc::clone(&a);
+            move || {
+                let word = a.atomic_u32(64).unwrap();
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while word.load(Ordering::Acquire) == 0 && Instant::now() < deadline {
+                    wait(word, 0, Some(Duration::from_secs(5)));
+                }
+                word.load(Ordering::Acquire)
             }
         });
+        let word = b.atomic_u32(64).unwrap();
         std::thread::sleep(Duration::from_millis(20));
-        w.store(1, Ordering::Release);
-        wake(&w, 1);
-        waiter.join().unwrap();
+        word.store(7, Ordering::Release);
+        wake(word, 1);
+        assert_eq!(waiter.join().unwrap(), 7);
     }
 }

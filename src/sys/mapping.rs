@@ -155,19 +155,6 @@ impl Mapping {
         self.access
     }
 
-    /// The 32-bit word at `offset` of a read-write mapping, for atomics and futexes shared with
-    /// other processes mapping the same file. `None` if out of bounds, misaligned or
-    /// inaccessible.
-    pub fn atomic_u32(&self, offset: usize) -> Option<&AtomicU32> {
-        if self.access != Access::ReadWrite || offset % 4 != 0 || offset.checked_add(4)? > self.len {
-            return None;
-        }
-        // SAFETY: the word is inside this live read-write mapping (checked above) and aligned;
-        // the mapping stays mapped for as long as `&self` lives, which bounds the reference.
-        // Shared memory may change under us at any time, which is exactly what atomics allow.
-        Some(unsafe { AtomicU32::from_ptr((self.addr + offset) as *mut u32) })
-    }
-
     /// The bytes `[offset, offset + len)` of a read-write mapping, as a span that keeps the
     /// mapping alive for as long as it exists (so a queued copy survives a racing free).
     /// `None` if the range does not fit or the mapping is inaccessible.
@@ -177,6 +164,25 @@ impl Mapping {
             return None;
         }
         Some(RawSpan::in_mapping(Arc::clone(this), this.addr + offset, len))
+    }
+
+    /// The 32-bit word at `offset` of a read-write mapping, as an atomic (the cell of a notify,
+    /// shared with other processes that map the same file). `None` if the word does not fit,
+    /// `offset` is not a multiple of 4, or the mapping is inaccessible.
+    ///
+    /// Those bytes must then only be accessed atomically (by every process): a plain copy over
+    /// them through a [`RawSpan`] while the atomic is in use would be a data race.
+    pub fn atomic_u32(&self, offset: usize) -> Option<&AtomicU32> {
+        let end = offset.checked_add(4)?;
+        if self.access != Access::ReadWrite || end > self.len || offset % 4 != 0 {
+            return None;
+        }
+        // SAFETY: [addr + offset, addr + offset + 4) lies inside this live read-write shared
+        // mapping, which stays mapped as long as `&self` is borrowed (only Drop unmaps it); the
+        // address is 4-aligned (mappings are page-aligned, offset % 4 == 0), which is
+        // AtomicU32's alignment, and any bit pattern is a valid u32. Other processes and views
+        // may change the bytes concurrently, which is exactly what atomics permit.
+        Some(unsafe { AtomicU32::from_ptr((self.addr + offset) as *mut u32) })
     }
 }
 
@@ -240,6 +246,21 @@ mod tests {
         assert!(Mapping::span(&rw, 4000, 96).is_some());
         assert!(Mapping::span(&rw, 4000, 97).is_none());
         assert!(Mapping::span(&rw, usize::MAX, 2).is_none());
+    }
+
+    #[test]
+    fn atomic_words_are_checked_and_shared_between_views() {
+        use std::sync::atomic::Ordering;
+        let f = file(4096);
+        let a = Mapping::shared_rw(&f, 4096, 0).unwrap();
+        let b = Mapping::shared_rw(&f, 4096, 0).unwrap();
+        a.atomic_u32(4092).unwrap().store(0xdead_beef, Ordering::Release);
+        assert_eq!(b.atomic_u32(4092).unwrap().load(Ordering::Acquire), 0xdead_beef);
+        assert!(a.atomic_u32(4093).is_none(), "unaligned");
+        assert!(a.atomic_u32(4096).is_none(), "out of bounds");
+        assert!(a.atomic_u32(usize::MAX - 3).is_none(), "overflow");
+        let none = Mapping::shared_no_access(&f, 4096, 0).unwrap();
+        assert!(none.atomic_u32(0).is_none(), "inaccessible");
     }
 
     #[test]

@@ -6,11 +6,17 @@
 //!   IPC layer can hand the descriptor to another process);
 //! - [`mapping::Mapping`]: a shared mapping of such a file at a chosen alignment;
 //! - [`span::RawSpan`]: a byte range some owner promises is valid, the one way the safe core
-//!   moves bytes between mappings and user memory.
+//!   moves bytes between mappings and user memory;
+//! - [`socket::Listener`] / [`socket::Conn`]: abstract-namespace Unix sockets that carry IPC
+//!   requests, descriptors and the kernel's word on who the peer is;
+//! - [`futex`]: cross-process wait and wake on a word of shared memory;
+//! - [`random`]: the kernel's random numbers, for secrets.
 
 pub mod futex;
 pub mod mapping;
 pub mod memfd;
+pub mod random;
+pub mod socket;
 pub mod span;
 
 /// The system page size (what every mapping is rounded to).
@@ -19,6 +25,12 @@ pub fn page_size() -> usize {
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     // Linux always reports a page size; 4 KiB is the only sensible fallback.
     usize::try_from(size).ok().filter(|s| s.is_power_of_two()).unwrap_or(4096)
+}
+
+/// This process's effective user id (whom the kernel checks our access as).
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid only reads the calling process's credentials and cannot fail.
+    unsafe { libc::geteuid() }
 }
 
 #[cfg(test)]

@@ -1,0 +1,152 @@
+//! Export and import between processes: the transport under IPC notifies and IPC memory.
+//!
+//! # How it works
+//! An exporting process runs one *broker*: a thread serving an abstract-namespace Unix socket
+//! named after the process's pid and a random per-process token (started by the first
+//! [`export`]). Each export is a memory file descriptor (a notify's cell or an allocation), a
+//! byte range of it, and a 128-bit random secret; its [`Key`] text names the broker and the
+//! secret. An importer ([`import`]) connects to the broker, sends the key, and the broker
+//! - checks the importer's pid, *as the kernel reports it* (`SO_PEERCRED`), against the
+//!   export's whitelist ([`allow_pids`]), unless pid validation is off for the export, in
+//!   which case only processes of the exporter's own user may import;
+//! - replies with the export's description and passes the descriptor (`SCM_RIGHTS`): the
+//!   importer maps the very same pages, no copy;
+//! - keeps the connection open as the import's *lifeline*: an importer that lets go normally
+//!   says "release" first ([`ImportLink`]'s drop); a connection that closes without it means
+//!   the importer died, and the export's `on_importer_lost` callback learns its pid.
+//!
+//! The exporter's death closes the broker's socket: later imports fail with
+//! `ACL_ERROR_RT_IPC_ERROR`, and live importers see it on their link
+//! ([`ImportLink::exporter_gone`]). Nothing is ever created in the file system.
+//!
+//! # Errors
+//! - malformed key; a key the (live) exporter does not know; a revoked export; bad arguments
+//!   to [`export`] / [`allow_pids`]: `ACL_ERROR_RT_PARAM_INVALID` (107000);
+//! - importer not whitelisted (or, without pid validation, of another user):
+//!   `ACL_ERROR_RT_NO_PERMISSION` (207006);
+//! - exporter gone, timeout, protocol error: `ACL_ERROR_RT_IPC_ERROR` (507022).
+//!
+//! Every message says what happened and, where the caller can act, what to do.
+//!
+//! # Threads and processes
+//! Everything may be called from any thread; a process may import its own keys (its broker
+//! thread answers). A child made by `fork` does not inherit its parent's exports: its first
+//! export starts a broker of its own.
+
+mod broker;
+mod exports;
+mod import;
+pub mod key;
+pub mod wire;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::AclError;
+use crate::error::AclResult;
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID,
+};
+use crate::sys::memfd::MemFd;
+
+pub use import::{ImportLink, Imported};
+pub use key::{KEY_MAX_LEN, Key};
+
+/// What an export is; the importer gets it back to check it imported what it expected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportKind {
+    Notify,
+    Memory,
+}
+
+/// Called with the pid of an importer whose process ended without releasing its import. It
+/// runs on the broker thread: it must return quickly and must not block.
+pub type LostImporter = Box<dyn Fn(u32) + Send + Sync>;
+
+/// What to export: `len` bytes at `offset` of `fd`, described as `kind` on `device` (and, for a
+/// notify, its id).
+pub struct Offer {
+    pub kind: ExportKind,
+    pub fd: Arc<MemFd>,
+    pub offset: u64,
+    pub len: u64,
+    pub device: i32,
+    pub notify_id: u32,
+    /// Only whitelisted pids may import ([`allow_pids`]); when false, any process of the
+    /// exporter's user may (the vendor's `..._DISABLE_PID_VALIDATION` flags).
+    pub validate_pid: bool,
+    pub on_importer_lost: Option<LostImporter>,
+}
+
+impl fmt::Debug for Offer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Offer")
+            .field("kind", &self.kind)
+            .field("fd", &self.fd)
+            .field("offset", &self.offset)
+            .field("len", &self.len)
+            .field("device", &self.device)
+            .field("notify_id", &self.notify_id)
+            .field("validate_pid", &self.validate_pid)
+            .field("on_importer_lost", &self.on_importer_lost.is_some())
+            .finish()
+    }
+}
+
+/// Registers an export and returns its key, starting this process's broker if needed.
+/// 107000 if the range is empty or lies outside the file; 507022 if the broker cannot start.
+pub fn export(offer: Offer) -> AclResult<Key> {
+    let size =
+        offer.fd.size().map_err(|e| ipc_error(format!("cannot read the size of the exported file: {e}")))?;
+    let end = offer.offset.checked_add(offer.len);
+    if offer.len == 0 || end.is_none_or(|end| end > size) {
+        return Err(param_invalid(format!(
+            "cannot export {} bytes at offset {} of a file of {size} bytes",
+            offer.len, offer.offset
+        )));
+    }
+    broker::running()?.export(offer)
+}
+
+/// Adds `pids` to the whitelist of `key` (`aclrtNotifySetImportPid`, `aclrtIpcMemSetImportPid`).
+/// 107000 for a key this process does not export (or has revoked) and for a pid <= 0.
+pub fn allow_pids(key: &Key, pids: &[i32]) -> AclResult<()> {
+    if let Some(&bad) = pids.iter().find(|&&p| p <= 0) {
+        return Err(param_invalid(format!("{bad} is not a process id (pids to allow must be positive)")));
+    }
+    broker::owning(key)?.allow_pids(key, pids)
+}
+
+/// Withdraws an export: later imports of `key` fail with 107000; existing imports keep their
+/// mappings (and their lifelines, so `on_importer_lost` still reports them). 107000 for a key
+/// this process does not export or has already revoked.
+pub fn revoke(key: &Key) -> AclResult<()> {
+    broker::owning(key)?.revoke(key)
+}
+
+/// How many imports of `key` are live (connections not yet released or closed); 0 for keys this
+/// process does not export.
+pub fn importers(key: &Key) -> usize {
+    broker::owning(key).map_or(0, |b| b.importers(key))
+}
+
+/// Imports the export named by the key text, waiting at most `timeout` for the exporter.
+pub fn import(key: &str, timeout: Duration) -> AclResult<Imported> {
+    import::import(key, timeout)
+}
+
+fn param_invalid(message: impl Into<String>) -> AclError {
+    AclError::new(ACL_ERROR_RT_PARAM_INVALID, message)
+}
+
+fn no_permission(message: impl Into<String>) -> AclError {
+    AclError::new(ACL_ERROR_RT_NO_PERMISSION, message)
+}
+
+fn ipc_error(message: impl Into<String>) -> AclError {
+    AclError::new(ACL_ERROR_RT_IPC_ERROR, message)
+}
+
+#[cfg(test)]
+mod tests;
