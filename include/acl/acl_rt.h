@@ -316,6 +316,100 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
 
 /*
+ Exports `notify` for other processes and writes its key (at most 64 characters and a NUL)
+ into `key` (`len` at least 65, else 107000). `flags`: `ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT`
+ (only pids given to `aclrtNotifySetImportPid` may import) or
+ `ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION` (any process of the same user). A notify
+ is exported once (507000 the second time).
+
+ # Safety
+ `key` is NULL or valid for `len` bytes of writes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtNotifyGetExportKey(aclrtNotify notify,
+                                 char *key,
+                                 size_t len,
+                                 uint64_t flags);
+
+/*
+ Allows the processes `pid[0..num]` to import `notify` (after `aclrtNotifyGetExportKey`).
+
+ # Safety
+ `pid` is NULL or points to `num` readable `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtNotifySetImportPid(aclrtNotify notify, int32_t *pid, size_t num);
+
+/*
+ As `aclrtNotifySetImportPid` for processes of other servers of a super-node; on other
+ products 207000.
+
+ # Safety
+ `serverPids` is NULL or points to `num` readable entries whose `pid` arrays hold `num`
+ readable values each.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtNotifySetImportPidInterServer(aclrtNotify notify,
+                                            struct aclrtServerPid *serverPids,
+                                            size_t num);
+
+/*
+ Imports the notify another process exported under `key`, for recording on this process's
+ streams (waiting on it is the creator's: 107000). `flags` up to 3; with
+ `ACL_RT_NOTIFY_IMPORT_FLAG_ENABLE_PEER_ACCESS` access from the current device to the
+ notify's device is enabled too. Unknown, withdrawn or destroyed keys: 107000; exporter gone:
+ 507022; not whitelisted: 207006; unsupported product or virtual instance: 207000.
+
+ # Safety
+ `notify` is NULL or valid for a write of an `aclrtNotify`; `key` is NULL or a C string.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtNotifyImportByKey(aclrtNotify *notify,
+                                const char *key,
+                                uint64_t flags);
+
+/*
+ Exports `size` bytes of device memory at `devPtr` (a page-aligned address inside one
+ `aclrtMalloc` allocation) and writes the key into `key` (`len` at least 65). `flags`:
+ `ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT` or `..._DISABLE_PID_VALIDATION`.
+
+ # Safety
+ `key` is NULL or valid for `len` bytes of writes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtIpcMemGetExportKey(void *devPtr,
+                                 size_t size,
+                                 char *key,
+                                 size_t len,
+                                 uint64_t flags);
+
+/*
+ Allows the processes `pid[0..num]` to import the memory exported under `key`.
+
+ # Safety
+ `key` is NULL or a C string; `pid` is NULL or points to `num` readable `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+
+/*
+ Maps the device memory another process exported under `key` into this process (the same
+ pages: no copy) and returns its address in `*devPtr`. `flags`: 0 or
+ `ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS`. Errors as for `aclrtNotifyImportByKey`.
+
+ # Safety
+ `devPtr` is NULL or valid for a write of a `void *`; `key` is NULL or a C string.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+
+/*
+ In an importer: unmaps the memory imported with `key`. In the exporter: withdraws the export
+ (later imports fail). Importers should close before the exporter does.
+
+ # Safety
+ `key` is NULL or a C string.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+
+/*
  Allocates `size` bytes on the current device. Huge-page policies give 2 MiB-aligned memory,
  the others page-aligned. Beyond the device's capacity (`ASCENDLESS_DEVICE_MEMORY`):
  `ACL_ERROR_RT_MEMORY_ALLOCATION`. With `ASCENDLESS_STRICT_DEVICE_MEMORY=1` the memory cannot

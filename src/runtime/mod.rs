@@ -7,6 +7,7 @@ pub mod init;
 pub mod memory;
 pub mod notify;
 pub mod product;
+pub mod share;
 pub mod stream;
 
 /// Called when a device's last use is reset: frees the memory allocated on it.

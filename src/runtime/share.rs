@@ -49,7 +49,9 @@ fn check_import_supported(what: &str) -> AclResult<()> {
     if s.virtual_instance {
         return Err(AclError::new(
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            format!("importing {what} is not supported in a virtual instance (ASCENDLESS_VIRTUAL_INSTANCE=1)"),
+            format!(
+                "importing {what} is not supported in a virtual instance (ASCENDLESS_VIRTUAL_INSTANCE=1)"
+            ),
         ));
     }
     if !s.product.supports_ipc_import() {
@@ -103,14 +105,16 @@ pub fn export_notify(n: &Arc<Notify>, flags: u64) -> AclResult<Key> {
         })),
     })?;
     n.exported.store(true, Ordering::Release);
-    *export = Some(key.clone());
+    *export = Some(key);
     Ok(key)
 }
 
 /// `aclrtNotifySetImportPid`: whitelists `pids` for the notify's export.
 pub fn allow_notify_pids(n: &Notify, pids: &[i32]) -> AclResult<()> {
     let export = n.export.lock().unwrap_or_else(|e| e.into_inner());
-    let key = export.as_ref().ok_or_else(|| invalid("export the notify (aclrtNotifyGetExportKey) before whitelisting pids"))?;
+    let key = export
+        .as_ref()
+        .ok_or_else(|| invalid("export the notify (aclrtNotifyGetExportKey) before whitelisting pids"))?;
     ipc::allow_pids(key, pids)
 }
 
@@ -184,12 +188,17 @@ pub fn export_memory(addr: usize, size: usize, flags: u64) -> AclResult<Key> {
     }
     let page = crate::sys::page_size();
     if size == 0 || addr % page != 0 {
-        return Err(invalid(format!("cannot export {size} bytes at {addr:#x}: the range must start on a page and not be empty")));
+        return Err(invalid(format!(
+            "cannot export {size} bytes at {addr:#x}: the range must start on a page and not be empty"
+        )));
     }
-    let b = memory::backing(addr).ok_or_else(|| invalid(format!("{addr:#x} is not device memory of this process")))?;
+    let b = memory::backing(addr)
+        .ok_or_else(|| invalid(format!("{addr:#x} is not device memory of this process")))?;
     let device = match b.placement {
         memory::Placement::Device(d) if !b.imported => d,
-        memory::Placement::Device(_) => return Err(invalid("memory imported from another process cannot be exported again")),
+        memory::Placement::Device(_) => {
+            return Err(invalid("memory imported from another process cannot be exported again"));
+        }
         memory::Placement::Host => return Err(invalid("only device memory (aclrtMalloc) can be exported")),
     };
     let offset = addr - b.start;
@@ -206,13 +215,13 @@ pub fn export_memory(addr: usize, size: usize, flags: u64) -> AclResult<Key> {
         validate_pid: flags & MEM_EXPORT_NO_PID_CHECK == 0,
         on_importer_lost: None,
     })?;
-    with_shared(|s| s.exports.insert(key.to_string(), MemExport { key: key.clone() }));
+    with_shared(|s| s.exports.insert(key.to_string(), MemExport { key }));
     Ok(key)
 }
 
 /// `aclrtIpcMemSetImportPid`.
 pub fn allow_memory_pids(key: &str, pids: &[i32]) -> AclResult<()> {
-    let k = with_shared(|s| s.exports.get(key).map(|e| e.key.clone()))
+    let k = with_shared(|s| s.exports.get(key).map(|e| e.key))
         .ok_or_else(|| invalid("this process has not exported that key (or has closed it)"))?;
     ipc::allow_pids(&k, pids)
 }
@@ -220,7 +229,9 @@ pub fn allow_memory_pids(key: &str, pids: &[i32]) -> AclResult<()> {
 /// `aclrtIpcMemImportByKey`: maps the exported range into this process as device memory.
 pub fn import_memory(key: &str, flags: u64) -> AclResult<usize> {
     if flags > MEM_IMPORT_PEER_ACCESS {
-        return Err(invalid(format!("import flags {flags:#x}: use 0 or ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (1)")));
+        return Err(invalid(format!(
+            "import flags {flags:#x}: use 0 or ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (1)"
+        )));
     }
     check_import_supported("IPC memory")?;
     context::current_device()?;

@@ -41,6 +41,10 @@ struct Queue {
     completed: u64,
     first_error: Option<AclError>,
     closed: bool,
+    /// Completion counts that synchronising threads are waiting for. The worker signals `done`
+    /// only when the lowest is reached, not after every task: a wake-up is a system call, and
+    /// a stream running thousands of small tasks (a notify ping-pong) would pay one per task.
+    awaited: Vec<u64>,
 }
 
 struct Shared {
@@ -78,6 +82,7 @@ impl Stream {
                 completed: 0,
                 first_error: None,
                 closed: false,
+                awaited: Vec::new(),
             }),
             work: Condvar::new(),
             done: Condvar::new(),
@@ -118,24 +123,35 @@ impl Stream {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut q = self.shared.lock();
         let target = q.submitted;
+        if q.completed < target {
+            q.awaited.push(target);
+        }
+        let mut timed_out = false;
         while q.completed < target {
             q = match deadline {
                 None => self.shared.done.wait(q).unwrap_or_else(|e| e.into_inner()),
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        return Err(AclError::new(
-                            ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
-                            format!(
-                                "stream synchronisation timed out after {} ms with {} task(s) pending",
-                                timeout.unwrap_or_default().as_millis(),
-                                target - q.completed
-                            ),
-                        ));
+                        timed_out = true;
+                        break;
                     }
                     self.shared.done.wait_timeout(q, d - now).unwrap_or_else(|e| e.into_inner()).0
                 }
             };
+        }
+        if let Some(i) = q.awaited.iter().position(|&t| t == target) {
+            q.awaited.swap_remove(i);
+        }
+        if timed_out {
+            return Err(AclError::new(
+                ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+                format!(
+                    "stream synchronisation timed out after {} ms with {} task(s) pending",
+                    timeout.unwrap_or_default().as_millis(),
+                    target - q.completed
+                ),
+            ));
         }
         q.first_error.take().map_or(Ok(()), Err)
     }
@@ -180,33 +196,47 @@ impl Drop for Stream {
     }
 }
 
+/// Tasks the worker takes from the queue at once.
+const BATCH: usize = 64;
+
 fn run_worker(shared: &Shared) {
+    // The worker takes up to BATCH queued tasks under one lock and reports their completion
+    // under the next, so a stream of many small tasks (a notify ping-pong) pays two lock
+    // rounds per batch, not per task. Synchronisation only looks at the completion count, so
+    // reporting a batch's completions together changes no result, only when it is seen.
+    let mut batch: Vec<Task> = Vec::with_capacity(BATCH);
+    let mut q = shared.lock();
     loop {
-        let task = {
-            let mut q = shared.lock();
-            loop {
-                if let Some(t) = q.tasks.pop_front() {
-                    break t;
-                }
-                if q.closed {
-                    return;
-                }
-                q = shared.work.wait(q).unwrap_or_else(|e| e.into_inner());
+        while q.tasks.is_empty() {
+            if q.closed {
+                return;
             }
-        };
+            q = shared.work.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+        let take = q.tasks.len().min(BATCH);
+        batch.extend(q.tasks.drain(..take));
+        drop(q);
         let ctx = TaskCtx { cancel: &shared.cancel };
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&ctx)))
-            .unwrap_or_else(|_| Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked")));
-        let mut q = shared.lock();
-        q.completed += 1;
-        if let Err(e) = result {
-            log::error!(target: TARGET, "stream task failed: {}", e.message);
-            if q.first_error.is_none() {
-                q.first_error = Some(e);
+        let mut first_error = None;
+        let ran = batch.len() as u64;
+        for task in batch.drain(..) {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&ctx)))
+                .unwrap_or_else(|_| {
+                    Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked"))
+                });
+            if let Err(e) = result {
+                log::error!(target: TARGET, "stream task failed: {}", e.message);
+                first_error.get_or_insert(e);
             }
         }
-        drop(q);
-        shared.done.notify_all();
+        q = shared.lock();
+        q.completed += ran;
+        if let Some(e) = first_error {
+            q.first_error.get_or_insert(e);
+        }
+        if q.awaited.iter().any(|&t| q.completed >= t) {
+            shared.done.notify_all();
+        }
     }
 }
 

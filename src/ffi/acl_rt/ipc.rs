@@ -60,7 +60,12 @@ unsafe fn read_pids<'a>(pid: *const i32, num: usize) -> AclResult<&'a [i32]> {
 /// # Safety
 /// `key` is NULL or valid for `len` bytes of writes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtNotifyGetExportKey(notify: aclrtNotify, key: *mut c_char, len: usize, flags: u64) -> aclError {
+pub unsafe extern "C" fn aclrtNotifyGetExportKey(
+    notify: aclrtNotify,
+    key: *mut c_char,
+    len: usize,
+    flags: u64,
+) -> aclError {
     acl_call("aclrtNotifyGetExportKey", || {
         let n = lookup(notify)?;
         if key.is_null() {
@@ -106,7 +111,10 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     acl_call("aclrtNotifySetImportPidInterServer", || {
         let n = lookup(notify)?;
         if serverPids.is_null() || num == 0 || !serverPids.is_aligned() {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty aligned array"));
+            return Err(AclError::new(
+                ACL_ERROR_INVALID_PARAM,
+                "serverPids must be a non-empty aligned array",
+            ));
         }
         // SAFETY: non-NULL, aligned, `num` readable entries by the caller's contract.
         let servers = unsafe { std::slice::from_raw_parts(serverPids, num) };
@@ -128,7 +136,11 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
 /// # Safety
 /// `notify` is NULL or valid for a write of an `aclrtNotify`; `key` is NULL or a C string.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtNotifyImportByKey(notify: *mut aclrtNotify, key: *const c_char, flags: u64) -> aclError {
+pub unsafe extern "C" fn aclrtNotifyImportByKey(
+    notify: *mut aclrtNotify,
+    key: *const c_char,
+    flags: u64,
+) -> aclError {
     acl_call("aclrtNotifyImportByKey", || {
         if notify.is_null() {
             return Err(null_argument("notify"));
@@ -200,7 +212,11 @@ pub unsafe extern "C" fn aclrtIpcMemSetImportPid(key: *const c_char, pid: *mut i
 /// `devPtr` is NULL or valid for a write of a `void *`; `key` is NULL or a C string.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtIpcMemImportByKey(devPtr: *mut *mut c_void, key: *const c_char, flags: u64) -> aclError {
+pub unsafe extern "C" fn aclrtIpcMemImportByKey(
+    devPtr: *mut *mut c_void,
+    key: *const c_char,
+    flags: u64,
+) -> aclError {
     acl_call("aclrtIpcMemImportByKey", || {
         if devPtr.is_null() {
             return Err(null_argument("devPtr"));

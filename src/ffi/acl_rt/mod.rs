@@ -11,6 +11,7 @@ pub mod context;
 pub mod device;
 pub mod event;
 mod handles;
+pub mod ipc;
 pub mod memory;
 pub mod notify;
 pub mod stream;

@@ -16,6 +16,7 @@ use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::handle::{HandleKind, HandleTable};
+use crate::ipc::{ImportLink, Key};
 
 pub static NOTIFIES: HandleTable<Notify> = HandleTable::new(HandleKind::Notify);
 
@@ -33,6 +34,11 @@ pub struct Notify {
     pub exported: AtomicBool,
     /// An importer died without releasing its import: waits fail instead of waiting forever.
     pub peer_lost: AtomicBool,
+    /// The key it is exported under, while the export stands.
+    pub export: Mutex<Option<Key>>,
+    /// For an imported notify: the connection to the exporter that stands for the import
+    /// (dropping it tells the exporter this process let go).
+    pub link: Option<ImportLink>,
 }
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(0);
@@ -72,6 +78,8 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
         imported: false,
         exported: AtomicBool::new(false),
         peer_lost: AtomicBool::new(false),
+        export: Mutex::new(None),
+        link: None,
     }))
 }
 
@@ -81,8 +89,8 @@ fn uncount(device: i32) {
     }
 }
 
-/// Registers a notify imported from another process.
-pub fn adopt_import(cell: Cell, device: i32, id: u32) -> u64 {
+/// Registers a notify imported from another process, with its link to the exporter.
+pub fn adopt_import(cell: Cell, device: i32, id: u32, link: ImportLink) -> u64 {
     NOTIFIES.insert(Notify {
         cell,
         device,
@@ -90,12 +98,15 @@ pub fn adopt_import(cell: Cell, device: i32, id: u32) -> u64 {
         imported: true,
         exported: AtomicBool::new(false),
         peer_lost: AtomicBool::new(false),
+        export: Mutex::new(None),
+        link: Some(link),
     })
 }
 
 /// `aclrtDestroyNotify`: this process's handle goes; queued tasks that hold the notify still
 /// run. The shared cell lives on while another process has it mapped.
 pub fn destroy(notify: Arc<Notify>) {
+    super::share::withdraw_notify(&notify);
     if !notify.imported {
         uncount(notify.device);
     }

@@ -1,0 +1,221 @@
+//! Notify ping-pong between two processes, through streams, against a raw shared-memory futex
+//! ping-pong measured in the same run.
+//!
+//! Each side records the other's (imported) notify and waits on its own, as stream tasks; the
+//! parent timestamps every round trip on its stream. The baseline does the same exchange with
+//! two futex words in a shared page and nothing else (the same spin-then-sleep waiting).
+//! `cargo bench --bench notify` prints p50/p99 round trips and the ratio; under `cargo test` a
+//! few hundred round trips only, to prove the benchmark still works.
+
+use std::ffi::{CString, c_char, c_void};
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::AsRawFd;
+use std::process::{Command, Stdio};
+use std::ptr::null_mut;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ascendless::error::acl_codes::ACL_SUCCESS;
+use ascendless::ffi::acl_rt::device::aclrtSetDevice;
+use ascendless::ffi::acl_rt::ipc::{aclrtNotifyGetExportKey, aclrtNotifyImportByKey};
+use ascendless::ffi::acl_rt::notify::{aclrtCreateNotify, aclrtRecordNotify, aclrtWaitAndResetNotify};
+use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
+use ascendless::sys::futex;
+use ascendless::sys::mapping::Mapping;
+use ascendless::sys::memfd::MemFd;
+
+const ROLE: &str = "ASCENDLESS_BENCH_NOTIFY_ROLE";
+const NO_PID_VALIDATION: u64 = 2;
+const SPINS: u32 = 2000;
+
+fn check(rc: i32, what: &str) {
+    assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
+}
+
+fn rounds(full: bool) -> usize {
+    if full { 20_000 } else { 300 }
+}
+
+// ---- the baseline: two futex words in a shared page ----
+
+/// Waits until `word` reaches `target`, spinning first, then sleeping on the futex (counted in
+/// `sleepers` so the other side only makes the wake system call when someone sleeps).
+fn raw_wait(word: &AtomicU32, sleepers: &AtomicU32, target: u32) {
+    for _ in 0..SPINS {
+        if word.load(Ordering::Acquire) >= target {
+            return;
+        }
+        std::hint::spin_loop();
+    }
+    sleepers.fetch_add(1, Ordering::SeqCst);
+    loop {
+        let v = word.load(Ordering::SeqCst);
+        if v >= target {
+            break;
+        }
+        futex::wait(word, v, Some(Duration::from_secs(5)));
+    }
+    sleepers.fetch_sub(1, Ordering::SeqCst);
+}
+
+fn raw_post(word: &AtomicU32, sleepers: &AtomicU32, value: u32) {
+    word.store(value, Ordering::SeqCst);
+    if sleepers.load(Ordering::SeqCst) > 0 {
+        futex::wake(word, 1);
+    }
+}
+
+struct Words<'a> {
+    ping: &'a AtomicU32,
+    ping_sleepers: &'a AtomicU32,
+    pong: &'a AtomicU32,
+    pong_sleepers: &'a AtomicU32,
+}
+
+fn words(map: &Mapping) -> Words<'_> {
+    let w = |at| map.atomic_u32(at).unwrap();
+    Words { ping: w(0), ping_sleepers: w(4), pong: w(64), pong_sleepers: w(68) }
+}
+
+fn raw_parent(n: usize) -> Vec<Duration> {
+    let file = MemFd::create("ascendless-bench", 4096).unwrap();
+    let map = Mapping::shared_rw(&file, 4096, 4096).unwrap();
+    let path = format!("/proc/{}/fd/{}", std::process::id(), file.as_fd().as_raw_fd());
+    let mut child =
+        Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("raw:{path}:{n}")).spawn().unwrap();
+    let w = words(&map);
+    let mut times = Vec::with_capacity(n);
+    let mut last = Instant::now();
+    for i in 1..=n as u32 {
+        raw_post(w.ping, w.ping_sleepers, i);
+        raw_wait(w.pong, w.pong_sleepers, i);
+        let now = Instant::now();
+        times.push(now - last);
+        last = now;
+    }
+    assert!(child.wait().unwrap().success());
+    times
+}
+
+fn raw_child(path: &str, n: usize) {
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let file = MemFd::from(std::os::fd::OwnedFd::from(file));
+    let map = Mapping::shared_rw(&file, 4096, 4096).unwrap();
+    let w = words(&map);
+    for i in 1..=n as u32 {
+        raw_wait(w.ping, w.ping_sleepers, i);
+        raw_post(w.pong, w.pong_sleepers, i);
+    }
+}
+
+// ---- the notifies, through streams ----
+
+fn export(notify: *mut c_void) -> String {
+    let mut buf = [0 as c_char; 65];
+    // SAFETY: a 65-byte buffer.
+    check(unsafe { aclrtNotifyGetExportKey(notify, buf.as_mut_ptr(), 65, NO_PID_VALIDATION) }, "export");
+    // SAFETY: the call wrote a NUL-terminated key.
+    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_owned()
+}
+
+fn import(key: &str) -> *mut c_void {
+    let mut n = null_mut();
+    let key = CString::new(key).unwrap();
+    // SAFETY: valid out-pointer and C string.
+    check(unsafe { aclrtNotifyImportByKey(&mut n, key.as_ptr(), 2) }, "import");
+    n
+}
+
+fn setup(device: i32) -> (*mut c_void, *mut c_void) {
+    check(aclrtSetDevice(device), "aclrtSetDevice");
+    let (mut stream, mut own) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers.
+    unsafe {
+        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
+        check(aclrtCreateNotify(&mut own, 0), "aclrtCreateNotify");
+    }
+    (stream, own)
+}
+
+fn notify_parent(n: usize) -> Vec<Duration> {
+    let (stream, own) = setup(0);
+    let own_key = export(own);
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .env(ROLE, format!("notify:{own_key}:{n}"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    let peer = import(line.trim());
+    // Time stamps taken by a task after each round trip, as cheaply as the baseline takes its
+    // own: one clock read and one store into a slot made in advance.
+    let origin = Instant::now();
+    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
+    for i in 0..n {
+        check(aclrtRecordNotify(peer, stream), "aclrtRecordNotify");
+        check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
+        let stamps = Arc::clone(&stamps);
+        s.submit(Box::new(move |_| {
+            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            Ok(())
+        }))
+        .unwrap();
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    assert!(child.wait().unwrap().success());
+    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+}
+
+fn notify_child(owner_key: &str, n: usize) {
+    let (stream, own) = setup(1);
+    let owner = import(owner_key);
+    println!("{}", export(own));
+    std::io::stdout().flush().unwrap();
+    for _ in 0..n {
+        check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
+        check(aclrtRecordNotify(owner, stream), "aclrtRecordNotify");
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+}
+
+// ---- report ----
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)].as_secs_f64() * 1e6
+}
+
+fn main() {
+    if let Ok(role) = std::env::var(ROLE) {
+        let mut parts = role.splitn(2, ':');
+        let (kind, rest) = (parts.next().unwrap(), parts.next().unwrap());
+        let (arg, n) = rest.rsplit_once(':').unwrap();
+        match kind {
+            "raw" => raw_child(arg, n.parse().unwrap()),
+            _ => notify_child(arg, n.parse().unwrap()),
+        }
+        return;
+    }
+    let full = std::env::args().any(|a| a == "--bench");
+    let n = rounds(full);
+    let warm = n / 10;
+    let mut raw = raw_parent(n);
+    let mut ours = notify_parent(n);
+    raw.drain(..warm);
+    ours.drain(..warm.min(ours.len()));
+    raw.sort();
+    ours.sort();
+    let (r50, r99) = (percentile(&raw, 0.5), percentile(&raw, 0.99));
+    let (o50, o99) = (percentile(&ours, 0.5), percentile(&ours, 0.99));
+    println!("notify ping-pong between two processes ({} round trips after {warm} warm-up):", raw.len());
+    println!("  raw futex ping-pong       p50 {r50:8.2} us   p99 {r99:8.2} us");
+    println!("  ascendless notify+stream  p50 {o50:8.2} us   p99 {o99:8.2} us");
+    println!(
+        "  ratio (ascendless / raw)  p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
+        o50 / r50,
+        o99 / r99
+    );
+}
