@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *dir = argv[1];
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the other process's */
     int validate = !(argc > 2 && strcmp(argv[2], "--no-pid-validation") == 0);
 
     CHECK(aclInit(NULL));

@@ -13,6 +13,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *dir = argv[1];
+    setvbuf(stdout, NULL, _IOLBF, 0); /* lines in order with the other process's */
 
     CHECK(aclInit(NULL));
     CHECK(aclrtSetDevice(3));

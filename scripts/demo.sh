@@ -16,5 +16,7 @@ echo
 echo "== runtime_copy (C)"
 "$build/runtime_copy"
 echo
+"$here/examples-c/run_ipc.sh" "$build"
+echo
 echo "== adxl_capabilities (C++)"
 "$build/adxl_capabilities"

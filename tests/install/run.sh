@@ -90,6 +90,7 @@ quiet "$work/examples/acl_init"
 quiet "$work/examples/adxl_capabilities"
 quiet "$work/examples/runtime_copy"
 ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet "$work/examples/runtime_copy"
+quiet "$here/examples-c/run_ipc.sh" "$work/examples"
 ok "find_package(Ascendless) project builds with -Wall -Wextra -Werror and runs"
 
 # The vendor's CMake style.
