@@ -404,6 +404,11 @@ fn a_killed_importer_ends_a_wait_without_limit() {
         peer.child.kill().unwrap();
         assert_eq!(aclrtSynchronizeStreamWithTimeout(o.stream, 10_000), ACL_ERROR_RT_IPC_ERROR);
         assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+        // Nothing of either process is left in the file system (memfds and abstract sockets).
+        let leftovers: Vec<_> = std::fs::read_dir("/dev/shm")
+            .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+            .unwrap_or_default();
+        assert!(!leftovers.iter().any(|n: &String| n.contains("ascendless")), "{leftovers:?}");
         assert_eq!(aclrtDestroyNotify(o.notify), ACL_SUCCESS);
         assert_eq!(aclrtFree(o.mem), ACL_SUCCESS);
         assert_eq!(aclrtDestroyStream(o.stream), ACL_SUCCESS);

@@ -117,8 +117,19 @@ pub fn destroy(notify: Arc<Notify>) {
     }
 }
 
-/// Queues a record on `stream`.
+/// Queues a record on `stream`. For an imported notify whose creator has exited the record
+/// could reach no one: that is an error (507022), found when the record is queued (a check
+/// made there costs the stream nothing).
 pub fn record(notify: &Arc<Notify>, stream: &Stream) -> AclResult<()> {
+    if notify.link.as_ref().is_some_and(|l| l.exporter_gone()) {
+        return Err(AclError::new(
+            ACL_ERROR_RT_IPC_ERROR,
+            format!(
+                "the process that created notify {} has exited; nothing can wait for this record",
+                notify.id
+            ),
+        ));
+    }
     let n = Arc::clone(notify);
     stream.submit(Box::new(move |_| {
         n.cell.record();
