@@ -119,6 +119,13 @@ impl<T> HandleTable<T> {
         self.lock().live.remove(&id).ok_or(HandleError::Stale)
     }
 
+    /// Removes and returns the live objects `pred` selects (for a device's teardown).
+    pub fn remove_where(&self, pred: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
+        let mut e = self.lock();
+        let ids: Vec<u64> = e.live.iter().filter(|(_, v)| pred(v)).map(|(&id, _)| id).collect();
+        ids.iter().filter_map(|id| e.live.remove(id)).collect()
+    }
+
     /// Removes and returns every live object (for process-wide teardown).
     pub fn drain(&self) -> Vec<Arc<T>> {
         std::mem::take(&mut self.lock().live).into_values().collect()
@@ -181,6 +188,16 @@ mod tests {
         assert_eq!(t.get(h), Err(HandleError::Stale));
         t.fill(h, Arc::new(3));
         assert_eq!(*t.get(h).unwrap(), 3);
+    }
+
+    #[test]
+    fn remove_where_takes_only_the_selected() {
+        let t = HandleTable::new(HandleKind::Notify);
+        let a = t.insert(1);
+        let b = t.insert(2);
+        assert_eq!(t.remove_where(|&v| v == 2).len(), 1);
+        assert!(t.get(a).is_ok());
+        assert_eq!(t.get(b), Err(HandleError::Stale));
     }
 
     #[test]

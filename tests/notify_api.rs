@@ -135,11 +135,17 @@ fn bad_inputs_and_the_device_limit() {
             assert_eq!(aclrtCreateNotify(&mut null_mut(), 0), ACL_ERROR_RT_NO_NOTIFY_RESOURCE);
             assert_eq!(aclrtDestroyNotify(all.pop().unwrap()), ACL_SUCCESS);
             all.push(notify());
-            for n in all {
+            for n in all.drain(..100) {
                 assert_eq!(aclrtDestroyNotify(n), ACL_SUCCESS);
             }
             assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
+            // Resetting the device destroys the rest, and gives the device its full count back.
             assert_eq!(aclrtResetDevice(6), ACL_SUCCESS);
+            assert_eq!(aclrtDestroyNotify(all[0]), ACL_ERROR_RT_INVALID_HANDLE, "released with the device");
+            assert_eq!(aclrtSetDevice(6), ACL_SUCCESS);
+            let again: Vec<*mut c_void> = (0..8192).map(|_| notify()).collect();
+            assert_eq!(aclrtResetDevice(6), ACL_SUCCESS);
+            assert_eq!(aclrtRecordNotify(again[0], null_mut()), ACL_ERROR_RT_INVALID_HANDLE);
         }
     })
     .join()

@@ -117,6 +117,15 @@ pub fn destroy(notify: Arc<Notify>) {
     }
 }
 
+/// Destroys the notifies this process created on `device` (its last use was reset); their
+/// handles become stale, as on the device.
+pub fn release_device(device: i32) -> usize {
+    let gone = NOTIFIES.remove_where(|n| n.device == device && !n.imported);
+    let count = gone.len();
+    gone.into_iter().for_each(destroy);
+    count
+}
+
 /// Queues a record on `stream`. For an imported notify whose creator has exited the record
 /// could reach no one: that is an error (507022), found when the record is queued (a check
 /// made there costs the stream nothing).
