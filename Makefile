@@ -10,7 +10,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 RELEASE_DIR := $(or $(CARGO_TARGET_DIR),target)/release
 DEMO_PREFIX := $(CURDIR)/build/demo-prefix
 
-.PHONY: all build headers install uninstall demo examples test test-rust test-install clean
+.PHONY: all build headers install uninstall demo examples test test-rust test-install bench clean
 
 all: build
 
@@ -43,6 +43,10 @@ test-rust:
 # Install into a temporary prefix and build programs against it every way a user would.
 test-install: build
 	tests/install/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+
+# Benchmarks: each prints its figures as ratios against a baseline measured in the same run.
+bench:
+	$(CARGO) bench
 
 clean:
 	$(CARGO) clean
