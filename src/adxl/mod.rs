@@ -2,3 +2,5 @@
 //! C++ `adxl::AdxlEngine` layer in `src/cxx/`, which calls the native C API.
 
 pub mod capability;
+pub mod name;
+pub mod options;
