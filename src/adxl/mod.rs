@@ -4,3 +4,4 @@
 pub mod capability;
 pub mod name;
 pub mod options;
+pub mod wire;
