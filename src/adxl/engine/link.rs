@@ -100,6 +100,32 @@ impl Link {
         self.broken.load(Ordering::Acquire)
     }
 
+    /// Whether the peer still holds the link's idle connections: a peer that died (and maybe
+    /// restarted) has closed them, which a non-blocking peek sees as end of file. Used by
+    /// Connect, so a restarted peer can be connected again without a failed transfer first.
+    pub fn is_alive(&self) -> bool {
+        if self.is_broken() {
+            return false;
+        }
+        let pool = self.lock();
+        let dead = pool.idle.iter().any(|c| {
+            if c.stream.set_nonblocking(true).is_err() {
+                return true;
+            }
+            let r = c.stream.peek(&mut [0u8; 1]);
+            let _ = c.stream.set_nonblocking(false);
+            match r {
+                Ok(0) => true,
+                Ok(_) => false,
+                Err(e) => e.kind() != io::ErrorKind::WouldBlock,
+            }
+        });
+        if dead {
+            self.broken.store(true, Ordering::Release);
+        }
+        !dead
+    }
+
     /// Opens one connection and says HELLO.
     fn dial(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
         let what = "connect to";

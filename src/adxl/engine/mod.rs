@@ -329,7 +329,7 @@ impl Engine {
         {
             let links = lock(&core.links);
             match links.get(remote) {
-                Some(l) if !l.is_broken() => {
+                Some(l) if l.is_alive() => {
                     return Err(AdxlError::new(
                         ADXL_ALREADY_CONNECTED,
                         format!("already connected to {remote}"),
