@@ -179,3 +179,82 @@ fn auto_connect_connects_on_first_transfer_and_finalize_breaks_links() {
     s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
     c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
 }
+
+/// Reads until the server closes the connection; true if it did within a second.
+fn closed_by_server(mut s: std::net::TcpStream) -> bool {
+    use std::io::Read;
+    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
+        }
+    }
+}
+
+#[test]
+fn malformed_or_out_of_order_frames_close_only_that_connection() {
+    use std::io::Write;
+    let (s, name) = server(&[]);
+    let remote = host(4096, 3);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let addr = EngineName::parse(&name).unwrap().listen_addr().unwrap();
+    let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![] }.encode();
+    let mut oversized = Message::Bye.encode();
+    oversized[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+    let out_of_order = Message::ReadData { id: 0, len: 0 }.encode();
+    let truncated = Message::Read { id: 0, descs: vec![] }.encode();
+    let cases: Vec<Vec<u8>> = vec![
+        b"GET / HTTP/1.0\r\n\r\n".to_vec(),
+        oversized.clone(),
+        [hello.clone(), oversized].concat(),
+        [hello.clone(), out_of_order].concat(),
+        [hello.clone(), hello.clone()].concat(),
+        [hello.clone(), truncated[..truncated.len() - 2].to_vec()].concat(),
+    ];
+    for (i, bytes) in cases.into_iter().enumerate() {
+        let mut raw = std::net::TcpStream::connect(addr).unwrap();
+        raw.write_all(&bytes).unwrap();
+        if i == 5 {
+            raw.shutdown(std::net::Shutdown::Write).unwrap();
+        }
+        assert!(closed_by_server(raw), "case {i} left the connection open");
+    }
+    // The engine still serves well-behaved peers.
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![3; 4096]);
+}
+
+#[test]
+fn threads_transfer_to_one_peer_and_to_two_peers_at_once() {
+    let (s1, n1) = server(&[]);
+    let (s2, n2) = server(&[]);
+    let size = 1 << 20;
+    let r1 = host(size, 1);
+    let r2 = host(size, 2);
+    s1.register_mem(r1, size, MemType::Host, no_vouch).unwrap();
+    s2.register_mem(r2, size, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&n1, 1000).unwrap();
+    c.connect(&n2, 1000).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..6usize {
+            let (c, n1, n2) = (&c, &n1, &n2);
+            scope.spawn(move || {
+                let (name, remote, byte) = if t % 2 == 0 { (n1, r1, 1) } else { (n2, r2, 2) };
+                let local = host(size, 0);
+                let d = [TransferDesc { local_addr: local, remote_addr: remote, len: size }];
+                for _ in 0..10 {
+                    c.transfer_sync(name, TransferOp::Read, &d, 5000, no_vouch).unwrap();
+                }
+                assert!(bytes(local, size).iter().all(|&b| b == byte));
+            });
+        }
+    });
+}
