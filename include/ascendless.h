@@ -12,6 +12,29 @@
  */
 typedef uint32_t AdxlStatus;
 
+/*
+ An ADXL engine: a handle made by `ascendless_engine_create`, never a pointer.
+ */
+typedef void *AscendlessEngine;
+
+/*
+ One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
+ */
+typedef struct AscendlessTransferDesc {
+  /*
+   This engine's memory (destination of a READ, source of a WRITE).
+   */
+  uintptr_t local_addr;
+  /*
+   The remote engine's memory.
+   */
+  uintptr_t remote_addr;
+  /*
+   Bytes to move.
+   */
+  size_t len;
+} AscendlessTransferDesc;
+
 #define ADXL_SUCCESS 0
 
 #define ADXL_PARAM_INVALID 103900
@@ -56,6 +79,116 @@ const char *ascendless_last_error(void);
  `value` is NULL or valid for a write of an `int32_t`.
  */
 AdxlStatus ascendless_get_capability(int32_t feature_type, int32_t *value);
+
+/*
+ Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
+ misaligned `engine` is `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `engine` is NULL or valid for a write of an `AscendlessEngine`.
+ */
+AdxlStatus ascendless_engine_create(AscendlessEngine *engine);
+
+/*
+ Finalizes the engine (if it was initialised) and frees its handle; the handle is invalid
+ afterwards (using it again is `ADXL_PARAM_INVALID`, never a crash).
+ */
+AdxlStatus ascendless_engine_destroy(AscendlessEngine engine);
+
+/*
+ `AdxlEngine::Initialize`: `local_engine` is `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`
+ (with a port > 0 the engine listens there); the options are `num_options` key/value pairs
+ (`adxl.BufferPool`, `adxl.RdmaTrafficClass`, `adxl.RdmaServiceLevel`, `AutoConnect`,
+ `adxl.LocalCommRes`, or the short spellings). A bad name, option or pointer is
+ `ADXL_PARAM_INVALID`; an engine already initialised, or a port that cannot be bound,
+ `ADXL_FAILED`. An engine may be initialised again after `ascendless_engine_finalize`.
+
+ # Safety
+ `local_engine` is NULL or a NUL-terminated string; `option_keys` and `option_values` are
+ NULL (only when `num_options` is 0) or arrays of `num_options` NUL-terminated strings.
+ */
+AdxlStatus ascendless_engine_initialize(AscendlessEngine engine,
+                                        const char *local_engine,
+                                        const char *const *option_keys,
+                                        const char *const *option_values,
+                                        size_t num_options);
+
+/*
+ `AdxlEngine::Finalize`: stops listening and closes every connection (transfers in flight
+ fail); idempotent. After it every call but initialize and destroy is `ADXL_FAILED`.
+ */
+AdxlStatus ascendless_engine_finalize(AscendlessEngine engine);
+
+/*
+ `AdxlEngine::RegisterMem`: makes `[addr, addr + len)` available to peers and stores the
+ registration's handle in `*mem_handle`. `mem_type` 0 is `MEM_DEVICE`, 1 `MEM_HOST`. Device
+ memory from `aclrtMalloc` is reached through the runtime (so it works with strict device
+ memory). `addr` 0, `len` 0, a range that wraps, a range running past its device
+ allocation, another `mem_type` or a bad `mem_handle` is `ADXL_PARAM_INVALID`. Memory
+ registered after Connect is announced to connected peers and usable at once.
+
+ # Safety
+ `mem_handle` is NULL or valid for a write of a `void *`. Host memory must stay valid (and
+ writable) until it is deregistered or the engine finalized.
+ */
+AdxlStatus ascendless_engine_register_mem(AscendlessEngine engine,
+                                          uintptr_t addr,
+                                          size_t len,
+                                          int32_t mem_type,
+                                          void **mem_handle);
+
+/*
+ `AdxlEngine::DeregisterMem`: a NULL handle is `ADXL_PARAM_INVALID`; a handle this engine
+ does not know is `ADXL_SUCCESS` (logged as a warning), as the vendor does.
+ */
+AdxlStatus ascendless_engine_deregister_mem(AscendlessEngine engine, void *mem_handle);
+
+/*
+ `AdxlEngine::Connect`: connects to the engine that was initialised with exactly
+ `remote_engine` (it must listen: have a port). `timeout_in_millis` <= 0 or a bad name is
+ `ADXL_PARAM_INVALID`; already connected `ADXL_ALREADY_CONNECTED`; nobody listening
+ `ADXL_FAILED`; no answer in time `ADXL_TIMEOUT`; 512 links already `ADXL_RESOURCE_EXHAUSTED`.
+ A link whose peer died may be connected again (the peer restarted).
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string.
+ */
+AdxlStatus ascendless_engine_connect(AscendlessEngine engine,
+                                     const char *remote_engine,
+                                     int32_t timeout_in_millis);
+
+/*
+ `AdxlEngine::Disconnect`: closes the link (transfers in flight on it fail). `timeout_in_millis`
+ <= 0 is `ADXL_PARAM_INVALID`; no link `ADXL_NOT_CONNECTED`. The local side is cleaned up even
+ when the peer is down.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string.
+ */
+AdxlStatus ascendless_engine_disconnect(AscendlessEngine engine,
+                                        const char *remote_engine,
+                                        int32_t timeout_in_millis);
+
+/*
+ `AdxlEngine::TransferSync`: `operation` 0 (`READ`) copies each descriptor's remote range
+ into its local range, 1 (`WRITE`) the other way; returns when every byte has landed.
+ `timeout_in_millis` <= 0, a zero address, a NULL `op_descs` with `num_descs` > 0, or a
+ relay the seed forbids (unregistered memory with `adxl.BufferPool` 0:0; descriptors of
+ different transfer types in relay mode; an unregistered remote address that is not valid)
+ is `ADXL_PARAM_INVALID`; no link `ADXL_NOT_CONNECTED` (unless `AutoConnect`); out of time
+ `ADXL_TIMEOUT`; a peer that died `ADXL_FAILED` (at once, not at the time-out).
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
+ `num_descs` descriptors; every local range that is not runtime memory is valid (writable
+ for READ) until the call returns.
+ */
+AdxlStatus ascendless_engine_transfer_sync(AscendlessEngine engine,
+                                           const char *remote_engine,
+                                           int32_t operation,
+                                           const struct AscendlessTransferDesc *op_descs,
+                                           size_t num_descs,
+                                           int32_t timeout_in_millis);
 
 #ifdef __cplusplus
 }  // extern "C"

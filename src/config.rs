@@ -7,6 +7,7 @@
 //! | `ASCENDLESS_DEVICE_MEMORY` | `64G` | device memory per device (bytes, or with K/M/G/T suffix) |
 //! | `ASCENDLESS_STRICT_DEVICE_MEMORY` | `0` | `1`: host code cannot dereference device memory |
 //! | `ASCENDLESS_VIRTUAL_INSTANCE` | `0` | `1`: behave as a virtual NPU instance (IPC import unsupported) |
+//! | `ASCENDLESS_TRANSPORT` | `auto` | ADXL transport: `auto` or `tcp` (today both mean TCP; `tcp` will keep forcing it when a same-host path exists) |
 //!
 //! A value that does not parse is reported in the log and the default is used: a typo must not
 //! turn into a different machine silently, but it must not stop the program either.
@@ -31,6 +32,16 @@ pub struct Settings {
     pub device_memory: u64,
     pub strict_device_memory: bool,
     pub virtual_instance: bool,
+    pub transport: Transport,
+}
+
+/// How ADXL engines move bytes (`ASCENDLESS_TRANSPORT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// The best path for each peer. Today that is always TCP.
+    Auto,
+    /// TCP even between engines on one host (so cross-host behaviour is testable on one machine).
+    Tcp,
 }
 
 /// The settings of this process (read on first use).
@@ -64,6 +75,14 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
     };
     let strict_device_memory = flag("ASCENDLESS_STRICT_DEVICE_MEMORY");
     let virtual_instance = flag("ASCENDLESS_VIRTUAL_INSTANCE");
+    let transport = parse_or_default(var("ASCENDLESS_TRANSPORT"), "ASCENDLESS_TRANSPORT", |v| {
+        match v.to_ascii_lowercase().as_str() {
+            "auto" => Some(Transport::Auto),
+            "tcp" => Some(Transport::Tcp),
+            _ => None,
+        }
+    })
+    .unwrap_or(Transport::Auto);
     Settings {
         device_count,
         soc: CString::new(soc.0).unwrap_or_else(|_| CString::from(c"Ascend910B1")),
@@ -71,6 +90,7 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
         device_memory,
         strict_device_memory,
         virtual_instance,
+        transport,
     }
 }
 
@@ -121,6 +141,15 @@ mod tests {
         assert_eq!(s.device_memory, 64 << 30);
         assert!(!s.strict_device_memory);
         assert!(!s.virtual_instance);
+        assert_eq!(s.transport, Transport::Auto);
+    }
+
+    #[test]
+    fn the_transport_is_auto_or_tcp() {
+        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "tcp")]).transport, Transport::Tcp);
+        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "TCP")]).transport, Transport::Tcp);
+        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "auto")]).transport, Transport::Auto);
+        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "rdma")]).transport, Transport::Auto);
     }
 
     #[test]

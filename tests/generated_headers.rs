@@ -88,6 +88,9 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemMallocPolicyArg", "aclrtMemMallocPolicy"),
     ("MemcpyKindArg", "aclrtMemcpyKind"),
     ("MemAttrArg", "aclrtMemAttr"),
+    // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
+    // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
+    ("UintptrArg", "uintptr_t"),
 ];
 
 fn root() -> PathBuf {

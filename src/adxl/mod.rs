@@ -2,3 +2,7 @@
 //! C++ `adxl::AdxlEngine` layer in `src/cxx/`, which calls the native C API.
 
 pub mod capability;
+pub mod engine;
+pub mod name;
+pub mod options;
+pub mod wire;

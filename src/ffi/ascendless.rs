@@ -1,13 +1,18 @@
 //! `ascendless.h`: the library's own C API. The ADXL status numbers of that header come from
 //! `crate::error::adxl_status`, the single place they are defined.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
 
 use super::acl::hand_out_recent;
-use super::ptr::write_out;
+use super::ptr::{check_optional, required_str, write_out};
 use super::{adxl_call, boundary};
 use crate::adxl::capability;
-use crate::error::adxl_status::AdxlStatus;
+use crate::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use crate::error::adxl_status::{ADXL_PARAM_INVALID, AdxlStatus};
+use crate::error::{AdxlError, AdxlResult};
+use crate::handle::{HandleKind, HandleTable};
+use crate::sys::span::{HostRange, RawSpan};
 
 /// Version of this library as "MAJOR.MINOR.PATCH".
 #[unsafe(no_mangle)]
@@ -38,5 +43,253 @@ pub unsafe extern "C" fn ascendless_get_capability(feature_type: i32, value: *mu
         // SAFETY: forwarded from this function's contract.
         unsafe { write_out(value, answer, "value") }?;
         Ok(())
+    })
+}
+
+// ---- The ADXL engine ----
+
+/// An address, printed as `uintptr_t` in the header (a plain `usize` would print as `size_t`).
+pub type UintptrArg = usize;
+
+/// An ADXL engine: a handle made by `ascendless_engine_create`, never a pointer.
+pub type AscendlessEngine = *mut c_void;
+
+/// One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct AscendlessTransferDesc {
+    /// This engine's memory (destination of a READ, source of a WRITE).
+    pub local_addr: UintptrArg,
+    /// The remote engine's memory.
+    pub remote_addr: UintptrArg,
+    /// Bytes to move.
+    pub len: usize,
+}
+
+static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
+
+fn engine(h: AscendlessEngine) -> AdxlResult<Arc<Engine>> {
+    ENGINES.get(h.addr() as u64).map_err(|e| AdxlError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))
+}
+
+/// Vouches for a range of the caller's host memory (the engine reaches runtime memory, such
+/// as device memory, through the runtime's view and never calls this for it).
+///
+/// # Safety
+/// The range is valid memory (writable when `r.writable`) for as long as the engine uses it:
+/// until the registration is removed (RegisterMem) or the call returns (TransferSync).
+unsafe fn vouch(r: HostRange) -> RawSpan {
+    // SAFETY: forwarded contract.
+    unsafe { r.vouch() }
+}
+
+/// Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
+/// misaligned `engine` is `ADXL_PARAM_INVALID`.
+///
+/// # Safety
+/// `engine` is NULL or valid for a write of an `AscendlessEngine`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine) -> AdxlStatus {
+    adxl_call("ascendless_engine_create", || {
+        check_optional(engine, "engine")?;
+        if engine.is_null() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "engine must not be NULL"));
+        }
+        let h = ENGINES.insert(Engine::new());
+        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
+        unsafe { write_out(engine, std::ptr::without_provenance_mut(h as usize), "engine") }?;
+        Ok(())
+    })
+}
+
+/// Finalizes the engine (if it was initialised) and frees its handle; the handle is invalid
+/// afterwards (using it again is `ADXL_PARAM_INVALID`, never a crash).
+#[unsafe(no_mangle)]
+pub extern "C" fn ascendless_engine_destroy(engine: AscendlessEngine) -> AdxlStatus {
+    adxl_call("ascendless_engine_destroy", || {
+        let e = ENGINES
+            .remove(engine.addr() as u64)
+            .map_err(|e| AdxlError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))?;
+        e.finalize();
+        Ok(())
+    })
+}
+
+/// `AdxlEngine::Initialize`: `local_engine` is `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`
+/// (with a port > 0 the engine listens there); the options are `num_options` key/value pairs
+/// (`adxl.BufferPool`, `adxl.RdmaTrafficClass`, `adxl.RdmaServiceLevel`, `AutoConnect`,
+/// `adxl.LocalCommRes`, or the short spellings). A bad name, option or pointer is
+/// `ADXL_PARAM_INVALID`; an engine already initialised, or a port that cannot be bound,
+/// `ADXL_FAILED`. An engine may be initialised again after `ascendless_engine_finalize`.
+///
+/// # Safety
+/// `local_engine` is NULL or a NUL-terminated string; `option_keys` and `option_values` are
+/// NULL (only when `num_options` is 0) or arrays of `num_options` NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_initialize(
+    engine: AscendlessEngine,
+    local_engine: *const c_char,
+    option_keys: *const *const c_char,
+    option_values: *const *const c_char,
+    num_options: usize,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_initialize", || {
+        let e = self::engine(engine)?;
+        // SAFETY: forwarded contract.
+        let name = unsafe { required_str(local_engine, "local_engine") }?;
+        let mut options = Vec::with_capacity(num_options.min(64));
+        if num_options > 0 {
+            if option_keys.is_null() || option_values.is_null() {
+                return Err(AdxlError::new(ADXL_PARAM_INVALID, "option arrays must not be NULL"));
+            }
+            for i in 0..num_options {
+                // SAFETY: both arrays hold `num_options` pointers by the caller's contract.
+                let (k, v) = unsafe { (*option_keys.add(i), *option_values.add(i)) };
+                // SAFETY: each element is a NUL-terminated string by the caller's contract.
+                let (k, v) = unsafe { (required_str(k, "option key")?, required_str(v, "option value")?) };
+                options.push((k, v));
+            }
+        }
+        e.initialize(name, &options)
+    })
+}
+
+/// `AdxlEngine::Finalize`: stops listening and closes every connection (transfers in flight
+/// fail); idempotent. After it every call but initialize and destroy is `ADXL_FAILED`.
+#[unsafe(no_mangle)]
+pub extern "C" fn ascendless_engine_finalize(engine: AscendlessEngine) -> AdxlStatus {
+    adxl_call("ascendless_engine_finalize", || {
+        self::engine(engine)?.finalize();
+        Ok(())
+    })
+}
+
+/// `AdxlEngine::RegisterMem`: makes `[addr, addr + len)` available to peers and stores the
+/// registration's handle in `*mem_handle`. `mem_type` 0 is `MEM_DEVICE`, 1 `MEM_HOST`. Device
+/// memory from `aclrtMalloc` is reached through the runtime (so it works with strict device
+/// memory). `addr` 0, `len` 0, a range that wraps, a range running past its device
+/// allocation, another `mem_type` or a bad `mem_handle` is `ADXL_PARAM_INVALID`. Memory
+/// registered after Connect is announced to connected peers and usable at once.
+///
+/// # Safety
+/// `mem_handle` is NULL or valid for a write of a `void *`. Host memory must stay valid (and
+/// writable) until it is deregistered or the engine finalized.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_register_mem(
+    engine: AscendlessEngine,
+    addr: UintptrArg,
+    len: usize,
+    mem_type: i32,
+    mem_handle: *mut *mut c_void,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_register_mem", || {
+        let e = self::engine(engine)?;
+        let kind = MemType::from_raw(mem_type)?;
+        if mem_handle.is_null() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "mem_handle must not be NULL"));
+        }
+        check_optional(mem_handle, "mem_handle")?;
+        // SAFETY: the caller promises the memory stays valid while registered.
+        let h = e.register_mem(addr, len, kind, |r| unsafe { vouch(r) })?;
+        // SAFETY: forwarded contract; checked non-NULL and aligned.
+        unsafe { write_out(mem_handle, std::ptr::without_provenance_mut(h as usize), "mem_handle") }?;
+        Ok(())
+    })
+}
+
+/// `AdxlEngine::DeregisterMem`: a NULL handle is `ADXL_PARAM_INVALID`; a handle this engine
+/// does not know is `ADXL_SUCCESS` (logged as a warning), as the vendor does.
+#[unsafe(no_mangle)]
+pub extern "C" fn ascendless_engine_deregister_mem(
+    engine: AscendlessEngine,
+    mem_handle: *mut c_void,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_deregister_mem", || {
+        self::engine(engine)?.deregister_mem(mem_handle.addr() as u64)
+    })
+}
+
+/// `AdxlEngine::Connect`: connects to the engine that was initialised with exactly
+/// `remote_engine` (it must listen: have a port). `timeout_in_millis` <= 0 or a bad name is
+/// `ADXL_PARAM_INVALID`; already connected `ADXL_ALREADY_CONNECTED`; nobody listening
+/// `ADXL_FAILED`; no answer in time `ADXL_TIMEOUT`; 512 links already `ADXL_RESOURCE_EXHAUSTED`.
+/// A link whose peer died may be connected again (the peer restarted).
+///
+/// # Safety
+/// `remote_engine` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_connect(
+    engine: AscendlessEngine,
+    remote_engine: *const c_char,
+    timeout_in_millis: i32,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_connect", || {
+        let e = self::engine(engine)?;
+        // SAFETY: forwarded contract.
+        let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
+        e.connect(remote, timeout_in_millis)
+    })
+}
+
+/// `AdxlEngine::Disconnect`: closes the link (transfers in flight on it fail). `timeout_in_millis`
+/// <= 0 is `ADXL_PARAM_INVALID`; no link `ADXL_NOT_CONNECTED`. The local side is cleaned up even
+/// when the peer is down.
+///
+/// # Safety
+/// `remote_engine` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_disconnect(
+    engine: AscendlessEngine,
+    remote_engine: *const c_char,
+    timeout_in_millis: i32,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_disconnect", || {
+        let e = self::engine(engine)?;
+        // SAFETY: forwarded contract.
+        let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
+        e.disconnect(remote, timeout_in_millis)
+    })
+}
+
+/// `AdxlEngine::TransferSync`: `operation` 0 (`READ`) copies each descriptor's remote range
+/// into its local range, 1 (`WRITE`) the other way; returns when every byte has landed.
+/// `timeout_in_millis` <= 0, a zero address, a NULL `op_descs` with `num_descs` > 0, or a
+/// relay the seed forbids (unregistered memory with `adxl.BufferPool` 0:0; descriptors of
+/// different transfer types in relay mode; an unregistered remote address that is not valid)
+/// is `ADXL_PARAM_INVALID`; no link `ADXL_NOT_CONNECTED` (unless `AutoConnect`); out of time
+/// `ADXL_TIMEOUT`; a peer that died `ADXL_FAILED` (at once, not at the time-out).
+///
+/// # Safety
+/// `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
+/// `num_descs` descriptors; every local range that is not runtime memory is valid (writable
+/// for READ) until the call returns.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_transfer_sync(
+    engine: AscendlessEngine,
+    remote_engine: *const c_char,
+    operation: i32,
+    op_descs: *const AscendlessTransferDesc,
+    num_descs: usize,
+    timeout_in_millis: i32,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_transfer_sync", || {
+        let e = self::engine(engine)?;
+        // SAFETY: forwarded contract.
+        let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
+        let op = TransferOp::from_raw(operation)?;
+        let descs: &[AscendlessTransferDesc] = if num_descs == 0 {
+            &[]
+        } else if op_descs.is_null() || !op_descs.is_aligned() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
+        } else {
+            // SAFETY: non-NULL and aligned (checked); `num_descs` elements by the contract.
+            unsafe { std::slice::from_raw_parts(op_descs, num_descs) }
+        };
+        let descs: Vec<TransferDesc> = descs
+            .iter()
+            .map(|d| TransferDesc { local_addr: d.local_addr, remote_addr: d.remote_addr, len: d.len })
+            .collect();
+        // SAFETY: the caller promises the local ranges are valid until this call returns.
+        e.transfer_sync(remote, op, &descs, timeout_in_millis, |r| unsafe { vouch(r) })
     })
 }

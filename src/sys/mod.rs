@@ -10,14 +10,18 @@
 //! - [`socket::Listener`] / [`socket::Conn`]: abstract-namespace Unix sockets that carry IPC
 //!   requests, descriptors and the kernel's word on who the peer is;
 //! - [`futex`]: cross-process wait and wake on a word of shared memory;
-//! - [`random`]: the kernel's random numbers, for secrets.
+//! - [`random`]: the kernel's random numbers, for secrets;
+//! - [`safe_copy`]: copies at addresses nobody vouches for, where a bad one is `EFAULT`;
+//! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`].
 
 pub mod futex;
 pub mod mapping;
 pub mod memfd;
 pub mod random;
+pub mod safe_copy;
 pub mod socket;
 pub mod span;
+pub mod stream_io;
 
 /// The system page size (what every mapping is rounded to).
 pub fn page_size() -> usize {

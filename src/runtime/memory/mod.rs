@@ -152,3 +152,11 @@ pub fn mem_info(device: i32, attr: i32, limits: &Limits) -> AclResult<(u64, u64)
     policy::check_mem_attr(attr)?;
     Ok((limits.capacity.saturating_sub(usage(device)), limits.capacity))
 }
+
+/// The runtime view of `[addr, addr + len)` when the range lies inside one live allocation
+/// (device or pinned host), else `None`. This is how other layers (the ADXL engine) move bytes
+/// of device memory, which host code cannot touch in strict mode; the span keeps the memory
+/// mapped while it exists.
+pub fn runtime_span(addr: usize, len: usize) -> Option<RawSpan> {
+    REGISTRY.find(addr)?.runtime_span(addr, len)
+}

@@ -1,0 +1,239 @@
+//! Links: this engine's connections to one remote engine (made by `Connect`).
+//!
+//! A link is a small pool of TCP connections to the peer. A transfer takes an idle one, or
+//! opens another (up to [`MAX_CONNS`]) when every one is busy, so calls from several threads
+//! to one peer run side by side; calls to different peers never share anything. Every
+//! connection starts with HELLO/HELLO_ACK (protocol magic and version, both names, the
+//! registered memory).
+
+use std::collections::HashMap;
+use std::io;
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+use super::Core;
+use crate::adxl::wire::{Message, Region, WireError};
+use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
+use crate::error::{AdxlError, AdxlResult};
+use crate::sys::stream_io::send_all;
+
+/// Most connections one link opens to its peer.
+pub const MAX_CONNS: usize = 8;
+
+/// One connection of a link, lent to one transfer at a time.
+pub struct Conn {
+    id: u64,
+    pub stream: TcpStream,
+}
+
+struct Pool {
+    next_id: u64,
+    idle: Vec<Conn>,
+    /// Clones of every open connection (idle or lent), to shut them down on Disconnect.
+    open: HashMap<u64, TcpStream>,
+}
+
+pub struct Link {
+    pub remote: String,
+    addr: SocketAddr,
+    pool: Mutex<Pool>,
+    returned: Condvar,
+    broken: AtomicBool,
+    closed: AtomicBool,
+    /// The peer's memory, as its HELLO_ACK said (informational: the peer decides each request
+    /// with its own registry).
+    pub peer_regions: Mutex<Vec<Region>>,
+}
+
+/// Maps an I/O error of a connection to the status the caller sees: a read or write time-out
+/// is TIMEOUT, anything else (reset, end of file, refused) FAILED.
+pub fn io_status(remote: &str, what: &str, e: &io::Error) -> AdxlError {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+            AdxlError::new(ADXL_TIMEOUT, format!("{what} {remote}: timed out"))
+        }
+        _ => AdxlError::new(ADXL_FAILED, format!("{what} {remote}: {e}")),
+    }
+}
+
+pub fn wire_status(remote: &str, what: &str, e: WireError) -> AdxlError {
+    match e {
+        WireError::Io(io) => io_status(remote, what, &io),
+        other => AdxlError::new(ADXL_FAILED, format!("{what} {remote}: {other}")),
+    }
+}
+
+/// What is left of `deadline`, or TIMEOUT.
+pub fn remaining(deadline: Instant, remote: &str, what: &str) -> AdxlResult<std::time::Duration> {
+    deadline
+        .checked_duration_since(Instant::now())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| AdxlError::new(ADXL_TIMEOUT, format!("{what} {remote}: timed out")))
+}
+
+impl Link {
+    /// Connects to `remote` (at `addr`) and makes the link with its first connection.
+    pub fn open(core: &Core, remote: &str, addr: SocketAddr, deadline: Instant) -> AdxlResult<Link> {
+        let link = Link {
+            remote: remote.to_owned(),
+            addr,
+            pool: Mutex::new(Pool { next_id: 1, idle: Vec::new(), open: HashMap::new() }),
+            returned: Condvar::new(),
+            broken: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            peer_regions: Mutex::new(Vec::new()),
+        };
+        let conn = link.dial(core, deadline)?;
+        link.give_back(conn);
+        Ok(link)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A peer that reset or closed a connection is taken to be gone: the next Connect replaces
+    /// the link.
+    pub fn is_broken(&self) -> bool {
+        self.broken.load(Ordering::Acquire)
+    }
+
+    /// Whether the peer still holds the link's idle connections: a peer that died (and maybe
+    /// restarted) has closed them, which a non-blocking peek sees as end of file. Used by
+    /// Connect, so a restarted peer can be connected again without a failed transfer first.
+    pub fn is_alive(&self) -> bool {
+        if self.is_broken() {
+            return false;
+        }
+        let pool = self.lock();
+        let dead = pool.idle.iter().any(|c| {
+            if c.stream.set_nonblocking(true).is_err() {
+                return true;
+            }
+            let r = c.stream.peek(&mut [0u8; 1]);
+            let _ = c.stream.set_nonblocking(false);
+            match r {
+                Ok(0) => true,
+                Ok(_) => false,
+                Err(e) => e.kind() != io::ErrorKind::WouldBlock,
+            }
+        });
+        if dead {
+            self.broken.store(true, Ordering::Release);
+        }
+        !dead
+    }
+
+    /// Opens one connection and says HELLO.
+    fn dial(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
+        let what = "connect to";
+        let left = remaining(deadline, &self.remote, what)?;
+        let stream = TcpStream::connect_timeout(&self.addr, left).map_err(|e| match e.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io_status(&self.remote, what, &e),
+            _ => AdxlError::new(
+                ADXL_FAILED,
+                format!("connect to {}: the peer is not listening ({e})", self.remote),
+            ),
+        })?;
+        let io = |e: io::Error| io_status(&self.remote, what, &e);
+        stream.set_nodelay(true).map_err(io)?;
+        let left = remaining(deadline, &self.remote, what)?;
+        stream.set_read_timeout(Some(left)).map_err(io)?;
+        stream.set_write_timeout(Some(left)).map_err(io)?;
+        let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions() };
+        send_all(&stream, &hello.encode()).map_err(io)?;
+        match Message::read_from(&mut &stream).map_err(|e| wire_status(&self.remote, what, e))? {
+            Message::HelloAck { status: 0, regions, .. } => {
+                *self.peer_regions.lock().unwrap_or_else(|e| e.into_inner()) = regions;
+            }
+            Message::HelloAck { status, message, .. } => {
+                return Err(AdxlError::new(
+                    status,
+                    format!("{} refused the connection: {message}", self.remote),
+                ));
+            }
+            _ => {
+                return Err(AdxlError::new(
+                    ADXL_FAILED,
+                    format!("{} answered HELLO out of order", self.remote),
+                ));
+            }
+        }
+        let mut pool = self.lock();
+        let id = pool.next_id;
+        pool.next_id += 1;
+        if let Ok(clone) = stream.try_clone() {
+            pool.open.insert(id, clone);
+        }
+        Ok(Conn { id, stream })
+    }
+
+    /// A connection for one transfer: an idle one, a new one, or the next one given back.
+    pub fn take(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
+        let mut pool = self.lock();
+        loop {
+            if self.closed.load(Ordering::Acquire) {
+                return Err(AdxlError::new(ADXL_FAILED, format!("the link to {} was closed", self.remote)));
+            }
+            if let Some(c) = pool.idle.pop() {
+                return Ok(c);
+            }
+            if pool.open.len() < MAX_CONNS {
+                drop(pool);
+                let conn = self.dial(core, deadline);
+                if conn.is_err() {
+                    self.broken.store(true, Ordering::Release);
+                }
+                return conn;
+            }
+            let left = remaining(deadline, &self.remote, "transfer to")?;
+            pool = self.returned.wait_timeout(pool, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+    }
+
+    /// Returns a connection whose conversation ended cleanly.
+    pub fn give_back(&self, conn: Conn) {
+        if self.closed.load(Ordering::Acquire) {
+            self.discard(conn, false);
+            return;
+        }
+        self.lock().idle.push(conn);
+        self.returned.notify_one();
+    }
+
+    /// Drops a connection in an unknown state (time-out, protocol error); `broken` marks the
+    /// peer as gone.
+    pub fn discard(&self, conn: Conn, broken: bool) {
+        let _ = conn.stream.shutdown(Shutdown::Both);
+        self.lock().open.remove(&conn.id);
+        if broken {
+            self.broken.store(true, Ordering::Release);
+        }
+        self.returned.notify_one();
+    }
+
+    /// Sends `message` on every idle connection (a MEM_ADD or MEM_REMOVE); best effort.
+    pub fn announce(&self, message: &Message) {
+        let frame = message.encode();
+        for c in &self.lock().idle {
+            let _ = send_all(&c.stream, &frame);
+        }
+    }
+
+    /// Says BYE on idle connections and shuts every connection down; transfers in flight on
+    /// this link fail at once.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        let mut pool = self.lock();
+        let bye = Message::Bye.encode();
+        for c in pool.idle.drain(..) {
+            let _ = send_all(&c.stream, &bye);
+        }
+        for (_, s) in pool.open.drain() {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+        self.returned.notify_all();
+    }
+}

@@ -1,0 +1,438 @@
+//! The engine behind `adxl::AdxlEngine` and the native C API: Initialize/Finalize,
+//! RegisterMem/DeregisterMem, Connect/Disconnect and TransferSync over TCP.
+//!
+//! One concern per file: [`registry`] (registered memory), [`pool`] (the relay buffers),
+//! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer),
+//! [`serve`] (the listener and the serving side). The wire format is [`crate::adxl::wire`].
+//!
+//! # Who vouches for memory
+//! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
+//! runtime (device memory from `aclrtMalloc`, pinned host memory) is reached through the
+//! runtime's own view ([`memory::runtime_span`]), so device memory works in strict mode. Any
+//! other local range, registered or passed to TransferSync, is made into a span by the `vouch`
+//! closure the caller passes (the FFI layer's single `unsafe` step, on the strength of the C
+//! caller's contract). Remote engines' addresses that are not registered are never trusted:
+//! they are copied by the kernel (`sys::safe_copy`).
+//!
+//! # States and statuses
+//! Every call before Initialize or after Finalize is FAILED; Finalize is idempotent, and an
+//! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
+//! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
+//! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
+//! FAILED (nobody listens there); a transfer on a link whose peer died is FAILED until Connect
+//! (or AutoConnect) makes a new link.
+
+mod link;
+mod pool;
+mod registry;
+mod serve;
+mod transfer;
+
+use std::collections::HashMap;
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+pub use transfer::TransferOp;
+
+use super::name::EngineName;
+use super::options::Options;
+use super::wire::{Desc, MemKind, Message};
+use crate::error::adxl_status::*;
+use crate::error::{AdxlError, AdxlResult};
+use crate::logging::TARGET;
+use crate::runtime::memory::{self, Placement};
+use crate::sys::span::{HostRange, RawSpan};
+use link::Link;
+use pool::RelayPool;
+use registry::Registry;
+use transfer::Local;
+
+/// Most links (engines connected to with Connect) one engine holds.
+pub const MAX_LINKS: usize = 512;
+
+/// `adxl::MemType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemType {
+    Device,
+    Host,
+}
+
+impl MemType {
+    /// 0 `MEM_DEVICE`, 1 `MEM_HOST`; anything else PARAM_INVALID.
+    pub fn from_raw(raw: i32) -> AdxlResult<MemType> {
+        match raw {
+            0 => Ok(MemType::Device),
+            1 => Ok(MemType::Host),
+            _ => Err(AdxlError::new(
+                ADXL_PARAM_INVALID,
+                format!("memory type {raw} is not MEM_DEVICE (0) or MEM_HOST (1)"),
+            )),
+        }
+    }
+}
+
+impl TransferOp {
+    /// 0 `READ`, 1 `WRITE`; anything else PARAM_INVALID.
+    pub fn from_raw(raw: i32) -> AdxlResult<TransferOp> {
+        match raw {
+            0 => Ok(TransferOp::Read),
+            1 => Ok(TransferOp::Write),
+            _ => Err(AdxlError::new(
+                ADXL_PARAM_INVALID,
+                format!("operation {raw} is not READ (0) or WRITE (1)"),
+            )),
+        }
+    }
+}
+
+/// `adxl::TransferOpDesc`: addresses as integers; the engine resolves and checks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferDesc {
+    pub local_addr: usize,
+    pub remote_addr: usize,
+    pub len: usize,
+}
+
+/// The state shared by the engine's calls and its threads while it is initialised.
+pub(crate) struct Core {
+    name: EngineName,
+    options: Options,
+    registry: Registry,
+    pool: RelayPool,
+    links: Mutex<HashMap<String, Arc<Link>>>,
+    served: Mutex<(u64, HashMap<u64, TcpStream>)>,
+    stopping: AtomicBool,
+    listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section leaves its data consistent; a panic elsewhere does not poison it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Core {
+    /// Records a served connection; `None` at the limit.
+    fn add_served(&self, stream: &TcpStream) -> Option<u64> {
+        let mut served = lock(&self.served);
+        if served.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
+            return None;
+        }
+        served.0 += 1;
+        let id = served.0;
+        served.1.insert(id, stream.try_clone().ok()?);
+        Some(id)
+    }
+
+    fn remove_served(&self, id: u64) {
+        lock(&self.served).1.remove(&id);
+    }
+
+    fn link(&self, remote: &str) -> Option<Arc<Link>> {
+        lock(&self.links).get(remote).cloned()
+    }
+
+    fn shutdown(&self) {
+        self.stopping.store(true, Ordering::Release);
+        if let Some((addr, thread)) = lock(&self.listener).take() {
+            serve::wake(addr);
+            let _ = thread.join();
+        }
+        for (_, s) in lock(&self.served).1.drain() {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+        for (_, l) in lock(&self.links).drain() {
+            l.close();
+        }
+        self.registry.clear();
+    }
+}
+
+enum State {
+    New,
+    Running(Arc<Core>),
+    Finalized,
+}
+
+/// One ADXL engine. Every method may be called from any thread.
+pub struct Engine {
+    state: Mutex<State>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.finalize();
+    }
+}
+
+fn positive_timeout(timeout_ms: i32) -> AdxlResult<Duration> {
+    if timeout_ms <= 0 {
+        return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
+    }
+    Ok(Duration::from_millis(timeout_ms as u64))
+}
+
+/// The span for a local range: the runtime's view of its memory, or the caller's word.
+fn local_span(
+    addr: usize,
+    len: usize,
+    writable: bool,
+    vouch: &mut impl FnMut(HostRange) -> RawSpan,
+) -> AdxlResult<RawSpan> {
+    if let Some(span) = memory::runtime_span(addr, len) {
+        return Ok(span);
+    }
+    if let Some(b) = memory::backing(addr).filter(|b| matches!(b.placement, Placement::Device(_))) {
+        return Err(AdxlError::new(
+            ADXL_PARAM_INVALID,
+            format!(
+                "{addr:#x} + {len} bytes runs past its device allocation ({:#x}, {} bytes)",
+                b.start, b.len
+            ),
+        ));
+    }
+    Ok(vouch(HostRange { addr, len, writable }))
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine { state: Mutex::new(State::New) }
+    }
+
+    fn core(&self) -> AdxlResult<Arc<Core>> {
+        match &*lock(&self.state) {
+            State::Running(core) => Ok(core.clone()),
+            State::New => Err(AdxlError::new(ADXL_FAILED, "the engine is not initialized")),
+            State::Finalized => Err(AdxlError::new(ADXL_FAILED, "the engine was finalized")),
+        }
+    }
+
+    /// `Initialize(local_engine, options)`: validates both, then listens when the name has a
+    /// port > 0.
+    pub fn initialize(&self, local_engine: &str, options: &[(&str, &str)]) -> AdxlResult<()> {
+        let mut state = lock(&self.state);
+        if matches!(*state, State::Running(_)) {
+            return Err(AdxlError::new(ADXL_FAILED, "the engine is already initialized"));
+        }
+        let name = EngineName::parse(local_engine)?;
+        let options = Options::parse(options.iter().copied())?;
+        let core = Arc::new(Core {
+            pool: RelayPool::new(options.buffer_pool),
+            name,
+            options,
+            registry: Registry::default(),
+            links: Mutex::new(HashMap::new()),
+            served: Mutex::new((0, HashMap::new())),
+            stopping: AtomicBool::new(false),
+            listener: Mutex::new(None),
+        });
+        if let Some(addr) = core.name.listen_addr() {
+            let thread = serve::listen(&core, addr)?;
+            *lock(&core.listener) = Some((addr, thread));
+        }
+        log::debug!(target: TARGET, "engine {local_engine} initialized ({:?})", crate::config::settings().transport);
+        *state = State::Running(core);
+        Ok(())
+    }
+
+    /// `Finalize()`: stops listening, closes every connection; idempotent.
+    pub fn finalize(&self) {
+        let old = {
+            let mut state = lock(&self.state);
+            match std::mem::replace(&mut *state, State::Finalized) {
+                State::New => {
+                    *state = State::New;
+                    None
+                }
+                State::Running(core) => Some(core),
+                State::Finalized => None,
+            }
+        };
+        if let Some(core) = old {
+            core.shutdown();
+        }
+    }
+
+    /// `RegisterMem({addr, len}, type)`: the handle. `vouch` makes the span for memory that
+    /// is not the runtime's (see the module documentation). Peers already connected are told.
+    pub fn register_mem(
+        &self,
+        addr: usize,
+        len: usize,
+        mem_type: MemType,
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> AdxlResult<u64> {
+        let core = self.core()?;
+        if addr == 0 || len == 0 || addr.checked_add(len).is_none() {
+            return Err(AdxlError::new(
+                ADXL_PARAM_INVALID,
+                format!("memory {addr:#x} + {len} bytes is not a valid range"),
+            ));
+        }
+        let span = local_span(addr, len, true, &mut vouch)?;
+        let kind = match mem_type {
+            MemType::Device => MemKind::Device,
+            MemType::Host => MemKind::Host,
+        };
+        let r = core.registry.add(addr, span, kind);
+        let announce = Message::MemAdd { regions: vec![r.region()] };
+        for l in lock(&core.links).values() {
+            l.announce(&announce);
+        }
+        Ok(r.handle)
+    }
+
+    /// `DeregisterMem(handle)`: NULL is PARAM_INVALID; a handle this engine does not know is
+    /// SUCCESS with a warning (the vendor's behaviour).
+    pub fn deregister_mem(&self, handle: u64) -> AdxlResult<()> {
+        let core = self.core()?;
+        if handle == 0 {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "memory handle is NULL"));
+        }
+        match core.registry.remove(handle) {
+            Some(r) => {
+                let announce = Message::MemRemove { regions: vec![r.region()] };
+                for l in lock(&core.links).values() {
+                    l.announce(&announce);
+                }
+            }
+            None => {
+                log::warn!(target: TARGET, "DeregisterMem: handle {handle:#x} is not registered with this engine")
+            }
+        }
+        Ok(())
+    }
+
+    /// `Connect(remote_engine, timeout)`.
+    pub fn connect(&self, remote: &str, timeout_ms: i32) -> AdxlResult<()> {
+        let core = self.core()?;
+        let timeout = positive_timeout(timeout_ms)?;
+        Self::connect_core(&core, remote, Instant::now() + timeout)
+    }
+
+    fn connect_core(core: &Core, remote: &str, deadline: Instant) -> AdxlResult<()> {
+        let name = EngineName::parse(remote)?;
+        let addr = name.listen_addr().ok_or_else(|| {
+            AdxlError::new(
+                ADXL_FAILED,
+                format!("{remote} has no port: it does not listen, so it cannot be connected to"),
+            )
+        })?;
+        {
+            let links = lock(&core.links);
+            match links.get(remote) {
+                Some(l) if l.is_alive() => {
+                    return Err(AdxlError::new(
+                        ADXL_ALREADY_CONNECTED,
+                        format!("already connected to {remote}"),
+                    ));
+                }
+                Some(_) => {}
+                None if links.len() >= MAX_LINKS => {
+                    return Err(AdxlError::new(
+                        ADXL_RESOURCE_EXHAUSTED,
+                        format!("already {MAX_LINKS} links"),
+                    ));
+                }
+                None => {}
+            }
+        }
+        let link = Arc::new(Link::open(core, remote, addr, deadline)?);
+        let mut links = lock(&core.links);
+        match links.get(remote) {
+            Some(l) if !l.is_broken() => {
+                link.close();
+                Err(AdxlError::new(ADXL_ALREADY_CONNECTED, format!("already connected to {remote}")))
+            }
+            _ => {
+                if let Some(old) = links.insert(remote.to_owned(), link) {
+                    old.close();
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// `Disconnect(remote_engine, timeout)`: local cleanup happens even when the peer is down.
+    pub fn disconnect(&self, remote: &str, timeout_ms: i32) -> AdxlResult<()> {
+        let core = self.core()?;
+        positive_timeout(timeout_ms)?;
+        let link = lock(&core.links)
+            .remove(remote)
+            .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?;
+        link.close();
+        Ok(())
+    }
+
+    /// `TransferSync(remote_engine, operation, op_descs, timeout)`: returns once every byte
+    /// has landed. `vouch` makes spans for local memory that is not the runtime's.
+    pub fn transfer_sync(
+        &self,
+        remote: &str,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        timeout_ms: i32,
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> AdxlResult<()> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        for (i, d) in descs.iter().enumerate() {
+            if d.local_addr == 0 || d.remote_addr == 0 {
+                return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
+            }
+            if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
+                return Err(AdxlError::new(
+                    ADXL_PARAM_INVALID,
+                    format!("descriptor {i} wraps the address space"),
+                ));
+            }
+        }
+        let link = match core.link(remote) {
+            Some(l) if !l.is_broken() => l,
+            found if core.options.auto_connect => {
+                drop(found);
+                match Self::connect_core(&core, remote, deadline) {
+                    Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
+                    Err(e) => return Err(e),
+                }
+                core.link(remote)
+                    .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?
+            }
+            Some(l) => l,
+            None => return Err(AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))),
+        };
+        let mut locals = Vec::with_capacity(descs.len());
+        for (i, d) in descs.iter().enumerate() {
+            let local_kind = match core.registry.find(d.local_addr, d.len) {
+                Some(r) => r.kind,
+                None if core.pool.enabled() => MemKind::Unregistered,
+                None => {
+                    return Err(AdxlError::new(
+                        ADXL_PARAM_INVALID,
+                        format!(
+                            "descriptor {i}: local memory {:#x} is not registered and the relay pool is off",
+                            d.local_addr
+                        ),
+                    ));
+                }
+            };
+            let span = local_span(d.local_addr, d.len, op == TransferOp::Read, &mut vouch)?;
+            locals.push(Local {
+                span,
+                desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
+            });
+        }
+        transfer::run(&core, &link, op, &locals, deadline)
+    }
+}
+
+#[cfg(test)]
+mod tests;

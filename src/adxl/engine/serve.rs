@@ -1,0 +1,286 @@
+//! The serving side: the listener of an engine named with a port, and one thread per
+//! accepted connection that answers HELLO and then READ and WRITE requests.
+//!
+//! Every range of a request is checked against this engine's own registry: inside a
+//! registration it is read or written in place (device memory through the runtime's view);
+//! outside, it is relayed through the bounded pool with the kernel doing the copy
+//! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here.
+
+use std::io::{self, Read};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use super::Core;
+use super::registry::Registered;
+use crate::adxl::wire::{Desc, MemKind, Message};
+use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
+use crate::error::{AdxlError, AdxlResult};
+use crate::logging::TARGET;
+use crate::runtime::memory;
+use crate::sys::safe_copy;
+use crate::sys::stream_io::{recv_into, send_all, send_from};
+
+/// Most connections one engine serves at once (the vendor's link limit).
+pub const MAX_SERVED: usize = 512;
+/// How long a new connection may take to say HELLO.
+const HELLO_WAIT: Duration = Duration::from_secs(10);
+
+/// Binds `addr` and starts accepting; returns the thread (it ends when `core.stopping` is set
+/// and it is woken by a connection).
+pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> AdxlResult<JoinHandle<()>> {
+    let listener = TcpListener::bind(addr)
+        .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot listen on {addr}: {e}")))?;
+    let core = core.clone();
+    std::thread::Builder::new()
+        .name("adxl-listen".into())
+        .spawn(move || {
+            for stream in listener.incoming() {
+                if core.stopping.load(Ordering::Acquire) {
+                    break;
+                }
+                let Ok(stream) = stream else { continue };
+                let core = core.clone();
+                let _ =
+                    std::thread::Builder::new().name("adxl-serve".into()).spawn(move || serve(&core, stream));
+            }
+        })
+        .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
+}
+
+/// Wakes the listener so it sees `stopping` and exits.
+pub fn wake(addr: SocketAddr) {
+    let mut target = addr;
+    if target.ip().is_unspecified() {
+        target.set_ip(if addr.is_ipv4() {
+            [127, 0, 0, 1].into()
+        } else {
+            std::net::Ipv6Addr::LOCALHOST.into()
+        });
+    }
+    let _ = TcpStream::connect_timeout(&target, Duration::from_secs(1));
+}
+
+fn serve(core: &Arc<Core>, stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let _ = stream.set_read_timeout(Some(HELLO_WAIT));
+    let peer = match Message::read_from(&mut &stream) {
+        Ok(Message::Hello { name, .. }) => name,
+        _ => return,
+    };
+    let Some(id) = core.add_served(&stream) else {
+        let ack = Message::HelloAck {
+            status: ADXL_RESOURCE_EXHAUSTED,
+            name: core.name.text.clone(),
+            regions: vec![],
+            message: format!("{} already serves {MAX_SERVED} connections", core.name.text),
+        };
+        let _ = send_all(&stream, &ack.encode());
+        return;
+    };
+    let ack = Message::HelloAck {
+        status: 0,
+        name: core.name.text.clone(),
+        regions: core.registry.regions(),
+        message: String::new(),
+    };
+    if send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok() {
+        if let Err(e) = requests(core, &stream) {
+            log::debug!(target: TARGET, "connection from {peer} closed: {e}");
+        }
+    }
+    let _ = stream.shutdown(Shutdown::Both);
+    core.remove_served(id);
+}
+
+/// Answers requests until BYE, end of file or a malformed frame.
+fn requests(core: &Core, s: &TcpStream) -> io::Result<()> {
+    loop {
+        let m = Message::read_from(&mut &*s).map_err(|e| io::Error::other(e.to_string()))?;
+        match m {
+            Message::Write { id, descs } => serve_write(core, s, id, &descs)?,
+            Message::Read { id, descs } => serve_read(core, s, id, &descs)?,
+            Message::MemAdd { .. } | Message::MemRemove { .. } => {}
+            Message::Bye => return Ok(()),
+            other => return Err(io::Error::other(format!("unexpected {other:?}"))),
+        }
+    }
+}
+
+enum Target {
+    Direct(Arc<Registered>),
+    Relay,
+}
+
+/// A refusal: status, the descriptor at fault, why.
+type Refusal = (u32, u32, String);
+
+/// Where each descriptor goes, or why the request is refused (the seed's relay rule).
+fn plan(core: &Core, descs: &[Desc]) -> Result<Vec<Target>, Refusal> {
+    let invalid = |i: usize, why: String| (ADXL_PARAM_INVALID, i as u32, why);
+    let mut targets = Vec::with_capacity(descs.len());
+    let (mut relay, mut first_pair, mut mixed) = (false, None, None);
+    let host_if_unregistered = |k: MemKind| if k == MemKind::Unregistered { MemKind::Host } else { k };
+    for (i, d) in descs.iter().enumerate() {
+        let (Ok(addr), Ok(len)) = (usize::try_from(d.remote_addr), usize::try_from(d.len)) else {
+            return Err(invalid(i, "address out of range".into()));
+        };
+        if addr == 0 || addr.checked_add(len).is_none() {
+            return Err(invalid(i, format!("remote range {addr:#x} + {len} bytes is not valid")));
+        }
+        let (target, kind) = match core.registry.find(addr, len) {
+            Some(r) => {
+                let k = r.kind;
+                (Target::Direct(r), k)
+            }
+            None if core.pool.enabled() => (Target::Relay, MemKind::Unregistered),
+            None => {
+                return Err(invalid(
+                    i,
+                    format!(
+                        "remote range {addr:#x} + {len} bytes is not registered and the relay pool is off (BufferPool 0:0)"
+                    ),
+                ));
+            }
+        };
+        relay |= kind == MemKind::Unregistered || d.local_kind == MemKind::Unregistered;
+        let pair = (host_if_unregistered(d.local_kind), host_if_unregistered(kind));
+        match first_pair {
+            None => first_pair = Some(pair),
+            Some(p) if p != pair && mixed.is_none() => mixed = Some(i),
+            _ => {}
+        }
+        targets.push(target);
+    }
+    if let (true, Some(i)) = (relay, mixed) {
+        return Err(invalid(
+            i,
+            "relay mode needs every descriptor of a call to have the same transfer type".into(),
+        ));
+    }
+    Ok(targets)
+}
+
+fn complete(s: &TcpStream, id: u64, refusal: Option<Refusal>) -> io::Result<()> {
+    let (status, failed, message) = refusal.unwrap_or((0, u32::MAX, String::new()));
+    send_all(s, &Message::Complete { id, status, failed, message }.encode())
+}
+
+/// Reads and throws away `len` bytes (the payload of a refused WRITE).
+fn drain(s: &TcpStream, mut len: u64) -> io::Result<()> {
+    let mut scratch = [0u8; 64 * 1024];
+    while len > 0 {
+        let n = (len as usize).min(scratch.len());
+        (&mut &*s).read_exact(&mut scratch[..n])?;
+        len -= n as u64;
+    }
+    Ok(())
+}
+
+fn bad_address(i: usize, addr: usize, e: &io::Error) -> Refusal {
+    (ADXL_PARAM_INVALID, i as u32, format!("unregistered address {addr:#x} cannot be accessed: {e}"))
+}
+
+fn serve_write(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result<()> {
+    let (targets, mut refusal) = match plan(core, descs) {
+        Ok(t) => (t, None),
+        Err(r) => (Vec::new(), Some(r)),
+    };
+    for (i, d) in descs.iter().enumerate() {
+        let (addr, len) = (d.remote_addr as usize, d.len as usize);
+        if refusal.is_some() {
+            drain(s, d.len)?;
+            continue;
+        }
+        match &targets[i] {
+            Target::Direct(r) => recv_into(s, &r.span, addr - r.addr, len)?,
+            Target::Relay => {
+                let mut buf = core.pool.take().expect("planned relays have a pool");
+                let mut done = 0;
+                while done < len {
+                    let n = (len - done).min(buf.bytes().len());
+                    (&mut &*s).read_exact(&mut buf.bytes()[..n])?;
+                    if refusal.is_none() {
+                        if let Err(e) = relay_write(addr + done, &buf.bytes()[..n]) {
+                            refusal = Some(bad_address(i, addr + done, &e));
+                        }
+                    }
+                    done += n;
+                }
+            }
+        }
+    }
+    complete(s, id, refusal)
+}
+
+fn serve_read(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result<()> {
+    let targets = match plan(core, descs) {
+        Ok(t) => t,
+        Err(r) => return complete(s, id, Some(r)),
+    };
+    let total = descs.iter().map(|d| d.len).sum();
+    send_all(s, &Message::ReadData { id, len: total }.encode())?;
+    let mut refusal = None;
+    for (i, d) in descs.iter().enumerate() {
+        let (addr, len) = (d.remote_addr as usize, d.len as usize);
+        match &targets[i] {
+            _ if refusal.is_some() => send_zeros(s, len)?,
+            Target::Direct(r) => send_from(s, &r.span, addr - r.addr, len)?,
+            Target::Relay => {
+                let mut buf = core.pool.take().expect("planned relays have a pool");
+                let mut done = 0;
+                while done < len {
+                    let n = (len - done).min(buf.bytes().len());
+                    let chunk = &mut buf.bytes()[..n];
+                    if refusal.is_none() {
+                        if let Err(e) = relay_read(addr + done, chunk) {
+                            refusal = Some(bad_address(i, addr + done, &e));
+                        }
+                    }
+                    if refusal.is_some() {
+                        chunk.fill(0);
+                    }
+                    send_all(s, chunk)?;
+                    done += n;
+                }
+            }
+        }
+    }
+    complete(s, id, refusal)
+}
+
+/// Copies into unregistered memory: through the runtime's view when it is the runtime's
+/// (device memory may be inaccessible to host code), else by the kernel, which checks it.
+fn relay_write(addr: usize, data: &[u8]) -> io::Result<()> {
+    match memory::runtime_span(addr, data.len()) {
+        Some(span) => {
+            span.write_slice(data);
+            Ok(())
+        }
+        None => safe_copy::write(addr, data),
+    }
+}
+
+/// As [`relay_write`], the other way.
+fn relay_read(addr: usize, out: &mut [u8]) -> io::Result<()> {
+    match memory::runtime_span(addr, out.len()) {
+        Some(span) => {
+            span.read_into(out);
+            Ok(())
+        }
+        None => safe_copy::read(addr, out),
+    }
+}
+
+/// The rest of a READ_DATA whose request failed: zeros, so the stream stays in step.
+fn send_zeros(s: &TcpStream, mut len: usize) -> io::Result<()> {
+    let zeros = [0u8; 64 * 1024];
+    while len > 0 {
+        let n = len.min(zeros.len());
+        send_all(s, &zeros[..n])?;
+        len -= n;
+    }
+    Ok(())
+}

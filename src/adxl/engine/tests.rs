@@ -1,0 +1,260 @@
+//! Two engines in one process over loopback TCP, with runtime memory only (which needs no
+//! `unsafe` to reach). The multi-process tests are in `tests/adxl_tcp.rs`.
+
+use super::*;
+use crate::runtime::memory::{self, AllocKind, Limits};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn no_vouch(r: HostRange) -> RawSpan {
+    panic!("the test uses runtime memory only, yet {r:?} needed vouching")
+}
+
+fn host(len: usize, byte: u8) -> usize {
+    let a = memory::alloc_host(len).unwrap();
+    memory::runtime_span(a, len).unwrap().fill(byte);
+    a
+}
+
+fn strict_device(len: usize, byte: u8) -> usize {
+    let a = memory::alloc_device(5, len, 0, &Limits { capacity: 1 << 40, strict: true }).unwrap();
+    memory::runtime_span(a, len).unwrap().fill(byte);
+    a
+}
+
+fn bytes(addr: usize, len: usize) -> Vec<u8> {
+    let mut out = vec![0; len];
+    memory::runtime_span(addr, len).unwrap().read_into(&mut out);
+    out
+}
+
+fn server(options: &[(&str, &str)]) -> (Engine, String) {
+    let e = Engine::new();
+    let name = format!("127.0.0.1:{}", free_port());
+    e.initialize(&name, options).unwrap();
+    (e, name)
+}
+
+fn client(options: &[(&str, &str)]) -> Engine {
+    let e = Engine::new();
+    e.initialize("127.0.0.1", options).unwrap();
+    e
+}
+
+fn status<T: std::fmt::Debug>(r: AdxlResult<T>) -> u32 {
+    r.unwrap_err().status
+}
+
+#[test]
+fn calls_outside_initialize_and_finalize_fail() {
+    let e = Engine::new();
+    assert_eq!(status(e.connect("127.0.0.1:1", 100)), ADXL_FAILED);
+    assert_eq!(status(e.register_mem(1, 1, MemType::Host, no_vouch)), ADXL_FAILED);
+    e.finalize();
+    assert_eq!(status(e.initialize("1.2.3", &[])), ADXL_PARAM_INVALID);
+    assert_eq!(status(e.initialize("127.0.0.1", &[("x", "1")])), ADXL_PARAM_INVALID);
+    e.initialize("127.0.0.1", &[]).unwrap();
+    assert_eq!(status(e.initialize("127.0.0.1", &[])), ADXL_FAILED);
+    e.finalize();
+    e.finalize();
+    assert_eq!(status(e.deregister_mem(1)), ADXL_FAILED);
+    assert_eq!(status(e.transfer_sync("x", TransferOp::Read, &[], 10, no_vouch)), ADXL_FAILED);
+}
+
+#[test]
+fn registration_checks_its_arguments() {
+    let e = client(&[]);
+    assert_eq!(status(e.register_mem(0, 8, MemType::Host, no_vouch)), ADXL_PARAM_INVALID);
+    assert_eq!(status(e.register_mem(usize::MAX, 8, MemType::Host, no_vouch)), ADXL_PARAM_INVALID);
+    let a = host(64, 0);
+    let h = e.register_mem(a, 64, MemType::Host, no_vouch).unwrap();
+    assert_eq!(status(e.deregister_mem(0)), ADXL_PARAM_INVALID);
+    e.deregister_mem(h).unwrap();
+    e.deregister_mem(h).unwrap(); // unknown: success with a warning
+    let d = strict_device(4096, 0);
+    assert_eq!(status(e.register_mem(d, 4 << 20, MemType::Device, no_vouch)), ADXL_PARAM_INVALID);
+    memory::free(a, AllocKind::Host).unwrap();
+    memory::free(d, AllocKind::Device).unwrap();
+}
+
+#[test]
+fn connect_and_disconnect_follow_the_spec() {
+    let (s, name) = server(&[]);
+    let c = client(&[]);
+    assert_eq!(status(c.connect(&name, 0)), ADXL_PARAM_INVALID);
+    assert_eq!(status(c.connect("nonsense", 100)), ADXL_PARAM_INVALID);
+    assert_eq!(status(c.connect(&format!("127.0.0.1:{}", free_port()), 500)), ADXL_FAILED);
+    assert_eq!(status(c.connect("127.0.0.1", 500)), ADXL_FAILED);
+    assert_eq!(status(c.disconnect(&name, 100)), ADXL_NOT_CONNECTED);
+    c.connect(&name, 1000).unwrap();
+    assert_eq!(status(c.connect(&name, 1000)), ADXL_ALREADY_CONNECTED);
+    assert_eq!(status(c.disconnect(&name, -1)), ADXL_PARAM_INVALID);
+    c.disconnect(&name, 1000).unwrap();
+    c.connect(&name, 1000).unwrap();
+    // A peer that accepts but never answers HELLO: TIMEOUT.
+    let mute = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let t = Instant::now();
+    assert_eq!(status(c.connect(&mute.local_addr().unwrap().to_string(), 200)), ADXL_TIMEOUT);
+    assert!(t.elapsed() < Duration::from_secs(2));
+    drop(s);
+}
+
+#[test]
+fn read_and_write_strict_device_memory_and_relay() {
+    let (s, name) = server(&[]);
+    let c = client(&[]);
+    let dev = strict_device(1 << 20, 0xAB);
+    s.register_mem(dev, 1 << 20, MemType::Device, no_vouch).unwrap();
+    let local = host(1 << 20, 0);
+    c.register_mem(local, 1 << 20, MemType::Host, no_vouch).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let descs: Vec<TransferDesc> = (0..16)
+        .map(|i| TransferDesc { local_addr: local + i * 4096, remote_addr: dev + i * 4096, len: 4096 })
+        .collect();
+    c.transfer_sync(&name, TransferOp::Read, &descs, 1000, no_vouch).unwrap();
+    assert!(bytes(local, 16 * 4096).iter().all(|&b| b == 0xAB));
+    memory::runtime_span(local, 4096).unwrap().fill(0x11);
+    c.transfer_sync(&name, TransferOp::Write, &descs[..1], 1000, no_vouch).unwrap();
+    assert!(bytes(dev, 4096).iter().all(|&b| b == 0x11));
+    // Unregistered memory of the server: relayed, with the kernel checking the address.
+    let plain = host(8192, 0x5A);
+    let relay = [TransferDesc { local_addr: local, remote_addr: plain, len: 8192 }];
+    c.transfer_sync(&name, TransferOp::Read, &relay, 1000, no_vouch).unwrap();
+    assert!(bytes(local, 8192).iter().all(|&b| b == 0x5A));
+    let bad = [TransferDesc { local_addr: local, remote_addr: 0x10, len: 64 }];
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Read, &bad, 1000, no_vouch)), ADXL_PARAM_INVALID);
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Write, &bad, 1000, no_vouch)), ADXL_PARAM_INVALID);
+    // The connection stays usable after a refused request.
+    c.transfer_sync(&name, TransferOp::Read, &descs[..2], 1000, no_vouch).unwrap();
+    // Relay mode with two transfer types in one call.
+    let mixed = [relay[0], descs[0]];
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Read, &mixed, 1000, no_vouch)), ADXL_PARAM_INVALID);
+    let zero = [TransferDesc { local_addr: 0, remote_addr: dev, len: 1 }];
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Read, &zero, 1000, no_vouch)), ADXL_PARAM_INVALID);
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Read, &descs, 0, no_vouch)), ADXL_PARAM_INVALID);
+    assert_eq!(
+        status(c.transfer_sync("127.0.0.1:9", TransferOp::Read, &descs, 10, no_vouch)),
+        ADXL_NOT_CONNECTED
+    );
+    drop(c);
+    drop(s);
+    memory::free(dev, AllocKind::Device).unwrap();
+}
+
+#[test]
+fn without_a_relay_pool_unregistered_memory_is_invalid() {
+    let (s, name) = server(&[("adxl.BufferPool", "0:0")]);
+    let c = client(&[]);
+    let local = host(4096, 0);
+    c.register_mem(local, 4096, MemType::Host, no_vouch).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let plain = host(4096, 1);
+    let d = [TransferDesc { local_addr: local, remote_addr: plain, len: 4096 }];
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch)), ADXL_PARAM_INVALID);
+    drop(s);
+}
+
+#[test]
+fn auto_connect_connects_on_first_transfer_and_finalize_breaks_links() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 7);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[("AutoConnect", "1")]);
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![7; 4096]);
+    assert_eq!(status(c.connect(&name, 1000)), ADXL_ALREADY_CONNECTED);
+    s.finalize();
+    let t = Instant::now();
+    assert_ne!(
+        c.transfer_sync(&name, TransferOp::Read, &d, 5000, no_vouch).unwrap_err().status,
+        ADXL_SUCCESS
+    );
+    assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+    // The same name served again: a new link is made.
+    s.initialize(&name, &[]).unwrap();
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+}
+
+/// Reads until the server closes the connection; true if it did within a second.
+fn closed_by_server(mut s: std::net::TcpStream) -> bool {
+    use std::io::Read;
+    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return true,
+            Ok(_) => continue,
+            Err(e) => return e.kind() == std::io::ErrorKind::ConnectionReset,
+        }
+    }
+}
+
+#[test]
+fn malformed_or_out_of_order_frames_close_only_that_connection() {
+    use std::io::Write;
+    let (s, name) = server(&[]);
+    let remote = host(4096, 3);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let addr = EngineName::parse(&name).unwrap().listen_addr().unwrap();
+    let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![] }.encode();
+    let mut oversized = Message::Bye.encode();
+    oversized[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+    let out_of_order = Message::ReadData { id: 0, len: 0 }.encode();
+    let truncated = Message::Read { id: 0, descs: vec![] }.encode();
+    let cases: Vec<Vec<u8>> = vec![
+        b"GET / HTTP/1.0\r\n\r\n".to_vec(),
+        oversized.clone(),
+        [hello.clone(), oversized].concat(),
+        [hello.clone(), out_of_order].concat(),
+        [hello.clone(), hello.clone()].concat(),
+        [hello.clone(), truncated[..truncated.len() - 2].to_vec()].concat(),
+    ];
+    for (i, bytes) in cases.into_iter().enumerate() {
+        let mut raw = std::net::TcpStream::connect(addr).unwrap();
+        raw.write_all(&bytes).unwrap();
+        if i == 5 {
+            raw.shutdown(std::net::Shutdown::Write).unwrap();
+        }
+        assert!(closed_by_server(raw), "case {i} left the connection open");
+    }
+    // The engine still serves well-behaved peers.
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![3; 4096]);
+}
+
+#[test]
+fn threads_transfer_to_one_peer_and_to_two_peers_at_once() {
+    let (s1, n1) = server(&[]);
+    let (s2, n2) = server(&[]);
+    let size = 1 << 20;
+    let r1 = host(size, 1);
+    let r2 = host(size, 2);
+    s1.register_mem(r1, size, MemType::Host, no_vouch).unwrap();
+    s2.register_mem(r2, size, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&n1, 1000).unwrap();
+    c.connect(&n2, 1000).unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..6usize {
+            let (c, n1, n2) = (&c, &n1, &n2);
+            scope.spawn(move || {
+                let (name, remote, byte) = if t % 2 == 0 { (n1, r1, 1) } else { (n2, r2, 2) };
+                let local = host(size, 0);
+                let d = [TransferDesc { local_addr: local, remote_addr: remote, len: size }];
+                for _ in 0..10 {
+                    c.transfer_sync(name, TransferOp::Read, &d, 5000, no_vouch).unwrap();
+                }
+                assert!(bytes(local, size).iter().all(|&b| b == byte));
+            });
+        }
+    });
+}

@@ -1,0 +1,476 @@
+//! ADXL engines in real processes over TCP, through the native C API. Each engine is this
+//! test binary re-run with a role variable; it obeys one command per line on standard input
+//! and answers one line (the status, then any values), so each test scripts its engines step
+//! by step. Engines bind only to 127.0.0.1, on ports the system hands out.
+
+use std::ffi::{CString, c_void};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::ptr::null_mut;
+use std::time::{Duration, Instant};
+
+use ascendless::error::adxl_status::*;
+use ascendless::ffi::acl_rt::device::aclrtSetDevice;
+use ascendless::ffi::acl_rt::memory::{aclrtMalloc, aclrtMemcpy};
+use ascendless::ffi::ascendless::*;
+
+const ROLE: &str = "ASCENDLESS_ADXL_TEST_CHILD";
+const MIB: usize = 1 << 20;
+
+// ---- the child: one engine ----
+
+/// The pattern of `len` bytes for `seed` (words, so debug builds fill 64 MiB quickly).
+fn pattern(len: usize, seed: u64) -> Vec<u8> {
+    let mut v = Vec::with_capacity(len + 8);
+    let mut i = 0u64;
+    while v.len() < len {
+        v.extend_from_slice(&(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed).to_le_bytes());
+        i += 1;
+    }
+    v.truncate(len);
+    v
+}
+
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(0x100_0000_01b3).rotate_left(7);
+    }
+    for &b in words.remainder() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
+
+/// Copies between host and any memory (device memory included) with `ACL_MEMCPY_DEFAULT`.
+fn memcpy(dst: usize, src: usize, len: usize) {
+    // SAFETY: both ranges are memory this child allocated, `len` bytes long.
+    let rc = unsafe { aclrtMemcpy(dst as *mut c_void, len, src as *const c_void, len, 4) };
+    assert_eq!(rc, 0);
+}
+
+fn child_main() {
+    assert_eq!(aclrtSetDevice(0), 0);
+    let mut engine: AscendlessEngine = null_mut();
+    // SAFETY: a valid out-pointer.
+    assert_eq!(unsafe { ascendless_engine_create(&mut engine) }, ADXL_SUCCESS);
+    let out = std::io::stdout();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.unwrap();
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let n = |i: usize| -> usize { w[i].parse().unwrap() };
+        let reply = match w.as_slice() {
+            ["pid"] => format!("0 {}", std::process::id()),
+            ["init", name, opts @ ..] => {
+                let pairs: Vec<(CString, CString)> = opts
+                    .iter()
+                    .map(|o| o.split_once('=').unwrap())
+                    .map(|(k, v)| (CString::new(k).unwrap(), CString::new(v).unwrap()))
+                    .collect();
+                let keys: Vec<_> = pairs.iter().map(|p| p.0.as_ptr()).collect();
+                let values: Vec<_> = pairs.iter().map(|p| p.1.as_ptr()).collect();
+                let name = CString::new(*name).unwrap();
+                // SAFETY: valid strings and arrays of `len` strings.
+                let rc = unsafe {
+                    ascendless_engine_initialize(
+                        engine,
+                        name.as_ptr(),
+                        keys.as_ptr(),
+                        values.as_ptr(),
+                        keys.len(),
+                    )
+                };
+                format!("{rc}")
+            }
+            ["finalize"] => format!("{}", ascendless_engine_finalize(engine)),
+            ["host", _, _] => {
+                let v = Box::leak(pattern(n(1), n(2) as u64).into_boxed_slice());
+                format!("0 {}", v.as_mut_ptr() as usize)
+            }
+            ["device", _, _] => {
+                let mut p = null_mut();
+                // SAFETY: a valid out-pointer.
+                assert_eq!(unsafe { aclrtMalloc(&mut p, n(1), 0) }, 0);
+                let data = pattern(n(1), n(2) as u64);
+                memcpy(p as usize, data.as_ptr() as usize, data.len());
+                format!("0 {}", p as usize)
+            }
+            ["fill", _, _, _] => {
+                let data = pattern(n(2), n(3) as u64);
+                memcpy(n(1), data.as_ptr() as usize, data.len());
+                "0".into()
+            }
+            ["sum", _, _] => {
+                let mut data = vec![0u8; n(2)];
+                memcpy(data.as_mut_ptr() as usize, n(1), data.len());
+                format!("0 {}", checksum(&data))
+            }
+            ["reg", _, _, _] => {
+                let mut h = null_mut();
+                // SAFETY: the memory was leaked or allocated by this child and stays valid.
+                let rc = unsafe { ascendless_engine_register_mem(engine, n(1), n(2), n(3) as i32, &mut h) };
+                format!("{rc} {}", h as usize)
+            }
+            ["dereg", _] => format!("{}", ascendless_engine_deregister_mem(engine, n(1) as *mut c_void)),
+            ["connect", name, t] | ["disconnect", name, t] => {
+                let name = CString::new(*name).unwrap();
+                let t: i32 = t.parse().unwrap();
+                // SAFETY: a valid string.
+                let rc = unsafe {
+                    if w[0] == "connect" {
+                        ascendless_engine_connect(engine, name.as_ptr(), t)
+                    } else {
+                        ascendless_engine_disconnect(engine, name.as_ptr(), t)
+                    }
+                };
+                format!("{rc}")
+            }
+            // xfer NAME OP LOCAL REMOTE LEN COUNT TIMEOUT [REPEAT]: COUNT descriptors covering
+            // LEN bytes; repeated until a failure or REPEAT times. Replies status, milliseconds.
+            ["xfer", name, ..] => {
+                let name = CString::new(*name).unwrap();
+                let (op, local, remote, len, count) = (n(2) as i32, n(3), n(4), n(5), n(6));
+                let timeout: i32 = w[7].parse().unwrap();
+                let repeat = w.get(8).map_or(1, |r| r.parse().unwrap());
+                let piece = len / count;
+                let descs: Vec<AscendlessTransferDesc> = (0..count)
+                    .map(|i| AscendlessTransferDesc {
+                        local_addr: local + i * piece,
+                        remote_addr: remote + i * piece,
+                        len: piece,
+                    })
+                    .collect();
+                let t = Instant::now();
+                let mut rc = 0;
+                for _ in 0..repeat {
+                    // SAFETY: the local ranges are this child's memory.
+                    rc = unsafe {
+                        ascendless_engine_transfer_sync(
+                            engine,
+                            name.as_ptr(),
+                            op,
+                            descs.as_ptr(),
+                            descs.len(),
+                            timeout,
+                        )
+                    };
+                    if rc != 0 {
+                        break;
+                    }
+                }
+                format!("{rc} {}", t.elapsed().as_millis())
+            }
+            // list NAME OP TIMEOUT LOCAL,REMOTE,LEN...: one call with these descriptors.
+            ["list", name, op, timeout, descs @ ..] => {
+                let name = CString::new(*name).unwrap();
+                let descs: Vec<AscendlessTransferDesc> = descs
+                    .iter()
+                    .map(|d| {
+                        let v: Vec<usize> = d.split(',').map(|x| x.parse().unwrap()).collect();
+                        AscendlessTransferDesc { local_addr: v[0], remote_addr: v[1], len: v[2] }
+                    })
+                    .collect();
+                // SAFETY: the local ranges are this child's memory.
+                let rc = unsafe {
+                    ascendless_engine_transfer_sync(
+                        engine,
+                        name.as_ptr(),
+                        op.parse().unwrap(),
+                        descs.as_ptr(),
+                        descs.len(),
+                        timeout.parse().unwrap(),
+                    )
+                };
+                format!("{rc}")
+            }
+            ["exit"] => break,
+            other => panic!("unknown command {other:?}"),
+        };
+        writeln!(out.lock(), "{reply}").unwrap();
+    }
+    assert_eq!(ascendless_engine_destroy(engine), ADXL_SUCCESS);
+}
+
+#[test]
+fn child() {
+    if std::env::var_os(ROLE).is_some() {
+        child_main();
+    }
+}
+
+// ---- the parent's side ----
+
+struct Engine {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Engine {
+    fn start(env: &[(&str, &str)]) -> Engine {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
+            .env(ROLE, "1")
+            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+            .env("ASCENDLESS_TRANSPORT", "tcp")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Engine { child, input, output }
+    }
+
+    /// An engine initialised with `name` and options.
+    fn named(name: &str, options: &str, env: &[(&str, &str)]) -> Engine {
+        let mut e = Engine::start(env);
+        assert_eq!(e.code(&format!("init {name} {options}")), 0);
+        e
+    }
+
+    fn send(&mut self, command: &str) {
+        writeln!(self.input, "{command}").unwrap();
+    }
+
+    fn reply(&mut self, command: &str) -> Vec<u64> {
+        loop {
+            let mut line = String::new();
+            assert!(self.output.read_line(&mut line).unwrap() > 0, "the engine ended during {command:?}");
+            let words: Vec<u64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
+            // The test harness prints its own lines; replies start with a number.
+            if !words.is_empty() {
+                return words;
+            }
+        }
+    }
+
+    fn ask(&mut self, command: &str) -> Vec<u64> {
+        self.send(command);
+        self.reply(command)
+    }
+
+    fn code(&mut self, command: &str) -> u32 {
+        self.ask(command)[0] as u32
+    }
+
+    /// Runs a command that must succeed; its first value.
+    fn value(&mut self, command: &str) -> u64 {
+        let r = self.ask(command);
+        assert_eq!(r[0], 0, "{command}");
+        r[1]
+    }
+
+    fn finish(mut self) {
+        self.send("exit");
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn server_name() -> String {
+    format!("127.0.0.1:{}", free_port())
+}
+
+const READ: u32 = 0;
+const WRITE: u32 = 1;
+const DEVICE: u32 = 0;
+const HOST: u32 = 1;
+
+#[test]
+fn device_server_host_client_read_then_write_in_batches_and_64_mib() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", &[("ASCENDLESS_STRICT_DEVICE_MEMORY", "1")]);
+    let size = 64 * MIB;
+    let remote = server.value(&format!("device {size} 1"));
+    assert_eq!(server.code(&format!("reg {remote} {size} {DEVICE}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", &[]);
+    let local = client.value(&format!("host {size} 2"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    for (len, count) in [(4096, 1), (4 * MIB, 4096), (size, 1)] {
+        let want = server.value(&format!("sum {remote} {len}"));
+        let r = client.ask(&format!("xfer {name} {READ} {local} {remote} {len} {count} 10000"));
+        assert_eq!(r[0], 0);
+        eprintln!("READ of {count} x {} bytes: {} ms", len / count, r[1]);
+        assert_eq!(client.value(&format!("sum {local} {len}")), want, "READ {count} x {}", len / count);
+        assert_eq!(client.code(&format!("fill {local} {len} {}", count + 10)), 0);
+        let want = client.value(&format!("sum {local} {len}"));
+        assert_eq!(client.code(&format!("xfer {name} {WRITE} {local} {remote} {len} {count} 10000")), 0);
+        assert_eq!(server.value(&format!("sum {remote} {len}")), want, "WRITE {count} x {}", len / count);
+    }
+    assert_eq!(client.code(&format!("disconnect {name} 1000")), 0);
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn unregistered_memory_is_relayed_and_bad_addresses_fail_without_a_crash() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "adxl.BufferPool=2:1", &[]);
+    let plain = server.value(&format!("host {} 3", 3 * MIB));
+    let mut client = Engine::named("127.0.0.1", "", &[]);
+    let local = client.value(&format!("host {} 0", 3 * MIB));
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    // 3 MiB through a pool of 1 MiB buffers, both ways.
+    let want = server.value(&format!("sum {plain} {}", 3 * MIB));
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {plain} {} 3 5000", 3 * MIB)), 0);
+    assert_eq!(client.value(&format!("sum {local} {}", 3 * MIB)), want);
+    client.code(&format!("fill {local} {} 9", MIB));
+    let want = client.value(&format!("sum {local} {MIB}"));
+    assert_eq!(client.code(&format!("xfer {name} {WRITE} {local} {plain} {MIB} 16 5000")), 0);
+    assert_eq!(server.value(&format!("sum {plain} {MIB}")), want);
+    // Addresses that are not mapped in the server: PARAM_INVALID, and the server lives on.
+    for op in [READ, WRITE] {
+        assert_eq!(client.code(&format!("xfer {name} {op} {local} 4096 {MIB} 4 5000")), ADXL_PARAM_INVALID);
+    }
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {plain} 4096 1 5000")), 0);
+    server.value("pid");
+    // With the relay pool off, unregistered memory is PARAM_INVALID.
+    let off = server_name();
+    let mut strict = Engine::named(&off, "adxl.BufferPool=0:0", &[]);
+    let plain = strict.value("host 4096 1");
+    assert_eq!(client.code(&format!("connect {off} 1000")), 0);
+    assert_eq!(client.code(&format!("xfer {off} {READ} {local} {plain} 4096 1 1000")), ADXL_PARAM_INVALID);
+    client.finish();
+    server.finish();
+    strict.finish();
+}
+
+#[test]
+fn every_error_case_of_the_spec_has_its_number() {
+    let mut e = Engine::start(&[]);
+    // Before Initialize.
+    assert_eq!(e.code("connect 127.0.0.1:1 100"), ADXL_FAILED);
+    assert_eq!(e.code("init localhost:1"), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("init 127.0.0.1 adxl.Unknown=1"), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("init 127.0.0.1 adxl.BufferPool=0:8"), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("init 127.0.0.1 adxl.RdmaTrafficClass=3"), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("init 127.0.0.1 adxl.RdmaServiceLevel=8"), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("init 127.0.0.1 RdmaServiceLevel=7 AutoConnect=0 adxl.LocalCommRes={}"), 0);
+    let name = server_name();
+    let mut server = Engine::named(&name, "", &[]);
+    let remote = server.value("host 4096 1");
+    assert_eq!(server.code(&format!("reg {remote} 4096 {HOST}")), 0);
+    let local = e.value("host 65536 0");
+    assert_eq!(e.code(&format!("reg 0 4096 {HOST}")), ADXL_PARAM_INVALID);
+    assert_eq!(e.code(&format!("reg {} 4096 {HOST}", usize::MAX - 10)), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("dereg 0"), ADXL_PARAM_INVALID);
+    assert_eq!(e.code("dereg 12345"), ADXL_SUCCESS);
+    assert_eq!(e.code(&format!("connect {name} 0")), ADXL_PARAM_INVALID);
+    assert_eq!(e.code(&format!("connect 127.0.0.1:{} 500", free_port())), ADXL_FAILED);
+    let mute = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    assert_eq!(e.code(&format!("connect {} 200", mute.local_addr().unwrap())), ADXL_TIMEOUT);
+    assert_eq!(e.code(&format!("xfer {name} {READ} {local} {remote} 4096 1 1000")), ADXL_NOT_CONNECTED);
+    assert_eq!(e.code(&format!("disconnect {name} 1000")), ADXL_NOT_CONNECTED);
+    assert_eq!(e.code(&format!("connect {name} 1000")), 0);
+    assert_eq!(e.code(&format!("connect {name} 1000")), ADXL_ALREADY_CONNECTED);
+    assert_eq!(e.code(&format!("xfer {name} {READ} {local} {remote} 4096 1 0")), ADXL_PARAM_INVALID);
+    assert_eq!(e.code(&format!("xfer {name} {READ} {local} 0 4096 1 1000")), ADXL_PARAM_INVALID);
+    assert_eq!(e.code(&format!("xfer {name} {READ} 0 {remote} 4096 1 1000")), ADXL_PARAM_INVALID);
+    assert_eq!(e.code(&format!("xfer {name} 7 {local} {remote} 4096 1 1000")), ADXL_PARAM_INVALID);
+    // Relay mode: registered and unregistered remote memory (two transfer types) in one call.
+    let plain = server.value("host 8192 2");
+    let dev = server.value("device 4096 4");
+    assert_eq!(server.code(&format!("reg {dev} 4096 {DEVICE}")), 0);
+    let mixed = format!("list {name} {READ} 1000 {local},{dev},64 {},{plain},64", local + 4096);
+    assert_eq!(e.code(&mixed), ADXL_PARAM_INVALID);
+    // Host to host on both descriptors (unregistered counts as host): one type, relayed.
+    assert_eq!(
+        e.code(&format!("list {name} {READ} 1000 {local},{remote},64 {},{plain},64", local + 4096)),
+        0
+    );
+    assert_eq!(e.code(&format!("disconnect {name} 0")), ADXL_PARAM_INVALID);
+    assert_eq!(e.code(&format!("disconnect {name} 1000")), 0);
+    // A transfer that cannot finish in 1 ms: TIMEOUT.
+    let big = server.value(&format!("host {} 3", 64 * MIB));
+    let sink = e.value(&format!("host {} 0", 64 * MIB));
+    assert_eq!(e.code(&format!("connect {name} 1000")), 0);
+    assert_eq!(e.code(&format!("xfer {name} {READ} {sink} {big} {} 1 1", 64 * MIB)), ADXL_TIMEOUT);
+    // After Finalize.
+    assert_eq!(e.code("finalize"), 0);
+    assert_eq!(e.code("finalize"), 0);
+    assert_eq!(e.code(&format!("connect {name} 1000")), ADXL_FAILED);
+    assert_eq!(e.code(&format!("xfer {name} {READ} {local} {remote} 4096 1 1000")), ADXL_FAILED);
+    assert_eq!(e.code(&format!("reg {local} 4096 {HOST}")), ADXL_FAILED);
+    e.finish();
+    server.finish();
+}
+
+#[test]
+fn a_killed_server_fails_the_transfer_at_once_and_a_restarted_one_connects_again() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", &[]);
+    let size = 16 * MIB;
+    let remote = server.value(&format!("host {size} 1"));
+    assert_eq!(server.code(&format!("reg {remote} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", &[]);
+    let local = client.value(&format!("host {size} 0"));
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    // Transfers with a 10 s time-out, back to back, while the server is killed.
+    client.send(&format!("xfer {name} {READ} {local} {remote} {size} 64 10000 100000"));
+    std::thread::sleep(Duration::from_millis(300));
+    server.child.kill().unwrap();
+    let killed = Instant::now();
+    let r = client.reply("xfer");
+    let waited = killed.elapsed();
+    assert_ne!(r[0], 0, "the transfers to a killed server succeeded");
+    assert!(waited < Duration::from_secs(1), "the error came after {waited:?}");
+    eprintln!("status {} {waited:?} after the server was killed", r[0]);
+    drop(server);
+    // The same name served again: Connect makes a new link and transfers work.
+    let mut server = Engine::named(&name, "", &[]);
+    let remote = server.value(&format!("host {size} 5"));
+    assert_eq!(server.code(&format!("reg {remote} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {size} 1 5000")), 0);
+    assert_eq!(client.value(&format!("sum {local} {size}")), server.value(&format!("sum {remote} {size}")));
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn two_clients_with_one_name_transfer_at_the_same_time() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", &[]);
+    let size = 8 * MIB;
+    let remote = server.value(&format!("host {} 1", 2 * size));
+    assert_eq!(server.code(&format!("reg {remote} {} {HOST}", 2 * size)), 0);
+    let mut clients: Vec<Engine> = (0..2).map(|_| Engine::named("127.0.0.1", "", &[])).collect();
+    let mut locals = Vec::new();
+    for (i, c) in clients.iter_mut().enumerate() {
+        let local = c.value(&format!("host {size} {}", 100 + i));
+        assert_eq!(c.code(&format!("connect {name} 1000")), 0);
+        locals.push(local);
+    }
+    for (i, c) in clients.iter_mut().enumerate() {
+        c.send(&format!(
+            "xfer {name} {WRITE} {} {} {size} 256 10000 5",
+            locals[i],
+            remote + (i * size) as u64
+        ));
+    }
+    for c in clients.iter_mut() {
+        assert_eq!(c.reply("xfer")[0], 0);
+    }
+    for (i, c) in clients.iter_mut().enumerate() {
+        let want = c.value(&format!("sum {} {size}", locals[i]));
+        assert_eq!(server.value(&format!("sum {} {size}", remote + (i * size) as u64)), want);
+    }
+    for c in clients {
+        c.finish();
+    }
+    server.finish();
+}
