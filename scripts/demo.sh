@@ -18,5 +18,7 @@ echo "== runtime_copy (C)"
 echo
 "$here/examples-c/run_ipc.sh" "$build"
 echo
+"$here/examples-c/run_adxl.sh" "$build"
+echo
 echo "== adxl_capabilities (C++)"
 "$build/adxl_capabilities"

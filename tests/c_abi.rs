@@ -230,7 +230,8 @@ fn cxx_members_link_and_behave_under_both_string_abis() {
             .arg(&exe)
             .arg(shared_library())
             .arg(format!("-Wl,-rpath,{}", dir.display())));
-        let out = run(Command::new(&exe).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let out = run(Command::new(&exe).arg(port.to_string()).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
         assert!(out.contains("0 failures"), "{out}");
     }
 }

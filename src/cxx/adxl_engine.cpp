@@ -1,53 +1,94 @@
 // adxl_engine.cpp - part of ascendless.
-// Implements the vendor interface adxl::AdxlEngine (declared in adxl/adxl_engine.h).
+// Implements the vendor interface adxl::AdxlEngine (declared in adxl/adxl_engine.h) on the
+// library's native C API (ascendless.h): every member converts its C++ arguments and calls the
+// matching ascendless_engine_* function, which checks them, catches panics and returns the
+// ADXL status numbers. The members the engine does not have yet (asynchronous transfers,
+// notifies, memory helpers) return UNSUPPORTED; they must still exist, since code built against
+// the vendor class references each symbol.
 //
-// The transfer engine itself is not in the Rust core yet. Until it lands, every member that
-// needs it is a placeholder returning UNSUPPORTED without touching its arguments. All members
-// must still be defined: code built against the vendor class references each symbol, and it
-// has to link (and load) against this library as well.
-//
-// No member lets an exception escape; where something could throw, it is caught and turned
-// into FAILED.
+// No member lets an exception escape: anything that could throw (allocating the option
+// arrays) is caught and turned into FAILED.
 
 #include "adxl/adxl_engine.h"
+
+#include <cstddef>
+#include <new>
 
 #include "ascendless.h"
 
 namespace adxl {
 
-// Empty until the engine lands; defined here so std::unique_ptr can destroy it.
-class AdxlEngine::AdxlEngineImpl {};
+static_assert(sizeof(TransferOpDesc) == sizeof(AscendlessTransferDesc), "descriptor layouts agree");
+static_assert(offsetof(TransferOpDesc, local_addr) == offsetof(AscendlessTransferDesc, local_addr), "local_addr");
+static_assert(offsetof(TransferOpDesc, remote_addr) == offsetof(AscendlessTransferDesc, remote_addr), "remote_addr");
+static_assert(offsetof(TransferOpDesc, len) == offsetof(AscendlessTransferDesc, len), "len");
 
-AdxlEngine::AdxlEngine() = default;
+// The native engine handle behind one AdxlEngine.
+class AdxlEngine::AdxlEngineImpl {
+ public:
+  AscendlessEngine engine = nullptr;
+};
+
+// The native handle of this engine (NULL if it could not be created: every call then fails
+// in the native API with a message). A macro because the impl class is private to AdxlEngine.
+#define ENGINE (impl_ ? impl_->engine : nullptr)
+
+AdxlEngine::AdxlEngine() {
+  impl_.reset(new (std::nothrow) AdxlEngineImpl);
+  if (impl_ && ascendless_engine_create(&impl_->engine) != SUCCESS) {
+    impl_->engine = nullptr;  // every member then answers FAILED
+  }
+}
 
 AdxlEngine::~AdxlEngine() {
-  Finalize();
+  if (impl_ && impl_->engine != nullptr) {
+    ascendless_engine_destroy(impl_->engine);  // finalizes first
+    impl_->engine = nullptr;
+  }
 }
 
-Status AdxlEngine::Initialize(const AscendString &, const std::map<AscendString, AscendString> &) {
-  return UNSUPPORTED;
+Status AdxlEngine::Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options) {
+  try {
+    std::vector<const char *> keys;
+    std::vector<const char *> values;
+    keys.reserve(options.size());
+    values.reserve(options.size());
+    for (const auto &kv : options) {
+      keys.push_back(kv.first.GetString());
+      values.push_back(kv.second.GetString());
+    }
+    return ascendless_engine_initialize(ENGINE, local_engine.GetString(), keys.data(), values.data(),
+                                        keys.size());
+  } catch (...) {
+    return FAILED;
+  }
 }
 
-void AdxlEngine::Finalize() {}
-
-Status AdxlEngine::RegisterMem(const MemDesc &, MemType, MemHandle &) {
-  return UNSUPPORTED;
+void AdxlEngine::Finalize() {
+  ascendless_engine_finalize(ENGINE);
 }
 
-Status AdxlEngine::DeregisterMem(MemHandle) {
-  return UNSUPPORTED;
+Status AdxlEngine::RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
+  return ascendless_engine_register_mem(ENGINE, mem.addr, mem.len, static_cast<int32_t>(type), &mem_handle);
 }
 
-Status AdxlEngine::Connect(const AscendString &, int32_t) {
-  return UNSUPPORTED;
+Status AdxlEngine::DeregisterMem(MemHandle mem_handle) {
+  return ascendless_engine_deregister_mem(ENGINE, mem_handle);
 }
 
-Status AdxlEngine::Disconnect(const AscendString &, int32_t) {
-  return UNSUPPORTED;
+Status AdxlEngine::Connect(const AscendString &remote_engine, int32_t timeout_in_millis) {
+  return ascendless_engine_connect(ENGINE, remote_engine.GetString(), timeout_in_millis);
 }
 
-Status AdxlEngine::TransferSync(const AscendString &, TransferOp, const std::vector<TransferOpDesc> &, int32_t) {
-  return UNSUPPORTED;
+Status AdxlEngine::Disconnect(const AscendString &remote_engine, int32_t timeout_in_millis) {
+  return ascendless_engine_disconnect(ENGINE, remote_engine.GetString(), timeout_in_millis);
+}
+
+Status AdxlEngine::TransferSync(const AscendString &remote_engine, TransferOp operation,
+                                const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis) {
+  return ascendless_engine_transfer_sync(ENGINE, remote_engine.GetString(), static_cast<int32_t>(operation),
+                                         reinterpret_cast<const AscendlessTransferDesc *>(op_descs.data()),
+                                         op_descs.size(), timeout_in_millis);
 }
 
 Status AdxlEngine::TransferAsync(const AscendString &, TransferOp, const std::vector<TransferOpDesc> &,

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "adxl/adxl_engine.h"
 
@@ -23,7 +24,57 @@ template <typename T> static void keep(T member) {
     CHECK(present);
 }
 
-int main() {
+// Two engines of this process over loopback: the C++ class end to end.
+static void transfer_between_engines(const char *port) {
+    using namespace adxl;
+    std::string server_name = std::string("127.0.0.1:") + port;
+    AdxlEngine server;
+    AdxlEngine client;
+    std::map<ge::AscendString, ge::AscendString> no_options;
+    CHECK(client.Connect(server_name.c_str()) == FAILED);  // before Initialize
+    CHECK(server.Initialize(server_name.c_str(), no_options) == SUCCESS);
+    std::map<ge::AscendString, ge::AscendString> options{{OPTION_BUFFER_POOL, "4:8"}};
+    CHECK(client.Initialize("127.0.0.1", options) == SUCCESS);
+    std::map<ge::AscendString, ge::AscendString> bad{{"adxl.NoSuchOption", "1"}};
+    AdxlEngine third;
+    CHECK(third.Initialize("127.0.0.1", bad) == PARAM_INVALID);
+
+    std::vector<unsigned char> remote(1 << 20), local(1 << 20);
+    for (size_t i = 0; i < remote.size(); i++) remote[i] = static_cast<unsigned char>(i * 3 + 1);
+    MemDesc rdesc{};
+    rdesc.addr = reinterpret_cast<uintptr_t>(remote.data());
+    rdesc.len = remote.size();
+    MemDesc ldesc{};
+    ldesc.addr = reinterpret_cast<uintptr_t>(local.data());
+    ldesc.len = local.size();
+    MemHandle rh = nullptr, lh = nullptr;
+    CHECK(server.RegisterMem(rdesc, MEM_HOST, rh) == SUCCESS && rh != nullptr);
+    CHECK(client.RegisterMem(ldesc, MEM_HOST, lh) == SUCCESS && lh != nullptr);
+    CHECK(client.Connect(server_name.c_str(), 0) == PARAM_INVALID);
+    CHECK(client.Connect(server_name.c_str()) == SUCCESS);
+    CHECK(client.Connect(server_name.c_str()) == ALREADY_CONNECTED);
+
+    std::vector<TransferOpDesc> descs;
+    for (size_t off = 0; off < local.size(); off += 1 << 16) {
+        descs.push_back(TransferOpDesc{ldesc.addr + off, rdesc.addr + off, 1 << 16});
+    }
+    CHECK(client.TransferSync(server_name.c_str(), READ, descs) == SUCCESS);
+    CHECK(local == remote);
+    for (auto &b : local) b = 0xEE;
+    CHECK(client.TransferSync(server_name.c_str(), WRITE, descs, 5000) == SUCCESS);
+    CHECK(remote == local);
+    CHECK(client.TransferSync("127.0.0.1:1", READ, descs) == NOT_CONNECTED);
+    CHECK(client.TransferSync(server_name.c_str(), READ, descs, 0) == PARAM_INVALID);
+    CHECK(client.Disconnect(server_name.c_str()) == SUCCESS);
+    CHECK(client.Disconnect(server_name.c_str()) == NOT_CONNECTED);
+    CHECK(client.DeregisterMem(lh) == SUCCESS);
+    CHECK(client.DeregisterMem(nullptr) == PARAM_INVALID);
+    client.Finalize();
+    client.Finalize();
+    CHECK(client.Connect(server_name.c_str()) == FAILED);  // after Finalize
+}
+
+int main(int argc, char **argv) {
     using adxl::AdxlEngine;
     using ge::AscendString;
     keep(&AdxlEngine::Initialize);
@@ -85,6 +136,10 @@ int main() {
         CHECK(AdxlEngine::GetCapability(static_cast<adxl::FeatureType>(-3), value) == adxl::PARAM_INVALID);
         engine.Finalize();
         engine.Finalize();
+    }
+
+    if (argc > 1) {
+        transfer_between_engines(argv[1]);
     }
 
     std::printf("cxx_api: %d failures\n", failures);

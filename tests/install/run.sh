@@ -91,6 +91,7 @@ quiet "$work/examples/adxl_capabilities"
 quiet "$work/examples/runtime_copy"
 ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet "$work/examples/runtime_copy"
 quiet "$here/examples-c/run_ipc.sh" "$work/examples"
+quiet "$here/examples-c/run_adxl.sh" "$work/examples"
 ok "find_package(Ascendless) project builds with -Wall -Wextra -Werror and runs"
 
 # The vendor's CMake style.
