@@ -148,3 +148,12 @@ def test_import_refused_without_whitelist(owner_device: int) -> None:
     finally:
         peer.kill()
         assert rt.destroy_notify(notify) == 0
+
+
+@pytest.mark.parametrize("args", [[], ["--no-pid-validation"]], ids=["pid-validation", "no-pid-validation"])
+def test_standalone_vendor_style_scripts(args: List[str]) -> None:
+    """ipc_owner.py and ipc_peer.py use nothing but the vendor's `acl` API: they run as is."""
+    owner = os.path.join(os.path.dirname(PEER), "ipc_owner.py")
+    out = subprocess.run([PYTHON, owner, *args], env=child_env(), capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "all correct" in out.stdout
