@@ -9,8 +9,11 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 # Where cargo puts the release build: CARGO_TARGET_DIR if set, as cargo itself does.
 RELEASE_DIR := $(or $(CARGO_TARGET_DIR),target)/release
 DEMO_PREFIX := $(CURDIR)/build/demo-prefix
+# The virtualenv of the Python tests (kept between runs; `make clean` removes it).
+PYENV := build/pyenv
+PYTHON ?= python3
 
-.PHONY: all build headers install uninstall demo examples test test-rust test-install bench clean
+.PHONY: all build headers install uninstall demo examples test test-rust test-install test-python bench clean
 
 all: build
 
@@ -32,7 +35,7 @@ demo: build
 	scripts/install.sh "$(DEMO_PREFIX)" "$(DEMO_PREFIX)" "$(RELEASE_DIR)" "$(VERSION)" >/dev/null
 	scripts/demo.sh "$(DEMO_PREFIX)"
 
-test: test-rust test-install
+test: test-rust test-install test-python
 
 # The ABI tests (tests/c_abi.rs) read target/debug/libascendless.so, which `cargo test` does
 # not build (it builds the library only as a dependency, under deps/), so build it first.
@@ -43,6 +46,14 @@ test-rust:
 # Install into a temporary prefix and build programs against it every way a user would.
 test-install: build
 	tests/install/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+
+# The Python `acl` package (python/): installed with pip into a virtualenv under build/, as a
+# user would, then its pytest suite against the release library.
+test-python: build
+	$(PYTHON) -m venv $(PYENV)
+	$(PYENV)/bin/pip install -q --disable-pip-version-check pytest numpy
+	$(PYENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
+	ASCENDLESS_LIBRARY=$(abspath $(RELEASE_DIR))/libascendless.so $(PYENV)/bin/python -m pytest -p no:cacheprovider python/tests
 
 # Benchmarks: each prints its figures as ratios against a baseline measured in the same run.
 bench:

@@ -104,11 +104,11 @@ ok "vendor-style project (ASCEND_TOOLKIT_HOME, -lascendcl, -lllm_datadist -lgrap
 # shellcheck disable=SC2046
 quiet cc -Wall -Wextra -Werror -o "$work/pc_shared" "$here/examples-c/acl_init.c" $(pkg-config --cflags --libs ascendless)
 quiet "$work/pc_shared"
-ldd "$work/pc_shared" | grep -q "libascendless.so.0 => $prefix/lib64" || fail "pkg-config build does not use the install"
+ldd "$work/pc_shared" | grep "libascendless.so.0 => $prefix/lib64" >/dev/null || fail "pkg-config build does not use the install"
 # shellcheck disable=SC2046
 quiet cc -Wall -Wextra -Werror -o "$work/pc_static" "$here/examples-c/acl_init.c" $(pkg-config --cflags ascendless) \
     "$prefix/lib64/libascendless.a" $(pkg-config --static --libs-only-l ascendless | sed 's/-lascendless//')
-if ldd "$work/pc_static" | grep -q libascendless; then fail "static build still needs the shared library"; fi
+if ldd "$work/pc_static" | grep libascendless >/dev/null; then fail "static build still needs the shared library"; fi
 quiet "$work/pc_static"
 ok "pkg-config builds (shared and static archive) run"
 
@@ -277,7 +277,7 @@ version_case "$version" YES -DCMAKE_SIZEOF_VOID_P=8
 version_case "$major.$minor" NO -DCMAKE_SIZEOF_VOID_P=4
 version_case "$((major + 1)).0" NO
 quiet cmake --build "$work/version1"
-if ldd "$work/version1/static_app" | grep -q libascendless; then fail "Ascendless::static app needs the shared library"; fi
+if ldd "$work/version1/static_app" | grep libascendless >/dev/null; then fail "Ascendless::static app needs the shared library"; fi
 quiet "$work/version1/static_app"
 ok "find_package(Ascendless $major.$minor) works from project(x NONE) (Ascendless::static links); 32-bit and $((major + 1)).0 are refused"
 
