@@ -16,6 +16,8 @@ Submodules: :mod:`acl.rt` (runtime, notify, IPC memory), :mod:`acl.util` (pointe
 buffers, as the vendor's ``acl.util``) and :mod:`acl.constants` (the C header's enum and macro
 values; an ascendless addition: the vendor module has no such submodule, its samples define
 these numbers themselves).
+:mod:`acl.adxl` is ascendless's own Pythonic ADXL transfer engine (``acl.adxl.Engine``); the
+vendor has no Python binding for ADXL.
 
 The library is found as described in :mod:`acl._lib` (``ASCENDLESS_LIBRARY``, then
 ``$ASCEND_TOOLKIT_HOME/lib64/libascendcl.so``, then a copy inside the package, then the loader
@@ -29,11 +31,11 @@ from typing import Optional, Tuple
 
 from . import _lib
 from ._lib import func, optional_str
-from . import constants, rt, util  # noqa: F401  (submodules: acl.rt.*, acl.util.*)
+from . import adxl, constants, rt, util  # noqa: F401  (submodules: acl.rt.*, acl.util.*, acl.adxl)
 
 __all__ = [
     "init", "finalize", "finalize_reference", "get_recent_err_msg", "get_soc_name",
-    "rt", "util", "constants", "library_path", "__version__",
+    "rt", "util", "constants", "adxl", "library_path", "__version__",
 ]
 
 __version__ = "0.1.0"

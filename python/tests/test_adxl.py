@@ -1,0 +1,318 @@
+"""acl.adxl in one process: statuses raised as AdxlError, registration of Python buffers and
+addresses, and transfers between two engines over loopback."""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import weakref
+from typing import Iterator, Tuple
+
+import numpy as np
+import pytest
+
+import acl
+from acl import adxl
+from acl.adxl import AdxlError, Engine, MemType, Status, TransferOp
+
+from adxl_util import free_port
+
+
+def status_of(info: "pytest.ExceptionInfo[AdxlError]") -> int:
+    return int(info.value.status)
+
+
+@pytest.fixture
+def pair() -> Iterator[Tuple[Engine, Engine, str]]:
+    """A listening server engine and a client engine (not connected yet)."""
+    name = "127.0.0.1:%d" % free_port()
+    with Engine(name) as server, Engine("127.0.0.1") as client:
+        yield server, client, name
+
+
+# -- statuses ---------------------------------------------------------------------------------
+
+
+def test_status_numbers_are_the_headers() -> None:
+    assert Status.SUCCESS == 0 and Status.PARAM_INVALID == 103900 and Status.TIMEOUT == 103901
+    assert Status.NOT_CONNECTED == 103902 and Status.ALREADY_CONNECTED == 103903
+    assert Status.NOTIFY_FAILED == 103904 and Status.UNSUPPORTED == 103905
+    assert Status.RESOURCE_EXHAUSTED == 203900 and Status.FAILED == 503900
+    assert (TransferOp.READ, TransferOp.WRITE) == (0, 1)
+    assert (MemType.DEVICE, MemType.HOST) == (0, 1) and MemType.MEM_HOST is MemType.HOST
+    assert (adxl.FeatureType.AUTO_CONNECT, adxl.FeatureType.CLIENT_SERVER_COMM) == (0, 1)
+
+
+def test_calls_before_initialize_fail() -> None:
+    with Engine() as engine:
+        for call in (
+            lambda: engine.connect("127.0.0.1:1"),
+            lambda: engine.disconnect("127.0.0.1:1"),
+            lambda: engine.register(bytearray(16)),
+            lambda: engine.transfer_sync("127.0.0.1:1", TransferOp.READ, [(1, 1, 1)]),
+        ):
+            with pytest.raises(AdxlError) as info:
+                call()
+            assert info.value.status is Status.FAILED
+            assert info.value.message  # the library's text
+            assert "FAILED (503900)" in str(info.value)
+        engine.initialize("127.0.0.1")
+        assert engine.name == "127.0.0.1"
+
+
+def test_after_finalize_fails_and_initialize_again_works() -> None:
+    engine = Engine("127.0.0.1")
+    engine.register(bytearray(64))
+    engine.finalize()
+    engine.finalize()  # idempotent
+    assert engine.registrations == []
+    with pytest.raises(AdxlError) as info:
+        engine.connect("127.0.0.1:1")
+    assert info.value.status is Status.FAILED
+    engine.initialize("127.0.0.1")
+    engine.close()
+    engine.close()
+    assert engine.closed
+    with pytest.raises(AdxlError) as info:
+        engine.initialize("127.0.0.1")
+    assert info.value.status is Status.FAILED and "closed" in info.value.message
+
+
+@pytest.mark.parametrize("name", ["", "not-an-ip", "127.0.0.1:99999", "300.1.1.1", "[::1"])
+def test_bad_name_is_param_invalid(name: str) -> None:
+    with pytest.raises(AdxlError) as info:
+        Engine(name)
+    assert info.value.status is Status.PARAM_INVALID
+    assert info.value.message
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"adxl.NoSuchOption": "1"}, {adxl.OPTION_BUFFER_POOL: "0:8"}, {adxl.OPTION_RDMA_SERVICE_LEVEL: "9"}],
+)
+def test_bad_option_is_param_invalid(options: dict) -> None:
+    with pytest.raises(AdxlError) as info:
+        Engine("127.0.0.1", options)
+    assert info.value.status is Status.PARAM_INVALID
+    assert info.value.message
+
+
+def test_good_options() -> None:
+    options = {adxl.OPTION_BUFFER_POOL: "2:4", adxl.OPTION_AUTO_CONNECT: True, adxl.OPTION_RDMA_SERVICE_LEVEL: 3}
+    with Engine("127.0.0.1", options) as engine:
+        assert engine.name == "127.0.0.1"
+
+
+@pytest.mark.parametrize("timeout", [0, -1])
+def test_timeout_not_positive_is_param_invalid(pair: Tuple[Engine, Engine, str], timeout: int) -> None:
+    server, client, name = pair
+    buf = bytearray(32)
+    client.register(buf)
+    for call in (
+        lambda: client.connect(name, timeout),
+        lambda: client.disconnect(name, timeout),
+        lambda: client.transfer_sync(name, TransferOp.READ, [(adxl.buffer_address(buf), 1, 1)], timeout),
+    ):
+        with pytest.raises(AdxlError) as info:
+            call()
+        assert info.value.status is Status.PARAM_INVALID
+
+
+def test_not_connected_and_already_connected(pair: Tuple[Engine, Engine, str]) -> None:
+    server, client, name = pair
+    remote = bytearray(64)
+    local = bytearray(64)
+    server.register(remote)
+    client.register(local)
+    with pytest.raises(AdxlError) as info:
+        client.disconnect(name)
+    assert info.value.status is Status.NOT_CONNECTED
+    with pytest.raises(AdxlError) as info:
+        client.read(name, local, adxl.buffer_address(remote))
+    assert info.value.status is Status.NOT_CONNECTED
+    client.connect(name)
+    with pytest.raises(AdxlError) as info:
+        client.connect(name)
+    assert info.value.status is Status.ALREADY_CONNECTED
+    assert info.value.message
+    client.disconnect(name)
+    with pytest.raises(AdxlError) as info:
+        client.disconnect(name)
+    assert info.value.status is Status.NOT_CONNECTED
+
+
+def test_nobody_listening_is_failed() -> None:
+    with Engine("127.0.0.1") as client:
+        with pytest.raises(AdxlError) as info:
+            client.connect("127.0.0.1:%d" % free_port(), 2000)
+        assert info.value.status is Status.FAILED
+
+
+def test_zero_address_is_param_invalid(pair: Tuple[Engine, Engine, str]) -> None:
+    server, client, name = pair
+    with pytest.raises(AdxlError) as info:
+        client.register(0, 16)
+    assert info.value.status is Status.PARAM_INVALID
+    client.connect(name)
+    with pytest.raises(AdxlError) as info:
+        client.transfer_sync(name, TransferOp.WRITE, [(0, 4096, 16)])
+    assert info.value.status is Status.PARAM_INVALID
+
+
+def test_capability() -> None:
+    assert isinstance(adxl.get_capability(adxl.FeatureType.AUTO_CONNECT), bool)
+    assert Engine.capability(adxl.FeatureType.CLIENT_SERVER_COMM) in (True, False)
+    assert adxl.get_capability(7) is False
+    with pytest.raises(AdxlError) as info:
+        adxl.get_capability(-3)
+    assert info.value.status is Status.PARAM_INVALID
+
+
+# -- registration -----------------------------------------------------------------------------
+
+
+def test_register_bytearray_memoryview_numpy_and_address() -> None:
+    with Engine("127.0.0.1") as engine:
+        ba = bytearray(4096)
+        h1 = engine.register(ba)
+        assert h1.length == 4096 and h1.addr == adxl.buffer_address(ba) and h1.obj is ba
+        assert h1.mem_type is MemType.HOST
+        mv = memoryview(bytearray(1000))
+        h2 = engine.register(mv, 100)  # the first 100 bytes
+        assert h2.length == 100
+        arr = np.zeros((64, 32), dtype=np.float64)
+        h3 = engine.register(arr)
+        assert h3.length == arr.nbytes and h3.addr == arr.ctypes.data
+        mv2 = memoryview(np.zeros((8, 8), dtype=np.int16))  # a shaped memoryview
+        h4 = engine.register(mv2)
+        assert h4.length == 128
+        raw = ctypes.create_string_buffer(256)
+        h5 = engine.register(ctypes.addressof(raw), 256, MemType.HOST)
+        assert h5.obj is None and h5.length == 256
+        assert len(engine.registrations) == 5
+        for h in (h1, h2, h3, h4, h5):
+            engine.deregister(h)
+        assert engine.registrations == []
+        engine.deregister(h1)  # unknown now: SUCCESS, as the vendor does
+
+
+def test_register_rejects_what_it_cannot_pin() -> None:
+    with Engine("127.0.0.1") as engine:
+        with pytest.raises(TypeError):
+            engine.register(b"read-only bytes")
+        with pytest.raises(TypeError):
+            engine.register("text")  # type: ignore[arg-type]
+        ro = np.zeros(16)
+        ro.flags.writeable = False
+        with pytest.raises(TypeError):
+            engine.register(ro)
+        with pytest.raises(ValueError):
+            engine.register(np.zeros((16, 16))[:, ::2])  # not contiguous
+        with pytest.raises(TypeError):
+            engine.register(4096)  # an address needs a length
+        with pytest.raises(ValueError):
+            engine.register(bytearray(8), 9)
+        with pytest.raises(AdxlError) as info:
+            engine.register(bytearray())  # nothing to register
+        assert info.value.status is Status.PARAM_INVALID
+        with pytest.raises(AdxlError) as info:
+            engine.deregister(None)  # type: ignore[arg-type]
+        assert info.value.status is Status.PARAM_INVALID
+
+
+def test_registration_keeps_the_object_alive_and_unresizable() -> None:
+    with Engine("127.0.0.1") as engine:
+        arr = np.ones(1024, dtype=np.uint8)
+        ref = weakref.ref(arr)
+        handle = engine.register(arr)
+        del arr
+        gc.collect()
+        assert ref() is not None  # held by the registration
+        engine.deregister(handle)
+        del handle
+        gc.collect()
+        assert ref() is None
+
+        ba = bytearray(64)
+        handle = engine.register(ba)
+        with pytest.raises(BufferError):
+            ba.extend(b"x" * 4096)  # would move the memory under the engine
+        engine.deregister(handle)
+        del handle
+        gc.collect()
+        ba.extend(b"x")
+
+        arr = np.ones(16)
+        ref = weakref.ref(arr)
+        engine.register(arr)
+        del arr
+        engine.finalize()  # drops every registration
+        gc.collect()
+        assert ref() is None
+
+
+# -- transfers --------------------------------------------------------------------------------
+
+
+def test_transfer_between_two_engines(pair: Tuple[Engine, Engine, str]) -> None:
+    server, client, name = pair
+    size = 1 << 20
+    remote = np.arange(size // 4, dtype=np.uint32)
+    local = np.zeros(size // 4, dtype=np.uint32)
+    rh = server.register(remote)
+    client.register(local)
+    client.connect(name, timeout_ms=5000)
+
+    assert client.read(name, local, rh.addr, timeout_ms=5000) == size
+    assert np.array_equal(local, remote)
+
+    local[:] = np.arange(size // 4, dtype=np.uint32)[::-1]
+    client.write(name, local, rh.addr, timeout_ms=5000)
+    assert np.array_equal(remote, local)
+
+    # Many descriptors in one call: swap the two halves of the remote array into `local`.
+    half, chunk = size // 2, 1 << 16
+    base = adxl.buffer_address(local)
+    descs = [adxl.TransferDesc(base + off, rh.addr + (off + half) % size, chunk) for off in range(0, size, chunk)]
+    client.transfer_sync(name, TransferOp.READ, descs, 5000)
+    assert np.array_equal(local, np.concatenate([remote[size // 8:], remote[: size // 8]]))
+
+    # A bytearray and plain tuples, a sub-range of a registered region, and an address.
+    ba = bytearray(b"hello, adxl!")
+    client.register(ba)
+    client.transfer_sync(name, TransferOp.WRITE, [(adxl.buffer_address(ba), rh.addr + 8, len(ba))])
+    assert remote.view(np.uint8)[8:20].tobytes() == b"hello, adxl!"
+    out = bytearray(5)
+    client.read(name, out, rh.addr + 8)
+    assert out == b"hello"
+    client.read(name, adxl.buffer_address(local), rh.addr + 8, 12)
+    assert local.view(np.uint8)[:12].tobytes() == b"hello, adxl!"
+
+    client.transfer_sync(name, TransferOp.READ, [])  # nothing to do
+    client.disconnect(name)
+
+
+def test_device_memory_transfer(pair: Tuple[Engine, Engine, str], device: int) -> None:
+    """Device memory from acl.rt.malloc registered as MemType.DEVICE on the server side."""
+    server, client, name = pair
+    size = 1 << 16
+    dev, ret = acl.rt.malloc(size, 0)
+    assert ret == 0
+    try:
+        src = np.frombuffer(np.random.default_rng(5).bytes(size), dtype=np.uint8).copy()
+        assert acl.rt.memcpy(dev, size, src.ctypes.data, size, 1) == 0  # host to device
+        handle = server.register(dev, size, MemType.DEVICE)
+        assert handle.mem_type is MemType.DEVICE
+        local = np.zeros(size, dtype=np.uint8)
+        client.register(local)
+        client.connect(name)
+        client.read(name, local, dev)
+        assert np.array_equal(local, src)
+        client.write(name, np.full(size, 7, dtype=np.uint8), dev)
+        back = np.zeros(size, dtype=np.uint8)
+        assert acl.rt.memcpy(back.ctypes.data, size, dev, size, 2) == 0  # device to host
+        assert (back == 7).all()
+        client.disconnect(name)
+        server.deregister(handle)
+    finally:
+        assert acl.rt.free(dev) == 0
