@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import numbers
 import threading
 from ctypes import POINTER, byref, c_char_p, c_int32, c_size_t, c_uint32, c_void_p
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
@@ -120,6 +121,9 @@ class AdxlError(Exception):
         if self.message:
             text += ": " + self.message
         super().__init__(text)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[int, str, str]]:
+        return (type(self), (int(self.status), self.message, self.call))
 
 
 class _Desc(ctypes.Structure):
@@ -235,8 +239,8 @@ def buffer_address(obj: Memory) -> int:
 
     Keep `obj` alive (and, for a bytearray, unresized) while anything uses the address.
     """
-    if isinstance(obj, int):
-        return obj
+    if isinstance(obj, numbers.Integral):
+        return int(obj)
     arr, nbytes = _pin(obj)
     return ctypes.addressof(arr) if nbytes else 0
 
@@ -386,10 +390,10 @@ class Engine:
         where possible; later registrations are announced to connected peers.
         """
         mem_type = MemType(mem_type)
-        if isinstance(memory, int):
+        if isinstance(memory, numbers.Integral):
             if length is None:
                 raise TypeError("register(addr, length): the length is required with an address")
-            addr, size, obj, pin = memory, int(length), None, None
+            addr, size, obj, pin = int(memory), int(length), None, None
         else:
             pin, size = _pin(memory)
             addr = ctypes.addressof(pin) if size else 0
@@ -455,7 +459,7 @@ class Engine:
         items = list(descs)
         arr = (_Desc * max(len(items), 1))()
         for i, desc in enumerate(items):
-            local_addr, remote_addr, length = desc
+            local_addr, remote_addr, length = (int(field) for field in desc)
             if local_addr < 0 or remote_addr < 0 or length < 0:
                 raise AdxlError(Status.PARAM_INVALID, "descriptor %d has a negative field" % i, "transfer_sync")
             arr[i] = _Desc(local_addr, remote_addr, length)
@@ -473,10 +477,10 @@ class Engine:
         length: Optional[int],
         timeout_ms: int,
     ) -> int:
-        if isinstance(local, int):
+        if isinstance(local, numbers.Integral):
             if length is None:
                 raise TypeError("the length is required with a local address")
-            self.transfer_sync(remote, op, [(local, remote_addr, int(length))], timeout_ms)
+            self.transfer_sync(remote, op, [(int(local), remote_addr, int(length))], timeout_ms)
             return int(length)
         pin, size = _pin(local)  # held until the copy returns
         if length is not None:

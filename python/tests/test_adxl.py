@@ -159,6 +159,20 @@ def test_zero_address_is_param_invalid(pair: Tuple[Engine, Engine, str]) -> None
     assert info.value.status is Status.PARAM_INVALID
 
 
+def test_error_carries_status_and_message_and_pickles() -> None:
+    import pickle
+
+    with pytest.raises(AdxlError) as info:
+        Engine("127.0.0.1", {"adxl.NoSuchOption": "1"})
+    err = info.value
+    assert isinstance(err.status, Status) and err.status == 103900
+    assert "NoSuchOption" in err.message and err.message in str(err)
+    copy = pickle.loads(pickle.dumps(err))
+    assert (copy.status, copy.message, str(copy)) == (err.status, err.message, str(err))
+    odd = AdxlError(100000, "a raw aclError passed through")
+    assert odd.status == 100000 and not isinstance(odd.status, Status)
+
+
 def test_capability() -> None:
     assert isinstance(adxl.get_capability(adxl.FeatureType.AUTO_CONNECT), bool)
     assert Engine.capability(adxl.FeatureType.CLIENT_SERVER_COMM) in (True, False)
@@ -187,8 +201,8 @@ def test_register_bytearray_memoryview_numpy_and_address() -> None:
         h4 = engine.register(mv2)
         assert h4.length == 128
         raw = ctypes.create_string_buffer(256)
-        h5 = engine.register(ctypes.addressof(raw), 256, MemType.HOST)
-        assert h5.obj is None and h5.length == 256
+        h5 = engine.register(np.int64(ctypes.addressof(raw)), 256, MemType.HOST)  # any integer
+        assert h5.obj is None and h5.length == 256 and h5.addr == ctypes.addressof(raw)
         assert len(engine.registrations) == 5
         for h in (h1, h2, h3, h4, h5):
             engine.deregister(h)

@@ -30,9 +30,15 @@ def salted(size: int, salt: int) -> "np.ndarray":
 
 @pytest.fixture(scope="module")
 def cxx_peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-    if not cxx:
-        pytest.skip("no C++ compiler (c++, g++ or clang++; or set CXX): the Python-to-C++ ADXL test needs one")
+    wanted = os.environ.get("CXX")
+    if wanted:
+        cxx = shutil.which(wanted)
+        if not cxx:
+            pytest.skip("CXX=%s is not an executable: the Python-to-C++ ADXL test needs a C++ compiler" % wanted)
+    else:
+        cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+        if not cxx:
+            pytest.skip("no C++ compiler (c++, g++ or clang++ on PATH, or CXX): the Python-to-C++ ADXL test needs one")
     if not SOURCE.exists() or not (ROOT / "include" / "adxl" / "adxl_engine.h").exists():
         pytest.skip("the repository's tests/c/adxl_peer.cpp and include/ are needed (run from a checkout)")
     library = Path(acl.library_path).resolve()
@@ -49,7 +55,7 @@ def cxx_peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (libdir / soname).symlink_to(library)
     exe = out / "adxl_peer"
     build = subprocess.run(
-        [cxx, "-std=c++11", "-O1", "-I", str(ROOT / "include"), str(SOURCE), "-o", str(exe), str(library),
+        [cxx, "-std=c++11", "-O1", "-Wall", "-I", str(ROOT / "include"), str(SOURCE), "-o", str(exe), str(library),
          "-Wl,-rpath," + str(libdir)],
         capture_output=True, text=True,
     )
