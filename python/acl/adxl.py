@@ -38,7 +38,7 @@ import enum
 import numbers
 import threading
 from ctypes import POINTER, byref, c_char_p, c_int32, c_size_t, c_uint32, c_void_p
-from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 from . import _lib
 
