@@ -21,7 +21,7 @@ use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::safe_copy;
-use crate::sys::stream_io::{recv_into, send_all, send_from};
+use crate::sys::stream_io::{Part, recv_into, recv_scatter, send_all, send_from, send_gather};
 
 /// Most connections one engine serves at once (the vendor's link limit).
 pub const MAX_SERVED: usize = 512;
@@ -188,6 +188,19 @@ fn serve_write(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Resul
         Ok(t) => (t, None),
         Err(r) => (Vec::new(), Some(r)),
     };
+    if refusal.is_none() && targets.iter().all(|t| matches!(t, Target::Direct(_))) {
+        // Every range registered: the whole payload lands in place with few system calls.
+        let ranges: Vec<(&crate::sys::span::RawSpan, usize, usize)> = descs
+            .iter()
+            .zip(&targets)
+            .filter_map(|(d, t)| match t {
+                Target::Direct(r) => Some((&r.span, d.remote_addr as usize - r.addr, d.len as usize)),
+                Target::Relay => None,
+            })
+            .collect();
+        recv_scatter(s, &ranges, None)?;
+        return complete(s, id, None);
+    }
     for (i, d) in descs.iter().enumerate() {
         let (addr, len) = (d.remote_addr as usize, d.len as usize);
         if refusal.is_some() {
@@ -221,7 +234,21 @@ fn serve_read(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result
         Err(r) => return complete(s, id, Some(r)),
     };
     let total = descs.iter().map(|d| d.len).sum();
-    send_all(s, &Message::ReadData { id, len: total }.encode())?;
+    let head = Message::ReadData { id, len: total }.encode();
+    if targets.iter().all(|t| matches!(t, Target::Direct(_))) {
+        // Every range registered: header, data and COMPLETE leave together, from memory.
+        let tail = Message::Complete { id, status: 0, failed: u32::MAX, message: String::new() }.encode();
+        let mut parts = Vec::with_capacity(descs.len() + 2);
+        parts.push(Part::Bytes(&head));
+        for (d, t) in descs.iter().zip(&targets) {
+            if let Target::Direct(r) = t {
+                parts.push(Part::Span(&r.span, d.remote_addr as usize - r.addr, d.len as usize));
+            }
+        }
+        parts.push(Part::Bytes(&tail));
+        return send_gather(s, &parts, None);
+    }
+    send_all(s, &head)?;
     let mut refusal = None;
     for (i, d) in descs.iter().enumerate() {
         let (addr, len) = (d.remote_addr as usize, d.len as usize);

@@ -10,7 +10,7 @@ use crate::adxl::wire::{Desc, MAX_DESCS, Message};
 use crate::error::adxl_status::ADXL_FAILED;
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::span::RawSpan;
-use crate::sys::stream_io::{recv_into, send_all, send_from};
+use crate::sys::stream_io::{Part, recv_scatter, send_all, send_gather};
 
 /// READ (remote into local) or WRITE (local into remote).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,23 +86,29 @@ fn converse(
     let io = |e: io::Error| from_io(remote, e);
     let batches: Vec<&[Local]> = locals.chunks(MAX_DESCS).collect();
     set_timeouts(conn, remote, deadline)?;
-    for (id, batch) in batches.iter().enumerate() {
-        let descs = batch.iter().map(|l| l.desc).collect();
-        let id = id as u64;
-        match op {
-            TransferOp::Write => {
-                send_all(s, &Message::Write { id, descs }.encode()).map_err(io)?;
-                for l in batch.iter() {
-                    send_from(s, &l.span, 0, l.span.len()).map_err(io)?;
-                    set_timeouts(conn, remote, deadline)?;
-                }
+    match op {
+        TransferOp::Write => {
+            for (id, batch) in batches.iter().enumerate() {
+                let frame =
+                    Message::Write { id: id as u64, descs: batch.iter().map(|l| l.desc).collect() }.encode();
+                let mut parts = Vec::with_capacity(batch.len() + 1);
+                parts.push(Part::Bytes(&frame));
+                parts.extend(batch.iter().map(|l| Part::Span(&l.span, 0, l.span.len())));
+                send_gather(s, &parts, Some(deadline)).map_err(io)?;
             }
-            TransferOp::Read => send_all(s, &Message::Read { id, descs }.encode()).map_err(io)?,
+        }
+        TransferOp::Read => {
+            let mut frames = Vec::new();
+            for (id, batch) in batches.iter().enumerate() {
+                frames.extend(
+                    Message::Read { id: id as u64, descs: batch.iter().map(|l| l.desc).collect() }.encode(),
+                );
+            }
+            send_all(s, &frames).map_err(io)?;
         }
     }
     let mut first_error = None;
     for (id, batch) in batches.iter().enumerate() {
-        set_timeouts(conn, remote, deadline)?;
         let id = id as u64;
         let mut msg = next(conn, remote)?;
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
@@ -113,10 +119,9 @@ fn converse(
                     format!("{remote} sent READ_DATA out of order"),
                 )));
             }
-            for l in batch.iter() {
-                recv_into(s, &l.span, 0, l.span.len()).map_err(io)?;
-                set_timeouts(conn, remote, deadline)?;
-            }
+            let ranges: Vec<(&RawSpan, usize, usize)> =
+                batch.iter().map(|l| (&l.span, 0, l.span.len())).collect();
+            recv_scatter(s, &ranges, Some(deadline)).map_err(io)?;
             msg = next(conn, remote)?;
         }
         match msg {
@@ -136,6 +141,9 @@ fn converse(
                     format!("{remote} answered out of order"),
                 )));
             }
+        }
+        if id + 1 < batches.len() as u64 {
+            set_timeouts(conn, remote, deadline)?;
         }
     }
     match first_error {
