@@ -190,21 +190,7 @@ impl Message {
     pub fn read_from(r: &mut impl Read) -> Result<Message, WireError> {
         let mut h = [0u8; HEADER_LEN];
         r.read_exact(&mut h)?;
-        if h[0..4] != MAGIC {
-            return Err(WireError::BadMagic);
-        }
-        let version = u16::from_le_bytes([h[4], h[5]]);
-        if version != VERSION {
-            return Err(WireError::BadVersion(version));
-        }
-        let kind = u16::from_le_bytes([h[6], h[7]]);
-        if !(1..=9).contains(&kind) {
-            return Err(WireError::UnknownType(kind));
-        }
-        let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
-        if len > MAX_BODY {
-            return Err(WireError::Oversized(len));
-        }
+        let (kind, len) = parse_header(&h)?;
         let mut body = vec![0u8; len];
         r.read_exact(&mut body)?;
         Self::decode(kind, &body)
@@ -260,6 +246,26 @@ impl Message {
         }
         Ok(m)
     }
+}
+
+/// Checks a frame header: the message type and the body length that follows.
+pub fn parse_header(h: &[u8; HEADER_LEN]) -> Result<(u16, usize), WireError> {
+    if h[0..4] != MAGIC {
+        return Err(WireError::BadMagic);
+    }
+    let version = u16::from_le_bytes([h[4], h[5]]);
+    if version != VERSION {
+        return Err(WireError::BadVersion(version));
+    }
+    let kind = u16::from_le_bytes([h[6], h[7]]);
+    if !(1..=9).contains(&kind) {
+        return Err(WireError::UnknownType(kind));
+    }
+    let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
+    if len > MAX_BODY {
+        return Err(WireError::Oversized(len));
+    }
+    Ok((kind, len))
 }
 
 fn text(b: &mut Vec<u8>, s: &str) {

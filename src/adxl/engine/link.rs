@@ -14,6 +14,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::Core;
+use super::reader::FrameReader;
 use crate::adxl::wire::{Message, Region, WireError};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
@@ -26,6 +27,8 @@ pub const MAX_CONNS: usize = 8;
 pub struct Conn {
     id: u64,
     pub stream: TcpStream,
+    /// Everything read from `stream` goes through this (it may hold bytes read ahead).
+    pub reader: FrameReader,
 }
 
 struct Pool {
@@ -167,7 +170,7 @@ impl Link {
         if let Ok(clone) = stream.try_clone() {
             pool.open.insert(id, clone);
         }
-        Ok(Conn { id, stream })
+        Ok(Conn { id, stream, reader: FrameReader::default() })
     }
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.

@@ -24,6 +24,7 @@
 
 mod link;
 mod pool;
+mod reader;
 mod registry;
 mod serve;
 mod transfer;

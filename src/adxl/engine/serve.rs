@@ -6,7 +6,7 @@
 //! outside, it is relayed through the bounded pool with the kernel doing the copy
 //! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here.
 
-use std::io::{self, Read};
+use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -14,6 +14,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::Core;
+use super::reader::FrameReader;
 use super::registry::Registered;
 use crate::adxl::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
@@ -21,7 +22,7 @@ use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::safe_copy;
-use crate::sys::stream_io::{Part, recv_into, recv_scatter, send_all, send_from, send_gather};
+use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 
 /// Most connections one engine serves at once (the vendor's link limit).
 pub const MAX_SERVED: usize = 512;
@@ -97,10 +98,11 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
 
 /// Answers requests until BYE, end of file or a malformed frame.
 fn requests(core: &Core, s: &TcpStream) -> io::Result<()> {
+    let mut reader = FrameReader::default();
     loop {
-        let m = Message::read_from(&mut &*s).map_err(|e| io::Error::other(e.to_string()))?;
+        let m = reader.frame(s).map_err(|e| io::Error::other(e.to_string()))?;
         match m {
-            Message::Write { id, descs } => serve_write(core, s, id, &descs)?,
+            Message::Write { id, descs } => serve_write(core, s, &mut reader, id, &descs)?,
             Message::Read { id, descs } => serve_read(core, s, id, &descs)?,
             Message::MemAdd { .. } | Message::MemRemove { .. } => {}
             Message::Bye => return Ok(()),
@@ -169,11 +171,11 @@ fn complete(s: &TcpStream, id: u64, refusal: Option<Refusal>) -> io::Result<()> 
 }
 
 /// Reads and throws away `len` bytes (the payload of a refused WRITE).
-fn drain(s: &TcpStream, mut len: u64) -> io::Result<()> {
+fn drain(s: &TcpStream, reader: &mut FrameReader, mut len: u64) -> io::Result<()> {
     let mut scratch = [0u8; 64 * 1024];
     while len > 0 {
         let n = (len as usize).min(scratch.len());
-        (&mut &*s).read_exact(&mut scratch[..n])?;
+        reader.read_exact(s, &mut scratch[..n])?;
         len -= n as u64;
     }
     Ok(())
@@ -183,7 +185,13 @@ fn bad_address(i: usize, addr: usize, e: &io::Error) -> Refusal {
     (ADXL_PARAM_INVALID, i as u32, format!("unregistered address {addr:#x} cannot be accessed: {e}"))
 }
 
-fn serve_write(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result<()> {
+fn serve_write(
+    core: &Core,
+    s: &TcpStream,
+    reader: &mut FrameReader,
+    id: u64,
+    descs: &[Desc],
+) -> io::Result<()> {
     let (targets, mut refusal) = match plan(core, descs) {
         Ok(t) => (t, None),
         Err(r) => (Vec::new(), Some(r)),
@@ -198,23 +206,23 @@ fn serve_write(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Resul
                 Target::Relay => None,
             })
             .collect();
-        recv_scatter(s, &ranges, None)?;
+        reader.payload(s, &ranges, None)?;
         return complete(s, id, None);
     }
     for (i, d) in descs.iter().enumerate() {
         let (addr, len) = (d.remote_addr as usize, d.len as usize);
         if refusal.is_some() {
-            drain(s, d.len)?;
+            drain(s, reader, d.len)?;
             continue;
         }
         match &targets[i] {
-            Target::Direct(r) => recv_into(s, &r.span, addr - r.addr, len)?,
+            Target::Direct(r) => reader.payload(s, &[(&r.span, addr - r.addr, len)], None)?,
             Target::Relay => {
                 let mut buf = core.pool.take().expect("planned relays have a pool");
                 let mut done = 0;
                 while done < len {
                     let n = (len - done).min(buf.bytes().len());
-                    (&mut &*s).read_exact(&mut buf.bytes()[..n])?;
+                    reader.read_exact(s, &mut buf.bytes()[..n])?;
                     if refusal.is_none() {
                         if let Err(e) = relay_write(addr + done, &buf.bytes()[..n]) {
                             refusal = Some(bad_address(i, addr + done, &e));

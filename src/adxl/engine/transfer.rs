@@ -10,7 +10,7 @@ use crate::adxl::wire::{Desc, MAX_DESCS, Message};
 use crate::error::adxl_status::ADXL_FAILED;
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::span::RawSpan;
-use crate::sys::stream_io::{Part, recv_scatter, send_all, send_gather};
+use crate::sys::stream_io::{Part, send_all, send_gather};
 
 /// READ (remote into local) or WRITE (local into remote).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,8 +48,8 @@ pub fn run(
     locals: &[Local],
     deadline: Instant,
 ) -> AdxlResult<()> {
-    let conn = link.take(core, deadline)?;
-    match converse(&conn, &link.remote, op, locals, deadline) {
+    let mut conn = link.take(core, deadline)?;
+    match converse(&mut conn, &link.remote, op, locals, deadline) {
         Ok(()) => {
             link.give_back(conn);
             Ok(())
@@ -76,13 +76,12 @@ fn set_timeouts(conn: &Conn, remote: &str, deadline: Instant) -> Result<(), Faul
 }
 
 fn converse(
-    conn: &Conn,
+    conn: &mut Conn,
     remote: &str,
     op: TransferOp,
     locals: &[Local],
     deadline: Instant,
 ) -> Result<(), Fault> {
-    let s = &conn.stream;
     let io = |e: io::Error| from_io(remote, e);
     let batches: Vec<&[Local]> = locals.chunks(MAX_DESCS).collect();
     set_timeouts(conn, remote, deadline)?;
@@ -94,7 +93,7 @@ fn converse(
                 let mut parts = Vec::with_capacity(batch.len() + 1);
                 parts.push(Part::Bytes(&frame));
                 parts.extend(batch.iter().map(|l| Part::Span(&l.span, 0, l.span.len())));
-                send_gather(s, &parts, Some(deadline)).map_err(io)?;
+                send_gather(&conn.stream, &parts, Some(deadline)).map_err(io)?;
             }
         }
         TransferOp::Read => {
@@ -104,7 +103,7 @@ fn converse(
                     Message::Read { id: id as u64, descs: batch.iter().map(|l| l.desc).collect() }.encode(),
                 );
             }
-            send_all(s, &frames).map_err(io)?;
+            send_all(&conn.stream, &frames).map_err(io)?;
         }
     }
     let mut first_error = None;
@@ -121,7 +120,7 @@ fn converse(
             }
             let ranges: Vec<(&RawSpan, usize, usize)> =
                 batch.iter().map(|l| (&l.span, 0, l.span.len())).collect();
-            recv_scatter(s, &ranges, Some(deadline)).map_err(io)?;
+            conn.reader.payload(&conn.stream, &ranges, Some(deadline)).map_err(io)?;
             msg = next(conn, remote)?;
         }
         match msg {
@@ -153,9 +152,9 @@ fn converse(
 }
 
 /// The next frame that answers a request (announcements are skipped).
-fn next(conn: &Conn, remote: &str) -> Result<Message, Fault> {
+fn next(conn: &mut Conn, remote: &str) -> Result<Message, Fault> {
     loop {
-        match Message::read_from(&mut &conn.stream) {
+        match conn.reader.frame(&conn.stream) {
             Ok(Message::MemAdd { .. } | Message::MemRemove { .. }) => continue,
             Ok(m) => return Ok(m),
             Err(e) => {
