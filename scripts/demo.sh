@@ -20,3 +20,6 @@ echo
 echo
 echo "== adxl_capabilities (C++)"
 "$build/adxl_capabilities"
+echo
+echo "== adxl_transfer (C, a server and a client engine over TCP)"
+"$build/adxl_transfer"
