@@ -96,6 +96,24 @@ pub fn send_all(stream: &TcpStream, data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether the peer has closed or reset the connection, without waiting or consuming
+/// anything (`recv` with `MSG_PEEK | MSG_DONTWAIT`). Data waiting to be read counts as open.
+pub fn peer_closed(stream: &TcpStream) -> bool {
+    let mut byte = 0u8;
+    // SAFETY: a one-byte buffer on the stack; MSG_PEEK leaves the data in the socket.
+    let n = unsafe {
+        libc::recv(stream.as_raw_fd(), (&raw mut byte).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT)
+    };
+    match n {
+        0 => true,
+        n if n > 0 => false,
+        _ => {
+            let e = io::Error::last_os_error();
+            !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted)
+        }
+    }
+}
+
 /// One piece of a gathered send.
 #[derive(Debug, Clone, Copy)]
 pub enum Part<'a> {
@@ -255,11 +273,13 @@ mod tests {
             send_from(&a, &s, 0, 100_000).unwrap();
             drop(s);
         });
+        assert!(!peer_closed(&b));
         let mut hdr = [0u8; 3];
         std::io::Read::read_exact(&mut &b, &mut hdr).unwrap();
         recv_into(&b, &d, 10, 100_000).unwrap();
         t.join().unwrap();
         // The peer closed: end of file is an error, not a short read.
+        assert!(peer_closed(&b));
         assert_eq!(recv_into(&b, &d, 0, 1).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
         drop(d);
         assert_eq!(&hdr, b"hdr");

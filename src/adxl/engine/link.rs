@@ -11,21 +11,25 @@ use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Core;
 use super::reader::FrameReader;
 use crate::adxl::wire::{Message, Region, WireError};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
-use crate::sys::stream_io::send_all;
+use crate::sys::stream_io::{peer_closed, send_all};
 
 /// Most connections one link opens to its peer.
 pub const MAX_CONNS: usize = 8;
+/// A connection idle this long is checked for a closed peer before it is used again.
+const IDLE_CHECK: Duration = Duration::from_millis(200);
 
 /// One connection of a link, lent to one transfer at a time.
 pub struct Conn {
     id: u64,
+    /// When the connection was last given back (idle ones are checked before reuse).
+    idle_since: Instant,
     pub stream: TcpStream,
     /// Everything read from `stream` goes through this (it may hold bytes read ahead).
     pub reader: FrameReader,
@@ -110,19 +114,7 @@ impl Link {
         if self.is_broken() {
             return false;
         }
-        let pool = self.lock();
-        let dead = pool.idle.iter().any(|c| {
-            if c.stream.set_nonblocking(true).is_err() {
-                return true;
-            }
-            let r = c.stream.peek(&mut [0u8; 1]);
-            let _ = c.stream.set_nonblocking(false);
-            match r {
-                Ok(0) => true,
-                Ok(_) => false,
-                Err(e) => e.kind() != io::ErrorKind::WouldBlock,
-            }
-        });
+        let dead = self.lock().idle.iter().any(|c| peer_closed(&c.stream));
         if dead {
             self.broken.store(true, Ordering::Release);
         }
@@ -170,7 +162,7 @@ impl Link {
         if let Ok(clone) = stream.try_clone() {
             pool.open.insert(id, clone);
         }
-        Ok(Conn { id, stream, reader: FrameReader::default() })
+        Ok(Conn { id, idle_since: Instant::now(), stream, reader: FrameReader::default() })
     }
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.
@@ -181,7 +173,16 @@ impl Link {
                 return Err(AdxlError::new(ADXL_FAILED, format!("the link to {} was closed", self.remote)));
             }
             if let Some(c) = pool.idle.pop() {
-                return Ok(c);
+                // A connection idle for a while may belong to a peer that died (and maybe
+                // restarted): check it, so the transfer goes to a fresh connection instead of
+                // failing. Busy links skip the system call.
+                if c.idle_since.elapsed() < IDLE_CHECK || !peer_closed(&c.stream) {
+                    return Ok(c);
+                }
+                drop(pool);
+                self.discard(c, false);
+                pool = self.lock();
+                continue;
             }
             if pool.open.len() < MAX_CONNS {
                 drop(pool);
@@ -202,6 +203,8 @@ impl Link {
             self.discard(conn, false);
             return;
         }
+        let mut conn = conn;
+        conn.idle_since = Instant::now();
         self.lock().idle.push(conn);
         self.returned.notify_one();
     }

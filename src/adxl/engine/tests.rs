@@ -258,3 +258,21 @@ fn threads_transfer_to_one_peer_and_to_two_peers_at_once() {
         }
     });
 }
+
+#[test]
+fn an_idle_link_to_a_restarted_peer_is_redialled_by_the_next_transfer() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 4);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    s.finalize();
+    s.initialize(&name, &[]).unwrap();
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    std::thread::sleep(Duration::from_millis(250));
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![4; 4096]);
+}
