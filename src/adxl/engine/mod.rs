@@ -19,8 +19,9 @@
 //! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
 //! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
 //! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
-//! FAILED (nobody listens there); a transfer on a link whose peer died is FAILED until Connect
-//! (or AutoConnect) makes a new link.
+//! FAILED (nobody listens there); a transfer in flight when its peer dies is FAILED at once
+//! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
+//! restarted peer is reachable without a Disconnect.
 
 mod link;
 mod pool;
