@@ -268,8 +268,13 @@ pub fn parse_header(h: &[u8; HEADER_LEN]) -> Result<(u16, usize), WireError> {
     Ok((kind, len))
 }
 
+/// Writes `s`, cut to [`MAX_TEXT`] bytes at a character boundary (so it stays UTF-8).
 fn text(b: &mut Vec<u8>, s: &str) {
-    let bytes = &s.as_bytes()[..s.len().min(MAX_TEXT)];
+    let mut end = s.len().min(MAX_TEXT);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let bytes = &s.as_bytes()[..end];
     b.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
     b.extend_from_slice(bytes);
 }
@@ -373,6 +378,15 @@ mod tests {
             assert_eq!(Message::read_from(&mut frame.as_slice()).unwrap(), m);
         }
         assert_eq!(samples()[4].payload_len(), 10);
+    }
+
+    #[test]
+    fn long_texts_are_cut_at_a_character_boundary() {
+        let m = Message::Complete { id: 1, status: 0, failed: 0, message: "é".repeat(600) };
+        match Message::read_from(&mut m.encode().as_slice()).unwrap() {
+            Message::Complete { message, .. } => assert_eq!(message, "é".repeat(512)),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
