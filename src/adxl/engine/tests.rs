@@ -276,3 +276,24 @@ fn an_idle_link_to_a_restarted_peer_is_redialled_by_the_next_transfer() {
     c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
     assert_eq!(bytes(local, 4096), vec![4; 4096]);
 }
+
+#[test]
+fn ipv6_engines_talk_when_the_machine_has_ipv6() {
+    let Ok(probe) = std::net::TcpListener::bind("[::1]:0") else {
+        eprintln!("skipped: no IPv6 loopback");
+        return;
+    };
+    let name = format!("[::1]:{}", probe.local_addr().unwrap().port());
+    drop(probe);
+    let s = Engine::new();
+    s.initialize(&name, &[]).unwrap();
+    let remote = host(4096, 6);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = Engine::new();
+    c.initialize("[::1]", &[]).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![6; 4096]);
+}
