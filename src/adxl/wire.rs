@@ -380,6 +380,42 @@ mod tests {
         assert_eq!(samples()[4].payload_len(), 10);
     }
 
+    /// A small fuzz run: valid frames with random bytes changed, cut or extended, and random
+    /// garbage, must decode or be refused, never panic; what decodes must encode again.
+    #[test]
+    fn mutated_and_random_frames_never_panic() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let frames: Vec<Vec<u8>> = samples().iter().map(Message::encode).collect();
+        for round in 0..20_000 {
+            let mut f = if round % 10 == 0 {
+                (0..(next() % 64) as usize).map(|_| next() as u8).collect()
+            } else {
+                frames[(next() % frames.len() as u64) as usize].clone()
+            };
+            for _ in 0..(next() % 4) {
+                if !f.is_empty() {
+                    let i = (next() % f.len() as u64) as usize;
+                    f[i] = next() as u8;
+                }
+            }
+            match next() % 3 {
+                0 => f.truncate((next() % (f.len() as u64 + 1)) as usize),
+                1 => f.extend((0..next() % 8).map(|_| next() as u8)),
+                _ => {}
+            }
+            if let Ok(m) = Message::read_from(&mut f.as_slice()) {
+                let again = m.encode();
+                assert_eq!(Message::read_from(&mut again.as_slice()).unwrap(), m);
+            }
+        }
+    }
+
     #[test]
     fn long_texts_are_cut_at_a_character_boundary() {
         let m = Message::Complete { id: 1, status: 0, failed: 0, message: "é".repeat(600) };
