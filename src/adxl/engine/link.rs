@@ -107,6 +107,20 @@ impl Link {
         self.broken.load(Ordering::Acquire)
     }
 
+    /// Whether the peer's memory, as its HELLO_ACK listed it, holds every range (a region
+    /// registered later, or overlapping registrations, may answer `false`: then the call is
+    /// just not striped).
+    pub fn peer_holds(&self, ranges: impl Iterator<Item = (u64, u64)>) -> bool {
+        let regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
+        ranges.into_iter().all(|(addr, len)| {
+            let i = regions.partition_point(|r| r.addr <= addr);
+            i > 0 && {
+                let r = &regions[i - 1];
+                addr.checked_add(len).is_some_and(|end| end <= r.addr + r.len)
+            }
+        })
+    }
+
     /// Whether the peer still holds the link's idle connections: a peer that died (and maybe
     /// restarted) has closed them, which a non-blocking peek sees as end of file. Used by
     /// Connect, so a restarted peer can be connected again without a failed transfer first.
@@ -140,7 +154,8 @@ impl Link {
         let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions() };
         send_all(&stream, &hello.encode()).map_err(io)?;
         match Message::read_from(&mut &stream).map_err(|e| wire_status(&self.remote, what, e))? {
-            Message::HelloAck { status: 0, regions, .. } => {
+            Message::HelloAck { status: 0, mut regions, .. } => {
+                regions.sort_by_key(|r| r.addr);
                 *self.peer_regions.lock().unwrap_or_else(|e| e.into_inner()) = regions;
             }
             Message::HelloAck { status, message, .. } => {

@@ -432,7 +432,11 @@ impl Engine {
                 desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
             });
         }
-        transfer::run(&core, &link, op, &locals, deadline)
+        // Striping splits the call into several requests, which is only right when nothing
+        // relays (the relay rule is about the whole call).
+        let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
+            && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
+        transfer::run(&core, &link, op, &locals, direct, deadline)
     }
 }
 
