@@ -33,6 +33,8 @@ pub struct Conn {
     pub stream: TcpStream,
     /// Everything read from `stream` goes through this (it may hold bytes read ahead).
     pub reader: FrameReader,
+    /// The read and write time-out last set on `stream` by a transfer.
+    pub timeout: Option<Duration>,
 }
 
 struct Pool {
@@ -177,7 +179,7 @@ impl Link {
         if let Ok(clone) = stream.try_clone() {
             pool.open.insert(id, clone);
         }
-        Ok(Conn { id, idle_since: Instant::now(), stream, reader: FrameReader::default() })
+        Ok(Conn { id, idle_since: Instant::now(), stream, reader: FrameReader::default(), timeout: None })
     }
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.

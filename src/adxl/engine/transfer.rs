@@ -7,7 +7,7 @@
 //! peer sees the whole call in order and can apply the relay rule to it.
 
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::link::{Conn, Link, io_status, remaining, wire_status};
 use crate::adxl::wire::{Desc, MAX_DESCS, Message};
@@ -156,10 +156,21 @@ fn run_one(
     }
 }
 
-fn set_timeouts(conn: &Conn, remote: &str, deadline: Instant) -> Result<(), Fault> {
+/// Bounds every wait on the connection by what is left of `deadline`. The socket keeps its
+/// time-out between calls, and one already set that is at most a tenth (and a millisecond)
+/// longer is kept: a caller repeating the same time-out pays no system call per transfer, and
+/// a wait ends at most that much after the deadline.
+fn set_timeouts(conn: &mut Conn, remote: &str, deadline: Instant) -> Result<(), Fault> {
     let left = remaining(deadline, remote, "transfer with").map_err(Fault::Lost)?;
+    let slack = left / 10 + Duration::from_millis(1);
+    if conn.timeout.is_some_and(|t| t >= left && t <= left + slack) {
+        return Ok(());
+    }
+    conn.timeout = None;
     conn.stream.set_read_timeout(Some(left)).map_err(|e| from_io(remote, e))?;
-    conn.stream.set_write_timeout(Some(left)).map_err(|e| from_io(remote, e))
+    conn.stream.set_write_timeout(Some(left)).map_err(|e| from_io(remote, e))?;
+    conn.timeout = Some(left);
+    Ok(())
 }
 
 fn converse(
