@@ -109,6 +109,21 @@ impl Link {
         self.broken.load(Ordering::Acquire)
     }
 
+    /// Applies the peer's announcement of a registration change.
+    pub fn note(&self, message: &Message) {
+        let mut regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
+        match message {
+            Message::MemAdd { regions: added } => {
+                regions.extend_from_slice(added);
+                regions.sort_by_key(|r| r.addr);
+            }
+            Message::MemRemove { regions: gone } => {
+                regions.retain(|r| !gone.iter().any(|g| g.addr == r.addr && g.len == r.len));
+            }
+            _ => {}
+        }
+    }
+
     /// Whether the peer's memory, as its HELLO_ACK listed it, holds every range (a region
     /// registered later, or overlapping registrations, may answer `false`: then the call is
     /// just not striped).

@@ -31,7 +31,7 @@ mod serve;
 mod transfer;
 
 use std::collections::HashMap;
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -105,7 +105,7 @@ pub(crate) struct Core {
     registry: Registry,
     pool: RelayPool,
     links: Mutex<HashMap<String, Arc<Link>>>,
-    served: Mutex<(u64, HashMap<u64, TcpStream>)>,
+    served: Mutex<(u64, HashMap<u64, Arc<serve::Served>>)>,
     stopping: AtomicBool,
     listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
 }
@@ -117,15 +117,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Core {
     /// Records a served connection; `None` at the limit.
-    fn add_served(&self, stream: &TcpStream) -> Option<u64> {
-        let mut served = lock(&self.served);
-        if served.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
+    fn add_served(&self, served: Arc<serve::Served>) -> Option<u64> {
+        let mut map = lock(&self.served);
+        if map.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
             return None;
         }
-        served.0 += 1;
-        let id = served.0;
-        served.1.insert(id, stream.try_clone().ok()?);
+        map.0 += 1;
+        let id = map.0;
+        map.1.insert(id, served);
         Some(id)
+    }
+
+    /// Tells every engine connected to this one about a change of its memory.
+    fn push(&self, message: &Message) {
+        let all: Vec<Arc<serve::Served>> = lock(&self.served).1.values().cloned().collect();
+        let frame = message.encode();
+        for s in all {
+            s.send(&frame);
+        }
     }
 
     fn remove_served(&self, id: u64) {
@@ -143,7 +152,7 @@ impl Core {
             let _ = thread.join();
         }
         for (_, s) in lock(&self.served).1.drain() {
-            let _ = s.shutdown(std::net::Shutdown::Both);
+            let _ = s.stream.shutdown(std::net::Shutdown::Both);
         }
         for (_, l) in lock(&self.links).drain() {
             l.close();
@@ -289,6 +298,7 @@ impl Engine {
         for l in lock(&core.links).values() {
             l.announce(&announce);
         }
+        core.push(&announce);
         Ok(r.handle)
     }
 
@@ -305,6 +315,7 @@ impl Engine {
                 for l in lock(&core.links).values() {
                     l.announce(&announce);
                 }
+                core.push(&announce);
             }
             None => {
                 log::warn!(target: TARGET, "DeregisterMem: handle {handle:#x} is not registered with this engine")

@@ -8,8 +8,8 @@
 
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -26,6 +26,8 @@ use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 
 /// Most connections one engine serves at once (the vendor's link limit).
 pub const MAX_SERVED: usize = 512;
+/// A peer that accepts no bytes for this long loses its connection (a send makes no progress).
+const STALL: Duration = Duration::from_secs(10);
 /// How long a new connection may take to say HELLO.
 const HELLO_WAIT: Duration = Duration::from_secs(10);
 
@@ -64,6 +66,28 @@ pub fn wake(addr: SocketAddr) {
     let _ = TcpStream::connect_timeout(&target, Duration::from_secs(1));
 }
 
+/// One connection this engine serves, shared with [`Core::push`]: every frame is written
+/// under `write`, so an announcement never lands inside a response.
+pub struct Served {
+    pub stream: TcpStream,
+    write: Mutex<()>,
+}
+
+impl Served {
+    fn lock(&self) -> MutexGuard<'_, ()> {
+        self.write.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends an announcement between responses. A peer that has not read for [`STALL`] loses
+    /// the connection (a half-written frame would break it anyway).
+    pub fn send(&self, frame: &[u8]) {
+        let _turn = self.lock();
+        if send_all(&self.stream, frame).is_err() {
+            let _ = self.stream.shutdown(Shutdown::Both);
+        }
+    }
+}
+
 fn serve(core: &Arc<Core>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(HELLO_WAIT));
@@ -71,7 +95,12 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         Ok(Message::Hello { name, .. }) => name,
         _ => return,
     };
-    let Some(id) = core.add_served(&stream) else {
+    let Ok(clone) = stream.try_clone() else { return };
+    let served = Arc::new(Served { stream: clone, write: Mutex::new(()) });
+    // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
+    // the memory list is read after registering, so no registration is missed either.
+    let turn = served.lock();
+    let Some(id) = core.add_served(served.clone()) else {
         let ack = Message::HelloAck {
             status: ADXL_RESOURCE_EXHAUSTED,
             name: core.name.text.clone(),
@@ -87,8 +116,12 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         regions: core.registry.regions(),
         message: String::new(),
     };
-    if send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok() {
-        if let Err(e) = requests(core, &stream) {
+    let ok = send_all(&stream, &ack.encode()).is_ok()
+        && stream.set_read_timeout(None).is_ok()
+        && stream.set_write_timeout(Some(STALL)).is_ok();
+    drop(turn);
+    if ok {
+        if let Err(e) = requests(core, &stream, &served) {
             log::debug!(target: TARGET, "connection from {peer} closed: {e}");
         }
     }
@@ -97,13 +130,19 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
 }
 
 /// Answers requests until BYE, end of file or a malformed frame.
-fn requests(core: &Core, s: &TcpStream) -> io::Result<()> {
+fn requests(core: &Core, s: &TcpStream, served: &Served) -> io::Result<()> {
     let mut reader = FrameReader::default();
     loop {
         let m = reader.frame(s).map_err(|e| io::Error::other(e.to_string()))?;
         match m {
-            Message::Write { id, descs } => serve_write(core, s, &mut reader, id, &descs)?,
-            Message::Read { id, descs } => serve_read(core, s, id, &descs)?,
+            Message::Write { id, descs } => {
+                let _turn = served.lock();
+                serve_write(core, s, &mut reader, id, &descs)?
+            }
+            Message::Read { id, descs } => {
+                let _turn = served.lock();
+                serve_read(core, s, id, &descs)?
+            }
             Message::MemAdd { .. } | Message::MemRemove { .. } => {}
             Message::Bye => return Ok(()),
             other => return Err(io::Error::other(format!("unexpected {other:?}"))),

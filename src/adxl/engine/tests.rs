@@ -297,3 +297,26 @@ fn ipv6_engines_talk_when_the_machine_has_ipv6() {
     c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
     assert_eq!(bytes(local, 4096), vec![6; 4096]);
 }
+
+#[test]
+fn registrations_after_connect_are_announced_to_connected_engines() {
+    let (s, name) = server(&[]);
+    let first = host(4096, 1);
+    s.register_mem(first, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let later = host(8192, 2);
+    let h = s.register_mem(later, 8192, MemType::Device, no_vouch).unwrap();
+    let local = host(8192, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: later, len: 8192 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 8192), vec![2; 8192]);
+    let link = c.core().unwrap().link(&name).unwrap();
+    assert!(link.peer_holds([(later as u64, 8192)].into_iter()), "MEM_ADD was not applied");
+    s.deregister_mem(h).unwrap();
+    c.transfer_sync(&name, TransferOp::Read, &d[..0], 1000, no_vouch).unwrap();
+    let d2 = [TransferDesc { local_addr: local, remote_addr: first, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d2, 1000, no_vouch).unwrap();
+    assert!(!link.peer_holds([(later as u64, 8192)].into_iter()), "MEM_REMOVE was not applied");
+    assert!(link.peer_holds([(first as u64, 4096)].into_iter()));
+}

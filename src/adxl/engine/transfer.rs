@@ -136,7 +136,7 @@ fn run_one(
     deadline: Instant,
 ) -> AdxlResult<()> {
     let mut conn = link.take(core, deadline)?;
-    match converse(&mut conn, &link.remote, op, pieces, deadline) {
+    match converse(&mut conn, link, op, pieces, deadline) {
         Ok(()) => {
             link.give_back(conn);
             Ok(())
@@ -175,11 +175,12 @@ fn set_timeouts(conn: &mut Conn, remote: &str, deadline: Instant) -> Result<(), 
 
 fn converse(
     conn: &mut Conn,
-    remote: &str,
+    link: &Link,
     op: TransferOp,
     pieces: &[Piece],
     deadline: Instant,
 ) -> Result<(), Fault> {
+    let remote = link.remote.as_str();
     let io = |e: io::Error| from_io(remote, e);
     let batches: Vec<&[Piece]> = pieces.chunks(MAX_DESCS).collect();
     set_timeouts(conn, remote, deadline)?;
@@ -207,7 +208,7 @@ fn converse(
     let mut first_error = None;
     for (id, batch) in batches.iter().enumerate() {
         let id = id as u64;
-        let mut msg = next(conn, remote)?;
+        let mut msg = next(conn, link)?;
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
             let expected: u64 = batch.iter().map(|p| p.len as u64).sum();
             if *got != id || *len != expected {
@@ -219,7 +220,7 @@ fn converse(
             let ranges: Vec<(&RawSpan, usize, usize)> =
                 batch.iter().map(|p| (&p.local.span, p.offset, p.len)).collect();
             conn.reader.payload(&conn.stream, &ranges, Some(deadline)).map_err(io)?;
-            msg = next(conn, remote)?;
+            msg = next(conn, link)?;
         }
         match msg {
             Message::Complete { id: got, status, failed, message } if got == id => {
@@ -250,10 +251,11 @@ fn converse(
 }
 
 /// The next frame that answers a request (announcements are skipped).
-fn next(conn: &mut Conn, remote: &str) -> Result<Message, Fault> {
+fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
+    let remote = link.remote.as_str();
     loop {
         match conn.reader.frame(&conn.stream) {
-            Ok(Message::MemAdd { .. } | Message::MemRemove { .. }) => continue,
+            Ok(m @ (Message::MemAdd { .. } | Message::MemRemove { .. })) => link.note(&m),
             Ok(m) => return Ok(m),
             Err(e) => {
                 let err = wire_status(remote, "transfer with", e);
