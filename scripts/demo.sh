@@ -18,7 +18,8 @@ echo "== runtime_copy (C)"
 echo
 "$here/examples-c/run_ipc.sh" "$build"
 echo
-"$here/examples-c/run_adxl.sh" "$build"
-echo
 echo "== adxl_capabilities (C++)"
 "$build/adxl_capabilities"
+echo
+echo "== adxl_transfer (C, a server and a client engine over TCP)"
+"$build/adxl_transfer"

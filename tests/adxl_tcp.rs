@@ -197,7 +197,104 @@ fn child() {
     if std::env::var_os(ROLE).is_some() {
         child_main();
     }
+    if let Ok(role) = std::env::var(NETNS_ROLE) {
+        netns_child(&role);
+    }
 }
+
+// ---- two network namespaces ----
+
+const NETNS_ROLE: &str = "ASCENDLESS_ADXL_NETNS_ROLE";
+const NETNS_SERVER: &str = "10.77.0.2:26000";
+
+/// Polls for `path` (written by the other engine) for up to 10 s.
+fn wait_for(path: &std::path::Path) -> String {
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_secs(10) {
+        if let Ok(text) = std::fs::read_to_string(path) {
+            if !text.is_empty() {
+                return text;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    panic!("{} never appeared", path.display());
+}
+
+/// One engine of the namespace test: "server:DIR" or "client:DIR". They meet through files in
+/// DIR, as the vendor's sample publishes the server's address through a file.
+fn netns_child(role: &str) {
+    let (role, dir) = role.split_once(':').unwrap();
+    let dir = std::path::Path::new(dir);
+    let mut engine: AscendlessEngine = null_mut();
+    let size = 4 * MIB;
+    // SAFETY: valid out-pointers and strings; the memory is leaked, so it outlives the engine.
+    unsafe {
+        assert_eq!(ascendless_engine_create(&mut engine), 0);
+        let me = CString::new(if role == "server" { NETNS_SERVER } else { "10.77.0.1" }).unwrap();
+        assert_eq!(
+            ascendless_engine_initialize(engine, me.as_ptr(), std::ptr::null(), std::ptr::null(), 0),
+            0
+        );
+        let mem = Box::leak(pattern(size, if role == "server" { 1 } else { 0 }).into_boxed_slice());
+        let addr = mem.as_mut_ptr() as usize;
+        let mut h = null_mut();
+        assert_eq!(ascendless_engine_register_mem(engine, addr, size, 1, &mut h), 0);
+        if role == "server" {
+            std::fs::write(dir.join("addr.tmp"), addr.to_string()).unwrap();
+            std::fs::rename(dir.join("addr.tmp"), dir.join("addr")).unwrap();
+            wait_for(&dir.join("done"));
+            assert_eq!(checksum(mem), checksum(&pattern(size, 2)), "the client's WRITE did not land");
+        } else {
+            let remote: usize = wait_for(&dir.join("addr")).parse().unwrap();
+            let server = CString::new(NETNS_SERVER).unwrap();
+            assert_eq!(ascendless_engine_connect(engine, server.as_ptr(), 3000), 0);
+            let descs: Vec<AscendlessTransferDesc> = (0..64)
+                .map(|i| AscendlessTransferDesc {
+                    local_addr: addr + i * (size / 64),
+                    remote_addr: remote + i * (size / 64),
+                    len: size / 64,
+                })
+                .collect();
+            assert_eq!(
+                ascendless_engine_transfer_sync(engine, server.as_ptr(), 0, descs.as_ptr(), 64, 5000),
+                0
+            );
+            assert_eq!(checksum(mem), checksum(&pattern(size, 1)), "READ across namespaces");
+            mem.copy_from_slice(&pattern(size, 2));
+            assert_eq!(
+                ascendless_engine_transfer_sync(engine, server.as_ptr(), 1, descs.as_ptr(), 64, 5000),
+                0
+            );
+            std::fs::write(dir.join("done"), "1").unwrap();
+        }
+        assert_eq!(ascendless_engine_destroy(engine), 0);
+    }
+}
+
+/// Builds two network namespaces joined by a veth pair (10.77.0.1 and 10.77.0.2) inside a user
+/// namespace, runs the server engine in one and the client in the other, and exits with the
+/// first failure.
+const NETNS_SCRIPT: &str = r#"
+set -eu
+dir=$1 exe=$2
+ip link set lo up
+ip link add name va type veth peer name vb
+ip addr add 10.77.0.1/24 dev va
+ip link set va up
+ASCENDLESS_ADXL_NETNS_ROLE="server:$dir" unshare -n sh -c '
+    echo $$ > "$0/ns.pid"
+    while [ ! -e "$0/go" ]; do sleep 0.01; done
+    exec "$1" --exact child --nocapture --quiet' "$dir" "$exe" &
+server=$!
+while [ ! -s "$dir/ns.pid" ]; do sleep 0.01; done
+pid=$(cat "$dir/ns.pid")
+ip link set vb netns "$pid"
+nsenter -t "$pid" -n sh -c 'ip link set lo up; ip addr add 10.77.0.2/24 dev vb; ip link set vb up'
+touch "$dir/go"
+ASCENDLESS_ADXL_NETNS_ROLE="client:$dir" "$exe" --exact child --nocapture --quiet
+wait "$server"
+"#;
 
 // ---- the parent's side ----
 
@@ -473,4 +570,37 @@ fn two_clients_with_one_name_transfer_at_the_same_time() {
         c.finish();
     }
     server.finish();
+}
+
+#[test]
+fn engines_in_two_network_namespaces() {
+    let can = Command::new("unshare")
+        .args(["-rn", "sh", "-c", "ip link add name va type veth peer name vb"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can {
+        eprintln!(
+            "skipped: this machine allows no user and network namespaces with veth pairs (unshare -rn, ip)"
+        );
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("ascendless-netns-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new("unshare")
+        .args(["-rn", "sh", "-c", NETNS_SCRIPT, "sh"])
+        .arg(&dir)
+        .arg(std::env::current_exe().unwrap())
+        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+        .env("ASCENDLESS_TRANSPORT", "tcp")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "the namespace run failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -190,21 +190,7 @@ impl Message {
     pub fn read_from(r: &mut impl Read) -> Result<Message, WireError> {
         let mut h = [0u8; HEADER_LEN];
         r.read_exact(&mut h)?;
-        if h[0..4] != MAGIC {
-            return Err(WireError::BadMagic);
-        }
-        let version = u16::from_le_bytes([h[4], h[5]]);
-        if version != VERSION {
-            return Err(WireError::BadVersion(version));
-        }
-        let kind = u16::from_le_bytes([h[6], h[7]]);
-        if !(1..=9).contains(&kind) {
-            return Err(WireError::UnknownType(kind));
-        }
-        let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
-        if len > MAX_BODY {
-            return Err(WireError::Oversized(len));
-        }
+        let (kind, len) = parse_header(&h)?;
         let mut body = vec![0u8; len];
         r.read_exact(&mut body)?;
         Self::decode(kind, &body)
@@ -262,8 +248,33 @@ impl Message {
     }
 }
 
+/// Checks a frame header: the message type and the body length that follows.
+pub fn parse_header(h: &[u8; HEADER_LEN]) -> Result<(u16, usize), WireError> {
+    if h[0..4] != MAGIC {
+        return Err(WireError::BadMagic);
+    }
+    let version = u16::from_le_bytes([h[4], h[5]]);
+    if version != VERSION {
+        return Err(WireError::BadVersion(version));
+    }
+    let kind = u16::from_le_bytes([h[6], h[7]]);
+    if !(1..=9).contains(&kind) {
+        return Err(WireError::UnknownType(kind));
+    }
+    let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
+    if len > MAX_BODY {
+        return Err(WireError::Oversized(len));
+    }
+    Ok((kind, len))
+}
+
+/// Writes `s`, cut to [`MAX_TEXT`] bytes at a character boundary (so it stays UTF-8).
 fn text(b: &mut Vec<u8>, s: &str) {
-    let bytes = &s.as_bytes()[..s.len().min(MAX_TEXT)];
+    let mut end = s.len().min(MAX_TEXT);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let bytes = &s.as_bytes()[..end];
     b.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
     b.extend_from_slice(bytes);
 }
@@ -367,6 +378,51 @@ mod tests {
             assert_eq!(Message::read_from(&mut frame.as_slice()).unwrap(), m);
         }
         assert_eq!(samples()[4].payload_len(), 10);
+    }
+
+    /// A small fuzz run: valid frames with random bytes changed, cut or extended, and random
+    /// garbage, must decode or be refused, never panic; what decodes must encode again.
+    #[test]
+    fn mutated_and_random_frames_never_panic() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let frames: Vec<Vec<u8>> = samples().iter().map(Message::encode).collect();
+        for round in 0..20_000 {
+            let mut f = if round % 10 == 0 {
+                (0..(next() % 64) as usize).map(|_| next() as u8).collect()
+            } else {
+                frames[(next() % frames.len() as u64) as usize].clone()
+            };
+            for _ in 0..(next() % 4) {
+                if !f.is_empty() {
+                    let i = (next() % f.len() as u64) as usize;
+                    f[i] = next() as u8;
+                }
+            }
+            match next() % 3 {
+                0 => f.truncate((next() % (f.len() as u64 + 1)) as usize),
+                1 => f.extend((0..next() % 8).map(|_| next() as u8)),
+                _ => {}
+            }
+            if let Ok(m) = Message::read_from(&mut f.as_slice()) {
+                let again = m.encode();
+                assert_eq!(Message::read_from(&mut again.as_slice()).unwrap(), m);
+            }
+        }
+    }
+
+    #[test]
+    fn long_texts_are_cut_at_a_character_boundary() {
+        let m = Message::Complete { id: 1, status: 0, failed: 0, message: "é".repeat(600) };
+        match Message::read_from(&mut m.encode().as_slice()).unwrap() {
+            Message::Complete { message, .. } => assert_eq!(message, "é".repeat(512)),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -103,6 +103,23 @@ impl RawSpan {
         }
     }
 
+    /// Copies `data` into the span at `offset`. Panics if it does not fit or the span is
+    /// read-only.
+    pub fn write_at(&self, offset: usize, data: &[u8]) {
+        assert!(
+            offset.checked_add(data.len()).is_some_and(|e| e <= self.len),
+            "write past the end of the span"
+        );
+        assert!(self.writable, "write into a read-only span");
+        if !data.is_empty() {
+            // SAFETY: the range lies inside the span (asserted), which is writable with no Rust
+            // reference into it (constructors' contracts), so not `data`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.as_ptr(), (self.addr + offset) as *mut u8, data.len())
+            };
+        }
+    }
+
     /// Copies the span's bytes into `out` (exactly this span's length). Panics if the lengths
     /// differ.
     pub fn read_into(&self, out: &mut [u8]) {
@@ -188,6 +205,9 @@ mod tests {
         let mut out = [0u8; 3];
         span.read_into(&mut out);
         assert_eq!(out, [4, 5, 6]);
+        span.write_at(1, &[9, 9]);
+        span.read_into(&mut out);
+        assert_eq!(out, [4, 9, 9]);
     }
 
     #[test]

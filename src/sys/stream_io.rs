@@ -9,6 +9,7 @@
 use std::io;
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
+use std::time::Instant;
 
 use super::span::RawSpan;
 
@@ -95,6 +96,159 @@ pub fn send_all(stream: &TcpStream, data: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
+/// Whether the peer has closed or reset the connection, without waiting or consuming
+/// anything (`recv` with `MSG_PEEK | MSG_DONTWAIT`). Data waiting to be read counts as open.
+pub fn peer_closed(stream: &TcpStream) -> bool {
+    let mut byte = 0u8;
+    // SAFETY: a one-byte buffer on the stack; MSG_PEEK leaves the data in the socket.
+    let n = unsafe {
+        libc::recv(stream.as_raw_fd(), (&raw mut byte).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT)
+    };
+    match n {
+        0 => true,
+        n if n > 0 => false,
+        _ => {
+            let e = io::Error::last_os_error();
+            !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted)
+        }
+    }
+}
+
+/// One piece of a gathered send.
+#[derive(Debug, Clone, Copy)]
+pub enum Part<'a> {
+    Bytes(&'a [u8]),
+    /// `len` bytes of the span from `offset`.
+    Span(&'a RawSpan, usize, usize),
+}
+
+/// Most pieces one `sendmsg` takes (Linux's `IOV_MAX`).
+const IOV_MAX: usize = 1024;
+
+/// Sends every part in order with as few system calls as the kernel allows (`sendmsg` with
+/// up to 1024 pieces each): a frame, the payload of many descriptors and the next frame go out
+/// together, straight from their memory. Never raises SIGPIPE. A socket time-out bounds each
+/// system call only; `deadline` bounds the whole (`TimedOut` once it has passed). Panics if a span range is
+/// outside its span.
+pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Instant>) -> io::Result<()> {
+    // (address, length) of every non-empty piece, checked against its span.
+    let mut pieces: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (addr, len) = match *p {
+            Part::Bytes(b) => (b.as_ptr() as usize, b.len()),
+            Part::Span(span, offset, len) => {
+                assert!(offset.checked_add(len).is_some_and(|e| e <= span.len()), "range outside the span");
+                (span.addr() + offset, len)
+            }
+        };
+        if len > 0 {
+            pieces.push((addr, len));
+        }
+    }
+    let mut first = 0;
+    while first < pieces.len() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
+        let mut iov: Vec<libc::iovec> = batch
+            .iter()
+            .map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l })
+            .collect();
+        // SAFETY: an all-zero msghdr is valid (no name, no control data).
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = iov.as_mut_ptr();
+        msg.msg_iovlen = iov.len() as _;
+        // SAFETY: every iovec names readable memory: borrowed slices (alive for this call) or
+        // ranges inside spans (checked above), which their makers vouched are readable; the
+        // kernel only reads them.
+        let n = unsafe { libc::sendmsg(stream.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        // Advance past what was sent, possibly into the middle of a piece.
+        let mut sent = n as usize;
+        while sent > 0 {
+            let (a, l) = pieces[first];
+            if sent >= l {
+                sent -= l;
+                first += 1;
+            } else {
+                pieces[first] = (a + sent, l - sent);
+                sent = 0;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Fills every `(span, offset, len)` range in order from the stream, with as few system calls
+/// as the kernel allows (`recvmsg` with up to 1024 pieces each): a batch of descriptors lands
+/// straight in its destinations. End of file first is `UnexpectedEof`; a read time-out set on
+/// the stream is `WouldBlock`, and `deadline` passing between system calls `TimedOut` (with
+/// `MSG_WAITALL` the kernel returns what arrived when the socket time-out expires, so a slow
+/// stream would otherwise go on for ever). Panics if a range is outside its span or a span is
+/// read-only.
+pub fn recv_scatter(
+    stream: &TcpStream,
+    ranges: &[(&RawSpan, usize, usize)],
+    deadline: Option<Instant>,
+) -> io::Result<()> {
+    let mut pieces: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for &(span, offset, len) in ranges {
+        assert!(offset.checked_add(len).is_some_and(|e| e <= span.len()), "range outside the span");
+        assert!(span.is_writable(), "receive into a read-only span");
+        if len > 0 {
+            pieces.push((span.addr() + offset, len));
+        }
+    }
+    let mut first = 0;
+    while first < pieces.len() {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Err(io::ErrorKind::TimedOut.into());
+        }
+        let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
+        let mut iov: Vec<libc::iovec> = batch
+            .iter()
+            .map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l })
+            .collect();
+        // SAFETY: an all-zero msghdr is valid (no name, no control data).
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = iov.as_mut_ptr();
+        msg.msg_iovlen = iov.len() as _;
+        // SAFETY: every iovec names a range inside a writable span (checked above), which its
+        // maker vouched is writable memory with no Rust reference into it.
+        let n = unsafe { libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_WAITALL) };
+        match n {
+            0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+            n if n < 0 => {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            n => {
+                let mut got = n as usize;
+                while got > 0 {
+                    let (a, l) = pieces[first];
+                    if got >= l {
+                        got -= l;
+                        first += 1;
+                    } else {
+                        pieces[first] = (a + got, l - got);
+                        got = 0;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,14 +273,75 @@ mod tests {
             send_from(&a, &s, 0, 100_000).unwrap();
             drop(s);
         });
+        assert!(!peer_closed(&b));
         let mut hdr = [0u8; 3];
         std::io::Read::read_exact(&mut &b, &mut hdr).unwrap();
         recv_into(&b, &d, 10, 100_000).unwrap();
         t.join().unwrap();
         // The peer closed: end of file is an error, not a short read.
+        assert!(peer_closed(&b));
         assert_eq!(recv_into(&b, &d, 0, 1).unwrap_err().kind(), io::ErrorKind::UnexpectedEof);
         drop(d);
         assert_eq!(&hdr, b"hdr");
         assert_eq!(&dst[10..], &src[..]);
+    }
+
+    #[test]
+    fn gathered_sends_keep_order_across_many_pieces_and_partial_writes() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (b, _) = l.accept().unwrap();
+        let mut src: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+        let expected = src.clone();
+        // SAFETY: `src` outlives the span and is not borrowed while it is used.
+        let span = unsafe { RawSpan::new(src.as_mut_ptr() as usize, src.len()) };
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            std::io::Read::read_to_end(&mut &b, &mut got).unwrap();
+            got
+        });
+        // 3000 pieces of 1000 bytes (three sendmsg batches), framed by byte slices; the
+        // 3 MB total is more than a socket buffer, so sends are partial.
+        let mut parts = vec![Part::Bytes(b"head")];
+        parts.extend((0..3000).map(|i| Part::Span(&span, i * 1000, 1000)));
+        parts.push(Part::Bytes(b""));
+        parts.push(Part::Bytes(b"tail"));
+        send_gather(&a, &parts, None).unwrap();
+        drop(a);
+        let got = reader.join().unwrap();
+        drop(span);
+        assert_eq!(&got[..4], b"head");
+        assert_eq!(&got[4..got.len() - 4], &expected[..]);
+        assert_eq!(&got[got.len() - 4..], b"tail");
+    }
+
+    #[test]
+    fn scattered_receives_fill_every_range_in_order() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (b, _) = l.accept().unwrap();
+        let data: Vec<u8> = (0..2_500_000u32).map(|i| (i % 253) as u8).collect();
+        let sent = data.clone();
+        let writer = std::thread::spawn(move || send_all(&a, &sent).unwrap());
+        let mut dst = vec![0u8; 2_500_000];
+        // SAFETY: `dst` outlives the span and is not borrowed while it is used.
+        let span = unsafe { RawSpan::new(dst.as_mut_ptr() as usize, dst.len()) };
+        // 2500 ranges of 1000 bytes, filled back to front so order is by argument, not address.
+        let ranges: Vec<(&RawSpan, usize, usize)> =
+            (0..2500).rev().map(|i| (&span, i * 1000, 1000)).collect();
+        recv_scatter(&b, &ranges, None).unwrap();
+        writer.join().unwrap();
+        assert_eq!(
+            recv_scatter(&b, &[(&span, 0, 1)], None).unwrap_err().kind(),
+            io::ErrorKind::UnexpectedEof
+        );
+        drop(span);
+        for i in 0..2500 {
+            assert_eq!(
+                &dst[(2499 - i) * 1000..(2500 - i) * 1000],
+                &data[i * 1000..(i + 1) * 1000],
+                "range {i}"
+            );
+        }
     }
 }

@@ -88,10 +88,11 @@ quiet cmake -S "$here/examples-c" -B "$work/examples" -DCMAKE_BUILD_TYPE=Debug
 quiet cmake --build "$work/examples" -j 2
 quiet "$work/examples/acl_init"
 quiet "$work/examples/adxl_capabilities"
+quiet "$work/examples/adxl_transfer"
+ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet "$work/examples/adxl_transfer"
 quiet "$work/examples/runtime_copy"
 ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet "$work/examples/runtime_copy"
 quiet "$here/examples-c/run_ipc.sh" "$work/examples"
-quiet "$here/examples-c/run_adxl.sh" "$work/examples"
 ok "find_package(Ascendless) project builds with -Wall -Wextra -Werror and runs"
 
 # The vendor's CMake style.

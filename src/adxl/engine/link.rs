@@ -11,21 +11,30 @@ use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::Core;
+use super::reader::FrameReader;
 use crate::adxl::wire::{Message, Region, WireError};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
-use crate::sys::stream_io::send_all;
+use crate::sys::stream_io::{peer_closed, send_all};
 
 /// Most connections one link opens to its peer.
 pub const MAX_CONNS: usize = 8;
+/// A connection idle this long is checked for a closed peer before it is used again.
+const IDLE_CHECK: Duration = Duration::from_millis(200);
 
 /// One connection of a link, lent to one transfer at a time.
 pub struct Conn {
     id: u64,
+    /// When the connection was last given back (idle ones are checked before reuse).
+    idle_since: Instant,
     pub stream: TcpStream,
+    /// Everything read from `stream` goes through this (it may hold bytes read ahead).
+    pub reader: FrameReader,
+    /// The read and write time-out last set on `stream` by a transfer.
+    pub timeout: Option<Duration>,
 }
 
 struct Pool {
@@ -100,6 +109,35 @@ impl Link {
         self.broken.load(Ordering::Acquire)
     }
 
+    /// Applies the peer's announcement of a registration change.
+    pub fn note(&self, message: &Message) {
+        let mut regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
+        match message {
+            Message::MemAdd { regions: added } => {
+                regions.extend_from_slice(added);
+                regions.sort_by_key(|r| r.addr);
+            }
+            Message::MemRemove { regions: gone } => {
+                regions.retain(|r| !gone.iter().any(|g| g.addr == r.addr && g.len == r.len));
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the peer's memory, as its HELLO_ACK listed it, holds every range (a region
+    /// registered later, or overlapping registrations, may answer `false`: then the call is
+    /// just not striped).
+    pub fn peer_holds(&self, ranges: impl Iterator<Item = (u64, u64)>) -> bool {
+        let regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
+        ranges.into_iter().all(|(addr, len)| {
+            let i = regions.partition_point(|r| r.addr <= addr);
+            i > 0 && {
+                let r = &regions[i - 1];
+                addr.checked_add(len).is_some_and(|end| end <= r.addr + r.len)
+            }
+        })
+    }
+
     /// Whether the peer still holds the link's idle connections: a peer that died (and maybe
     /// restarted) has closed them, which a non-blocking peek sees as end of file. Used by
     /// Connect, so a restarted peer can be connected again without a failed transfer first.
@@ -107,19 +145,7 @@ impl Link {
         if self.is_broken() {
             return false;
         }
-        let pool = self.lock();
-        let dead = pool.idle.iter().any(|c| {
-            if c.stream.set_nonblocking(true).is_err() {
-                return true;
-            }
-            let r = c.stream.peek(&mut [0u8; 1]);
-            let _ = c.stream.set_nonblocking(false);
-            match r {
-                Ok(0) => true,
-                Ok(_) => false,
-                Err(e) => e.kind() != io::ErrorKind::WouldBlock,
-            }
-        });
+        let dead = self.lock().idle.iter().any(|c| peer_closed(&c.stream));
         if dead {
             self.broken.store(true, Ordering::Release);
         }
@@ -145,7 +171,8 @@ impl Link {
         let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions() };
         send_all(&stream, &hello.encode()).map_err(io)?;
         match Message::read_from(&mut &stream).map_err(|e| wire_status(&self.remote, what, e))? {
-            Message::HelloAck { status: 0, regions, .. } => {
+            Message::HelloAck { status: 0, mut regions, .. } => {
+                regions.sort_by_key(|r| r.addr);
                 *self.peer_regions.lock().unwrap_or_else(|e| e.into_inner()) = regions;
             }
             Message::HelloAck { status, message, .. } => {
@@ -167,7 +194,7 @@ impl Link {
         if let Ok(clone) = stream.try_clone() {
             pool.open.insert(id, clone);
         }
-        Ok(Conn { id, stream })
+        Ok(Conn { id, idle_since: Instant::now(), stream, reader: FrameReader::default(), timeout: None })
     }
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.
@@ -178,7 +205,16 @@ impl Link {
                 return Err(AdxlError::new(ADXL_FAILED, format!("the link to {} was closed", self.remote)));
             }
             if let Some(c) = pool.idle.pop() {
-                return Ok(c);
+                // A connection idle for a while may belong to a peer that died (and maybe
+                // restarted): check it, so the transfer goes to a fresh connection instead of
+                // failing. Busy links skip the system call.
+                if c.idle_since.elapsed() < IDLE_CHECK || !peer_closed(&c.stream) {
+                    return Ok(c);
+                }
+                drop(pool);
+                self.discard(c, false);
+                pool = self.lock();
+                continue;
             }
             if pool.open.len() < MAX_CONNS {
                 drop(pool);
@@ -199,6 +235,8 @@ impl Link {
             self.discard(conn, false);
             return;
         }
+        let mut conn = conn;
+        conn.idle_since = Instant::now();
         self.lock().idle.push(conn);
         self.returned.notify_one();
     }

@@ -19,17 +19,19 @@
 //! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
 //! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
 //! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
-//! FAILED (nobody listens there); a transfer on a link whose peer died is FAILED until Connect
-//! (or AutoConnect) makes a new link.
+//! FAILED (nobody listens there); a transfer in flight when its peer dies is FAILED at once
+//! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
+//! restarted peer is reachable without a Disconnect.
 
 mod link;
 mod pool;
+mod reader;
 mod registry;
 mod serve;
 mod transfer;
 
 use std::collections::HashMap;
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -103,7 +105,7 @@ pub(crate) struct Core {
     registry: Registry,
     pool: RelayPool,
     links: Mutex<HashMap<String, Arc<Link>>>,
-    served: Mutex<(u64, HashMap<u64, TcpStream>)>,
+    served: Mutex<(u64, HashMap<u64, Arc<serve::Served>>)>,
     stopping: AtomicBool,
     listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
 }
@@ -115,15 +117,24 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Core {
     /// Records a served connection; `None` at the limit.
-    fn add_served(&self, stream: &TcpStream) -> Option<u64> {
-        let mut served = lock(&self.served);
-        if served.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
+    fn add_served(&self, served: Arc<serve::Served>) -> Option<u64> {
+        let mut map = lock(&self.served);
+        if map.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
             return None;
         }
-        served.0 += 1;
-        let id = served.0;
-        served.1.insert(id, stream.try_clone().ok()?);
+        map.0 += 1;
+        let id = map.0;
+        map.1.insert(id, served);
         Some(id)
+    }
+
+    /// Tells every engine connected to this one about a change of its memory.
+    fn push(&self, message: &Message) {
+        let all: Vec<Arc<serve::Served>> = lock(&self.served).1.values().cloned().collect();
+        let frame = message.encode();
+        for s in all {
+            s.send(&frame);
+        }
     }
 
     fn remove_served(&self, id: u64) {
@@ -141,7 +152,7 @@ impl Core {
             let _ = thread.join();
         }
         for (_, s) in lock(&self.served).1.drain() {
-            let _ = s.shutdown(std::net::Shutdown::Both);
+            let _ = s.stream.shutdown(std::net::Shutdown::Both);
         }
         for (_, l) in lock(&self.links).drain() {
             l.close();
@@ -287,6 +298,7 @@ impl Engine {
         for l in lock(&core.links).values() {
             l.announce(&announce);
         }
+        core.push(&announce);
         Ok(r.handle)
     }
 
@@ -303,6 +315,7 @@ impl Engine {
                 for l in lock(&core.links).values() {
                     l.announce(&announce);
                 }
+                core.push(&announce);
             }
             None => {
                 log::warn!(target: TARGET, "DeregisterMem: handle {handle:#x} is not registered with this engine")
@@ -430,7 +443,11 @@ impl Engine {
                 desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
             });
         }
-        transfer::run(&core, &link, op, &locals, deadline)
+        // Striping splits the call into several requests, which is only right when nothing
+        // relays (the relay rule is about the whole call).
+        let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
+            && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
+        transfer::run(&core, &link, op, &locals, direct, deadline)
     }
 }
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::adxl::wire::{MemKind, Region};
+use crate::adxl::wire::{MAX_REGIONS, MemKind, Region};
 use crate::handle::{HandleKind, HandleTable};
 use crate::sys::span::RawSpan;
 
@@ -70,8 +70,10 @@ impl Registry {
         self.lock().range(..=(addr, u64::MAX)).rev().map(|(_, r)| r).find(|r| r.holds(addr, len)).cloned()
     }
 
+    /// The registrations to announce in HELLO: at most [`MAX_REGIONS`], the protocol's limit
+    /// (the list is informational; every request is decided with the registry itself).
     pub fn regions(&self) -> Vec<Region> {
-        self.lock().values().map(|r| r.region()).collect()
+        self.lock().values().take(MAX_REGIONS).map(|r| r.region()).collect()
     }
 
     pub fn clear(&self) {

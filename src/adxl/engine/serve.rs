@@ -6,14 +6,15 @@
 //! outside, it is relayed through the bounded pool with the kernel doing the copy
 //! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here.
 
-use std::io::{self, Read};
+use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::Core;
+use super::reader::FrameReader;
 use super::registry::Registered;
 use crate::adxl::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
@@ -21,10 +22,12 @@ use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::safe_copy;
-use crate::sys::stream_io::{recv_into, send_all, send_from};
+use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 
 /// Most connections one engine serves at once (the vendor's link limit).
 pub const MAX_SERVED: usize = 512;
+/// A peer that accepts no bytes for this long loses its connection (a send makes no progress).
+const STALL: Duration = Duration::from_secs(10);
 /// How long a new connection may take to say HELLO.
 const HELLO_WAIT: Duration = Duration::from_secs(10);
 
@@ -63,6 +66,28 @@ pub fn wake(addr: SocketAddr) {
     let _ = TcpStream::connect_timeout(&target, Duration::from_secs(1));
 }
 
+/// One connection this engine serves, shared with [`Core::push`]: every frame is written
+/// under `write`, so an announcement never lands inside a response.
+pub struct Served {
+    pub stream: TcpStream,
+    write: Mutex<()>,
+}
+
+impl Served {
+    fn lock(&self) -> MutexGuard<'_, ()> {
+        self.write.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Sends an announcement between responses. A peer that has not read for [`STALL`] loses
+    /// the connection (a half-written frame would break it anyway).
+    pub fn send(&self, frame: &[u8]) {
+        let _turn = self.lock();
+        if send_all(&self.stream, frame).is_err() {
+            let _ = self.stream.shutdown(Shutdown::Both);
+        }
+    }
+}
+
 fn serve(core: &Arc<Core>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(HELLO_WAIT));
@@ -70,7 +95,12 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         Ok(Message::Hello { name, .. }) => name,
         _ => return,
     };
-    let Some(id) = core.add_served(&stream) else {
+    let Ok(clone) = stream.try_clone() else { return };
+    let served = Arc::new(Served { stream: clone, write: Mutex::new(()) });
+    // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
+    // the memory list is read after registering, so no registration is missed either.
+    let turn = served.lock();
+    let Some(id) = core.add_served(served.clone()) else {
         let ack = Message::HelloAck {
             status: ADXL_RESOURCE_EXHAUSTED,
             name: core.name.text.clone(),
@@ -86,8 +116,12 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         regions: core.registry.regions(),
         message: String::new(),
     };
-    if send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok() {
-        if let Err(e) = requests(core, &stream) {
+    let ok = send_all(&stream, &ack.encode()).is_ok()
+        && stream.set_read_timeout(None).is_ok()
+        && stream.set_write_timeout(Some(STALL)).is_ok();
+    drop(turn);
+    if ok {
+        if let Err(e) = requests(core, &stream, &served) {
             log::debug!(target: TARGET, "connection from {peer} closed: {e}");
         }
     }
@@ -96,12 +130,19 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
 }
 
 /// Answers requests until BYE, end of file or a malformed frame.
-fn requests(core: &Core, s: &TcpStream) -> io::Result<()> {
+fn requests(core: &Core, s: &TcpStream, served: &Served) -> io::Result<()> {
+    let mut reader = FrameReader::default();
     loop {
-        let m = Message::read_from(&mut &*s).map_err(|e| io::Error::other(e.to_string()))?;
+        let m = reader.frame(s).map_err(|e| io::Error::other(e.to_string()))?;
         match m {
-            Message::Write { id, descs } => serve_write(core, s, id, &descs)?,
-            Message::Read { id, descs } => serve_read(core, s, id, &descs)?,
+            Message::Write { id, descs } => {
+                let _turn = served.lock();
+                serve_write(core, s, &mut reader, id, &descs)?
+            }
+            Message::Read { id, descs } => {
+                let _turn = served.lock();
+                serve_read(core, s, id, &descs)?
+            }
             Message::MemAdd { .. } | Message::MemRemove { .. } => {}
             Message::Bye => return Ok(()),
             other => return Err(io::Error::other(format!("unexpected {other:?}"))),
@@ -169,11 +210,11 @@ fn complete(s: &TcpStream, id: u64, refusal: Option<Refusal>) -> io::Result<()> 
 }
 
 /// Reads and throws away `len` bytes (the payload of a refused WRITE).
-fn drain(s: &TcpStream, mut len: u64) -> io::Result<()> {
+fn drain(s: &TcpStream, reader: &mut FrameReader, mut len: u64) -> io::Result<()> {
     let mut scratch = [0u8; 64 * 1024];
     while len > 0 {
         let n = (len as usize).min(scratch.len());
-        (&mut &*s).read_exact(&mut scratch[..n])?;
+        reader.read_exact(s, &mut scratch[..n])?;
         len -= n as u64;
     }
     Ok(())
@@ -183,25 +224,44 @@ fn bad_address(i: usize, addr: usize, e: &io::Error) -> Refusal {
     (ADXL_PARAM_INVALID, i as u32, format!("unregistered address {addr:#x} cannot be accessed: {e}"))
 }
 
-fn serve_write(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result<()> {
+fn serve_write(
+    core: &Core,
+    s: &TcpStream,
+    reader: &mut FrameReader,
+    id: u64,
+    descs: &[Desc],
+) -> io::Result<()> {
     let (targets, mut refusal) = match plan(core, descs) {
         Ok(t) => (t, None),
         Err(r) => (Vec::new(), Some(r)),
     };
+    if refusal.is_none() && targets.iter().all(|t| matches!(t, Target::Direct(_))) {
+        // Every range registered: the whole payload lands in place with few system calls.
+        let ranges: Vec<(&crate::sys::span::RawSpan, usize, usize)> = descs
+            .iter()
+            .zip(&targets)
+            .filter_map(|(d, t)| match t {
+                Target::Direct(r) => Some((&r.span, d.remote_addr as usize - r.addr, d.len as usize)),
+                Target::Relay => None,
+            })
+            .collect();
+        reader.payload(s, &ranges, None)?;
+        return complete(s, id, None);
+    }
     for (i, d) in descs.iter().enumerate() {
         let (addr, len) = (d.remote_addr as usize, d.len as usize);
         if refusal.is_some() {
-            drain(s, d.len)?;
+            drain(s, reader, d.len)?;
             continue;
         }
         match &targets[i] {
-            Target::Direct(r) => recv_into(s, &r.span, addr - r.addr, len)?,
+            Target::Direct(r) => reader.payload(s, &[(&r.span, addr - r.addr, len)], None)?,
             Target::Relay => {
                 let mut buf = core.pool.take().expect("planned relays have a pool");
                 let mut done = 0;
                 while done < len {
                     let n = (len - done).min(buf.bytes().len());
-                    (&mut &*s).read_exact(&mut buf.bytes()[..n])?;
+                    reader.read_exact(s, &mut buf.bytes()[..n])?;
                     if refusal.is_none() {
                         if let Err(e) = relay_write(addr + done, &buf.bytes()[..n]) {
                             refusal = Some(bad_address(i, addr + done, &e));
@@ -221,7 +281,21 @@ fn serve_read(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result
         Err(r) => return complete(s, id, Some(r)),
     };
     let total = descs.iter().map(|d| d.len).sum();
-    send_all(s, &Message::ReadData { id, len: total }.encode())?;
+    let head = Message::ReadData { id, len: total }.encode();
+    if targets.iter().all(|t| matches!(t, Target::Direct(_))) {
+        // Every range registered: header, data and COMPLETE leave together, from memory.
+        let tail = Message::Complete { id, status: 0, failed: u32::MAX, message: String::new() }.encode();
+        let mut parts = Vec::with_capacity(descs.len() + 2);
+        parts.push(Part::Bytes(&head));
+        for (d, t) in descs.iter().zip(&targets) {
+            if let Target::Direct(r) = t {
+                parts.push(Part::Span(&r.span, d.remote_addr as usize - r.addr, d.len as usize));
+            }
+        }
+        parts.push(Part::Bytes(&tail));
+        return send_gather(s, &parts, None);
+    }
+    send_all(s, &head)?;
     let mut refusal = None;
     for (i, d) in descs.iter().enumerate() {
         let (addr, len) = (d.remote_addr as usize, d.len as usize);

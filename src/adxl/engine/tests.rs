@@ -258,3 +258,65 @@ fn threads_transfer_to_one_peer_and_to_two_peers_at_once() {
         }
     });
 }
+
+#[test]
+fn an_idle_link_to_a_restarted_peer_is_redialled_by_the_next_transfer() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 4);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    s.finalize();
+    s.initialize(&name, &[]).unwrap();
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    std::thread::sleep(Duration::from_millis(250));
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![4; 4096]);
+}
+
+#[test]
+fn ipv6_engines_talk_when_the_machine_has_ipv6() {
+    let Ok(probe) = std::net::TcpListener::bind("[::1]:0") else {
+        eprintln!("skipped: no IPv6 loopback");
+        return;
+    };
+    let name = format!("[::1]:{}", probe.local_addr().unwrap().port());
+    drop(probe);
+    let s = Engine::new();
+    s.initialize(&name, &[]).unwrap();
+    let remote = host(4096, 6);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = Engine::new();
+    c.initialize("[::1]", &[]).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![6; 4096]);
+}
+
+#[test]
+fn registrations_after_connect_are_announced_to_connected_engines() {
+    let (s, name) = server(&[]);
+    let first = host(4096, 1);
+    s.register_mem(first, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let later = host(8192, 2);
+    let h = s.register_mem(later, 8192, MemType::Device, no_vouch).unwrap();
+    let local = host(8192, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: later, len: 8192 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 8192), vec![2; 8192]);
+    let link = c.core().unwrap().link(&name).unwrap();
+    assert!(link.peer_holds([(later as u64, 8192)].into_iter()), "MEM_ADD was not applied");
+    s.deregister_mem(h).unwrap();
+    c.transfer_sync(&name, TransferOp::Read, &d[..0], 1000, no_vouch).unwrap();
+    let d2 = [TransferDesc { local_addr: local, remote_addr: first, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d2, 1000, no_vouch).unwrap();
+    assert!(!link.peer_holds([(later as u64, 8192)].into_iter()), "MEM_REMOVE was not applied");
+    assert!(link.peer_holds([(first as u64, 4096)].into_iter()));
+}

@@ -1,16 +1,20 @@
 //! The initiator's side of TransferSync: the call's descriptors go out in as few requests as
 //! the limits allow (all sent before the first answer is read), payloads stream straight from
 //! and into the caller's memory, and the call returns when every request is COMPLETE.
+//!
+//! A large call in direct mode is striped: its bytes are split evenly over [`STRIPES`]
+//! connections of the link, run side by side. Calls that may relay are never striped, so the
+//! peer sees the whole call in order and can apply the relay rule to it.
 
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::link::{Conn, Link, io_status, remaining, wire_status};
 use crate::adxl::wire::{Desc, MAX_DESCS, Message};
 use crate::error::adxl_status::ADXL_FAILED;
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::span::RawSpan;
-use crate::sys::stream_io::{recv_into, send_all, send_from};
+use crate::sys::stream_io::{Part, send_all, send_gather};
 
 /// READ (remote into local) or WRITE (local into remote).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +27,59 @@ pub enum TransferOp {
 pub struct Local {
     pub span: RawSpan,
     pub desc: Desc,
+}
+
+/// Connections a large call is spread over.
+pub const STRIPES: usize = 2;
+/// Calls moving at least this many bytes are striped (when in direct mode).
+pub const STRIPE_MIN: usize = 16 << 20;
+
+/// A part of one descriptor: `len` bytes from `offset` of its local span (and of its remote
+/// range).
+#[derive(Clone, Copy)]
+struct Piece<'a> {
+    local: &'a Local,
+    offset: usize,
+    len: usize,
+}
+
+impl Piece<'_> {
+    fn desc(&self) -> Desc {
+        let d = self.local.desc;
+        Desc {
+            remote_addr: d.remote_addr + self.offset as u64,
+            len: self.len as u64,
+            local_kind: d.local_kind,
+        }
+    }
+}
+
+/// Splits the call's bytes into `k` stripes of (nearly) equal size, cutting descriptors where
+/// needed.
+fn stripes(locals: &[Local], k: usize) -> Vec<Vec<Piece<'_>>> {
+    let total: usize = locals.iter().map(|l| l.span.len()).sum();
+    let share = total.div_ceil(k).max(1);
+    let mut out = vec![Vec::new()];
+    let mut room = share;
+    for l in locals {
+        let mut offset = 0;
+        let len = l.span.len();
+        if len == 0 {
+            out.last_mut().expect("one stripe at least").push(Piece { local: l, offset: 0, len: 0 });
+            continue;
+        }
+        while offset < len {
+            if room == 0 {
+                out.push(Vec::new());
+                room = share;
+            }
+            let n = room.min(len - offset);
+            out.last_mut().expect("one stripe at least").push(Piece { local: l, offset, len: n });
+            offset += n;
+            room -= n;
+        }
+    }
+    out
 }
 
 /// How a failed conversation leaves the connection.
@@ -40,16 +97,46 @@ fn from_io(remote: &str, e: io::Error) -> Fault {
     if err.status == ADXL_FAILED { Fault::Broken(err) } else { Fault::Lost(err) }
 }
 
-/// Runs the whole call on one connection of `link`.
+/// Runs the call: on one connection of `link`, or striped over several when `striped` (the
+/// caller knows every range is registered on both sides) and the call is large.
 pub fn run(
     core: &super::Core,
     link: &Link,
     op: TransferOp,
     locals: &[Local],
+    striped: bool,
     deadline: Instant,
 ) -> AdxlResult<()> {
-    let conn = link.take(core, deadline)?;
-    match converse(&conn, &link.remote, op, locals, deadline) {
+    let total: usize = locals.iter().map(|l| l.span.len()).sum();
+    if !striped || total < STRIPE_MIN {
+        let pieces: Vec<Piece> =
+            locals.iter().map(|l| Piece { local: l, offset: 0, len: l.span.len() }).collect();
+        return run_one(core, link, op, &pieces, deadline);
+    }
+    let parts = stripes(locals, STRIPES);
+    let results: Vec<AdxlResult<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            parts.iter().map(|p| scope.spawn(move || run_one(core, link, op, p, deadline))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| Err(AdxlError::new(ADXL_FAILED, "a transfer stripe panicked")))
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// Runs `pieces` on one connection of `link`.
+fn run_one(
+    core: &super::Core,
+    link: &Link,
+    op: TransferOp,
+    pieces: &[Piece],
+    deadline: Instant,
+) -> AdxlResult<()> {
+    let mut conn = link.take(core, deadline)?;
+    match converse(&mut conn, link, op, pieces, deadline) {
         Ok(()) => {
             link.give_back(conn);
             Ok(())
@@ -69,55 +156,71 @@ pub fn run(
     }
 }
 
-fn set_timeouts(conn: &Conn, remote: &str, deadline: Instant) -> Result<(), Fault> {
+/// Bounds every wait on the connection by what is left of `deadline`. The socket keeps its
+/// time-out between calls, and one already set that is at most a tenth (and a millisecond)
+/// longer is kept: a caller repeating the same time-out pays no system call per transfer, and
+/// a wait ends at most that much after the deadline.
+fn set_timeouts(conn: &mut Conn, remote: &str, deadline: Instant) -> Result<(), Fault> {
     let left = remaining(deadline, remote, "transfer with").map_err(Fault::Lost)?;
+    let slack = left / 10 + Duration::from_millis(1);
+    if conn.timeout.is_some_and(|t| t >= left && t <= left + slack) {
+        return Ok(());
+    }
+    conn.timeout = None;
     conn.stream.set_read_timeout(Some(left)).map_err(|e| from_io(remote, e))?;
-    conn.stream.set_write_timeout(Some(left)).map_err(|e| from_io(remote, e))
+    conn.stream.set_write_timeout(Some(left)).map_err(|e| from_io(remote, e))?;
+    conn.timeout = Some(left);
+    Ok(())
 }
 
 fn converse(
-    conn: &Conn,
-    remote: &str,
+    conn: &mut Conn,
+    link: &Link,
     op: TransferOp,
-    locals: &[Local],
+    pieces: &[Piece],
     deadline: Instant,
 ) -> Result<(), Fault> {
-    let s = &conn.stream;
+    let remote = link.remote.as_str();
     let io = |e: io::Error| from_io(remote, e);
-    let batches: Vec<&[Local]> = locals.chunks(MAX_DESCS).collect();
+    let batches: Vec<&[Piece]> = pieces.chunks(MAX_DESCS).collect();
     set_timeouts(conn, remote, deadline)?;
-    for (id, batch) in batches.iter().enumerate() {
-        let descs = batch.iter().map(|l| l.desc).collect();
-        let id = id as u64;
-        match op {
-            TransferOp::Write => {
-                send_all(s, &Message::Write { id, descs }.encode()).map_err(io)?;
-                for l in batch.iter() {
-                    send_from(s, &l.span, 0, l.span.len()).map_err(io)?;
-                    set_timeouts(conn, remote, deadline)?;
-                }
+    match op {
+        TransferOp::Write => {
+            for (id, batch) in batches.iter().enumerate() {
+                let frame =
+                    Message::Write { id: id as u64, descs: batch.iter().map(Piece::desc).collect() }.encode();
+                let mut parts = Vec::with_capacity(batch.len() + 1);
+                parts.push(Part::Bytes(&frame));
+                parts.extend(batch.iter().map(|p| Part::Span(&p.local.span, p.offset, p.len)));
+                send_gather(&conn.stream, &parts, Some(deadline)).map_err(io)?;
             }
-            TransferOp::Read => send_all(s, &Message::Read { id, descs }.encode()).map_err(io)?,
+        }
+        TransferOp::Read => {
+            let mut frames = Vec::new();
+            for (id, batch) in batches.iter().enumerate() {
+                frames.extend(
+                    Message::Read { id: id as u64, descs: batch.iter().map(Piece::desc).collect() }.encode(),
+                );
+            }
+            send_all(&conn.stream, &frames).map_err(io)?;
         }
     }
     let mut first_error = None;
     for (id, batch) in batches.iter().enumerate() {
-        set_timeouts(conn, remote, deadline)?;
         let id = id as u64;
-        let mut msg = next(conn, remote)?;
+        let mut msg = next(conn, link)?;
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
-            let expected: u64 = batch.iter().map(|l| l.desc.len).sum();
+            let expected: u64 = batch.iter().map(|p| p.len as u64).sum();
             if *got != id || *len != expected {
                 return Err(Fault::Lost(AdxlError::new(
                     ADXL_FAILED,
                     format!("{remote} sent READ_DATA out of order"),
                 )));
             }
-            for l in batch.iter() {
-                recv_into(s, &l.span, 0, l.span.len()).map_err(io)?;
-                set_timeouts(conn, remote, deadline)?;
-            }
-            msg = next(conn, remote)?;
+            let ranges: Vec<(&RawSpan, usize, usize)> =
+                batch.iter().map(|p| (&p.local.span, p.offset, p.len)).collect();
+            conn.reader.payload(&conn.stream, &ranges, Some(deadline)).map_err(io)?;
+            msg = next(conn, link)?;
         }
         match msg {
             Message::Complete { id: got, status, failed, message } if got == id => {
@@ -137,6 +240,9 @@ fn converse(
                 )));
             }
         }
+        if id + 1 < batches.len() as u64 {
+            set_timeouts(conn, remote, deadline)?;
+        }
     }
     match first_error {
         Some(e) => Err(Fault::Refused(e)),
@@ -145,15 +251,49 @@ fn converse(
 }
 
 /// The next frame that answers a request (announcements are skipped).
-fn next(conn: &Conn, remote: &str) -> Result<Message, Fault> {
+fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
+    let remote = link.remote.as_str();
     loop {
-        match Message::read_from(&mut &conn.stream) {
-            Ok(Message::MemAdd { .. } | Message::MemRemove { .. }) => continue,
+        match conn.reader.frame(&conn.stream) {
+            Ok(m @ (Message::MemAdd { .. } | Message::MemRemove { .. })) => link.note(&m),
             Ok(m) => return Ok(m),
             Err(e) => {
                 let err = wire_status(remote, "transfer with", e);
                 return Err(if err.status == ADXL_FAILED { Fault::Broken(err) } else { Fault::Lost(err) });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adxl::wire::MemKind;
+    use crate::runtime::memory;
+
+    fn local(len: usize, remote: u64) -> Local {
+        let a = memory::alloc_host(len.max(1)).unwrap();
+        Local {
+            span: memory::runtime_span(a, len).unwrap(),
+            desc: Desc { remote_addr: remote, len: len as u64, local_kind: MemKind::Host },
+        }
+    }
+
+    #[test]
+    fn stripes_share_the_bytes_evenly_and_cover_every_byte_once() {
+        let locals =
+            [local(10 << 20, 0x1000_0000), local(0, 0x5000), local(1, 0x7000), local(20 << 20, 0x2000_0000)];
+        let parts = stripes(&locals, 2);
+        assert_eq!(parts.len(), 2);
+        let sizes: Vec<usize> = parts.iter().map(|p| p.iter().map(|x| x.len).sum()).collect();
+        let total = (30 << 20) + 1;
+        assert_eq!(sizes.iter().sum::<usize>(), total);
+        assert!(sizes[0] == total.div_ceil(2), "{sizes:?}");
+        // Each descriptor's pieces are contiguous and remote addresses follow the offsets.
+        let all: Vec<Desc> = parts.iter().flatten().map(Piece::desc).collect();
+        let big: Vec<&Desc> = all.iter().filter(|d| d.remote_addr >= 0x2000_0000).collect();
+        assert_eq!(big.len(), 2);
+        assert_eq!(big[0].remote_addr + big[0].len, big[1].remote_addr);
+        assert_eq!(big[0].len + big[1].len, 20 << 20);
     }
 }
