@@ -34,8 +34,11 @@ impl Feature {
 
     pub fn supported(self) -> bool {
         match self {
-            // The engine (connections, transfers, heartbeats) is not built yet.
-            Feature::AutoConnect | Feature::ClientServerComm => false,
+            // Engines without a port connect to engines with one and transfer both ways.
+            Feature::ClientServerComm => true,
+            // Transfers to an unconnected engine do not connect on their own yet (no
+            // AutoConnect option handling, no heartbeat).
+            Feature::AutoConnect => false,
         }
     }
 }
