@@ -179,6 +179,8 @@ fn timeouts_are_milliseconds_or_minus_one() {
         let a = stream();
         let e = event();
         assert_eq!(aclrtRecordEvent(e, a), ACL_SUCCESS);
+        // Finish the work first: a 1 ms limit on a busy machine could expire before the task runs.
+        assert_eq!(aclrtSynchronizeStream(a), ACL_SUCCESS);
         assert_eq!(aclrtSynchronizeStreamWithTimeout(a, 1), ACL_SUCCESS);
         assert_eq!(aclrtSynchronizeStreamWithTimeout(a, -1), ACL_SUCCESS);
         assert_eq!(aclrtSynchronizeEventWithTimeout(e, 1), ACL_SUCCESS);
