@@ -13,10 +13,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include "acl/acl.h"
 #include "ascendless.h"
 
 #define SIZE (1u << 20)
+
+/* Microseconds on the monotonic clock since `since` (pass 0 to read the clock). */
+static double elapsed_us(double since) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3 - since;
+}
 
 #define CHECK(call)                                                                      \
     do {                                                                                 \
@@ -90,7 +99,9 @@ static int client(const char *name, int from_server, int to_server) {
         descs[i].remote_addr = remote + i * (SIZE / N);
         descs[i].len = SIZE / N;
     }
+    double read_us = elapsed_us(0);
     CHECK(ascendless_engine_transfer_sync(engine, name, 0 /* READ */, descs, N, 1000));
+    read_us = elapsed_us(read_us);
     for (size_t i = 0; i < SIZE; i++) {
         if (local[i] != (unsigned char)(i * 7)) {
             fprintf(stderr, "client: byte %zu is %u after the READ\n", i, local[i]);
@@ -98,10 +109,14 @@ static int client(const char *name, int from_server, int to_server) {
         }
         local[i] += 1;
     }
+    double write_us = elapsed_us(0);
     CHECK(ascendless_engine_transfer_sync(engine, name, 1 /* WRITE */, descs, N, 1000));
+    write_us = elapsed_us(write_us);
     CHECK(ascendless_engine_disconnect(engine, name, 1000));
     CHECK(ascendless_engine_destroy(engine));
-    printf("client: READ %u bytes of the server's device memory and wrote them back changed\n", SIZE);
+    printf("client: READ %u bytes of the server's device memory (%d descriptors) in %.0f us (%.2f GB/s)\n", SIZE, N,
+           read_us, SIZE / read_us / 1e3);
+    printf("client: wrote them back changed in %.0f us (%.2f GB/s)\n", write_us, SIZE / write_us / 1e3);
     return write(to_server, "d", 1) == 1 ? 0 : 1;
 }
 
