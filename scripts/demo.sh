@@ -23,3 +23,8 @@ echo "== adxl_capabilities (C++)"
 echo
 echo "== adxl_transfer (C, a server and a client engine over TCP)"
 "$build/adxl_transfer"
+echo
+echo "== ADXL sample (C++, vendor-style CMake project: a server with device memory, a client with host memory)"
+cmake -S "$here/examples-c/vendor-style" -B "$here/build/vendor-style" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$here/build/vendor-style" -j 2 >/dev/null
+"$here/examples-c/vendor-style/run.sh" "$here/build/vendor-style"

@@ -297,3 +297,35 @@ fn readme_compatibility_table_matches_the_exports() {
         );
     }
 }
+
+/// The vendor's mangled C++ names (tests/c/vendor_cxx_symbols.txt, which says how it was made).
+fn vendor_cxx_symbols() -> BTreeSet<String> {
+    std::fs::read_to_string(root().join("tests/c/vendor_cxx_symbols.txt"))
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn cxx_exports_are_exactly_the_vendors_names() {
+    let vendor = vendor_cxx_symbols();
+    assert!(
+        vendor.contains(
+            "_ZN4adxl10AdxlEngine12TransferSyncERKN2ge12AscendStringENS_10TransferOpERKSt6vectorINS_14TransferOpDescESaIS7_EEi"
+        ),
+        "the list lacks the spec's TransferSync name"
+    );
+    let exported: BTreeSet<String> = dynamic_symbols(false)
+        .into_iter()
+        .filter(|(kind, _)| kind != "A")
+        .map(|(_, n)| n.split('@').next().unwrap().to_owned())
+        .filter(|n| n.starts_with("_Z"))
+        .collect();
+    let missing: Vec<&String> = vendor.difference(&exported).collect();
+    assert!(missing.is_empty(), "vendor C++ symbols not exported: {missing:#?}");
+    let extra: Vec<&String> = exported.difference(&vendor).collect();
+    assert!(extra.is_empty(), "C++ symbols exported that the vendor's library does not have: {extra:#?}");
+}

@@ -2,7 +2,8 @@
 # shellcheck disable=SC1007 # `CDPATH= cd` clears CDPATH for that one command
 # Installs ascendless into a temporary prefix and builds and runs programs against it every way
 # a user would: find_package, the vendor's CMake style after set_env.sh, pkg-config (shared and
-# static), LD_PRELOAD over another libascendcl, a moved install tree, valgrind; then uninstalls.
+# static), LD_PRELOAD over another libascendcl and another libllm_datadist, the vendor-style ADXL
+# sample (server and client, both string ABIs), a moved install tree, valgrind; then uninstalls.
 # It also checks the install machinery itself: the Makefile's targets (CARGO_TARGET_DIR, DESTDIR,
 # test-rust), exact uninstall and upgrade, existing files, odd prefixes, set_env.sh under several
 # shells, the CMake version file and the installed library's exported symbols.
@@ -120,6 +121,43 @@ quiet cc -Wall -Wextra -Werror -I"$prefix/include" -o "$work/preload_app" "$here
 if LD_LIBRARY_PATH="$work/fake" "$work/preload_app" >/dev/null 2>&1; then fail "the fake vendor library passed the example"; fi
 LD_LIBRARY_PATH="$work/fake" LD_PRELOAD="$prefix/lib64/libascendless.so" quiet "$work/preload_app"
 ok "LD_PRELOAD replaces another libascendcl"
+
+# A port nothing listens on: a connection attempt to it is refused.
+free_port() {
+    local p
+    for _ in $(seq 100); do
+        p=$((20000 + RANDOM % 30000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
+    done
+    fail "no free port"
+}
+
+# LD_PRELOAD over a C++ program linked against another libllm_datadist (the old string ABI, as
+# vendor builds use): the stand-in fails every engine call; ascendless preloaded must transfer.
+quiet c++ -std=c++17 -Wall -Wextra -Werror -shared -fPIC -I"$prefix/include" -Wl,-soname,libllm_datadist.so \
+    -o "$work/fake/libllm_datadist.so" "$here/tests/install/fake_vendor_datadist.cpp"
+quiet c++ -std=c++17 -Wall -Wextra -Werror -D_GLIBCXX_USE_CXX11_ABI=0 -I"$prefix/include" -o "$work/preload_cxx" \
+    "$here/tests/install/cxx_preload_app.cpp" -L"$work/fake" -lllm_datadist
+readelf -d "$work/preload_cxx" | grep 'NEEDED.*\[libllm_datadist.so\]' >/dev/null || fail "the C++ program does not need libllm_datadist.so"
+if LD_LIBRARY_PATH="$work/fake" "$work/preload_cxx" "$(free_port)" >/dev/null 2>&1; then
+    fail "the stand-in libllm_datadist passed the C++ program"
+fi
+LD_LIBRARY_PATH="$work/fake" LD_PRELOAD="$prefix/lib64/libllm_datadist.so" quiet "$work/preload_cxx" "$(free_port)"
+grep -q 'READ and WRITE of .* bytes verified' "$work/out.log" || fail "the preloaded C++ program did not verify its data"
+ok "LD_PRELOAD=<prefix>/lib64/libllm_datadist.so replaces another libllm_datadist (C++ engine)"
+
+# The vendor-style ADXL sample (examples-c/vendor-style): its own CMake project, built the
+# vendor's way with each string ABI, run as a server and a client process.
+for abi in 0 1; do
+    quiet cmake -S "$here/examples-c/vendor-style" -B "$work/sample$abi" -DCXX11_ABI="$abi"
+    quiet cmake --build "$work/sample$abi" -j 2
+    quiet "$here/examples-c/vendor-style/run.sh" "$work/sample$abi" "$(free_port)"
+    grep -q "client: READ .* verified" "$work/out.log" && grep -q "server: the client's WRITE arrived intact" "$work/out.log" ||
+        fail "the ADXL sample (ABI $abi) did not verify its data: $(cat "$work/out.log")"
+done
+nm -C "$work/sample1/adxl_client" | grep 'std::__cxx11::' >/dev/null || fail "the ABI 1 sample does not use the new string ABI"
+if nm -C "$work/sample0/adxl_client" | grep 'std::__cxx11::' >/dev/null; then fail "the ABI 0 sample uses the new string ABI"; fi
+ok "vendor-style ADXL sample (ASCEND_PATH, llm_datadist graph ascendcl, -Werror) server/client verify under string ABIs 0 and 1"
 
 # valgrind memcheck on the C and C++ examples.
 if command -v valgrind >/dev/null; then
