@@ -81,6 +81,23 @@ const char *ascendless_last_error(void);
 AdxlStatus ascendless_get_capability(int32_t feature_type, int32_t *value);
 
 /*
+ Allocates `size` bytes of memory for transfers (`adxl::AdxlEngine::MallocMem`):
+ `mem_type` 0 is device memory on the calling thread's current device (none: `ADXL_FAILED`),
+ 1 pinned host memory. Both are shareable with engines of other processes. Size 0, another
+ type or a NULL `ptr`: `ADXL_PARAM_INVALID`; out of memory: `ADXL_RESOURCE_EXHAUSTED`.
+
+ # Safety
+ `ptr` is NULL or valid for a write of a `void *`.
+ */
+AdxlStatus ascendless_malloc_mem(int32_t mem_type, size_t size, void **ptr);
+
+/*
+ Frees memory from `ascendless_malloc_mem` (`adxl::AdxlEngine::FreeMem`); any other address,
+ NULL included, is `ADXL_PARAM_INVALID`.
+ */
+AdxlStatus ascendless_free_mem(void *ptr);
+
+/*
  Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
  misaligned `engine` is `ADXL_PARAM_INVALID`.
 

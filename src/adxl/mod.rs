@@ -3,6 +3,7 @@
 
 pub mod capability;
 pub mod engine;
+pub mod memory;
 pub mod name;
 pub mod options;
 pub mod wire;

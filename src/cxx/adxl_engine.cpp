@@ -1,9 +1,9 @@
 // adxl_engine.cpp - part of ascendless.
 // Implements the vendor interface adxl::AdxlEngine (declared in adxl/adxl_engine.h) on the
 // library's native C API (ascendless.h): every member converts its C++ arguments and calls the
-// matching ascendless_engine_* function, which checks them, catches panics and returns the
-// ADXL status numbers. The members the engine does not have yet (asynchronous transfers,
-// notifies, memory helpers) return UNSUPPORTED; they must still exist, since code built against
+// matching ascendless_* function, which checks them, catches panics and returns the ADXL
+// status numbers. The members the engine does not have yet (asynchronous transfers and
+// notifies) return UNSUPPORTED; they must still exist, since code built against
 // the vendor class references each symbol.
 //
 // No member lets an exception escape: anything that could throw (allocating the option
@@ -108,12 +108,12 @@ Status AdxlEngine::GetNotifies(std::vector<NotifyDesc> &) {
   return UNSUPPORTED;
 }
 
-Status AdxlEngine::MallocMem(MemType, size_t, void **) {
-  return UNSUPPORTED;
+Status AdxlEngine::MallocMem(MemType type, size_t size, void **ptr) {
+  return ascendless_malloc_mem(static_cast<int32_t>(type), size, ptr);
 }
 
-Status AdxlEngine::FreeMem(void *) {
-  return UNSUPPORTED;
+Status AdxlEngine::FreeMem(void *ptr) {
+  return ascendless_free_mem(ptr);
 }
 
 Status AdxlEngine::GetCapability(FeatureType feature_type, int32_t &value) {

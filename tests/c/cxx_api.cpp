@@ -136,6 +136,16 @@ int main(int argc, char **argv) {
         CHECK(AdxlEngine::GetCapability(static_cast<adxl::FeatureType>(-3), value) == adxl::PARAM_INVALID);
         engine.Finalize();
         engine.Finalize();
+
+        // MallocMem / FreeMem: shareable memory of either type.
+        void *p = nullptr;
+        CHECK(AdxlEngine::MallocMem(adxl::MEM_HOST, 4096, &p) == adxl::SUCCESS && p != nullptr);
+        std::memset(p, 0x5A, 4096);
+        CHECK(AdxlEngine::FreeMem(p) == adxl::SUCCESS);
+        CHECK(AdxlEngine::FreeMem(p) == adxl::PARAM_INVALID);
+        CHECK(AdxlEngine::MallocMem(adxl::MEM_HOST, 0, &p) == adxl::PARAM_INVALID);
+        CHECK(AdxlEngine::MallocMem(adxl::MEM_DEVICE, 4096, &p) == adxl::FAILED);  // no current device
+        CHECK(AdxlEngine::MallocMem(adxl::MEM_HOST, 4096, nullptr) == adxl::PARAM_INVALID);
     }
 
     if (argc > 1) {

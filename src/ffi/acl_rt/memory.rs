@@ -7,7 +7,6 @@
 use std::ffi::c_void;
 
 use super::handles::raw;
-use crate::config::settings;
 use crate::error::AclResult;
 use crate::error::acl_codes::aclError;
 use crate::ffi::acl_base::aclrtStream;
@@ -24,8 +23,7 @@ pub type MemcpyKindArg = i32;
 pub type MemAttrArg = i32;
 
 fn limits() -> Limits {
-    let s = settings();
-    Limits { capacity: s.device_memory, strict: s.strict_device_memory }
+    Limits::configured()
 }
 
 /// Allocates `size` bytes on the current device. Huge-page policies give 2 MiB-aligned memory,

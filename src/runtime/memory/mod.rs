@@ -92,6 +92,15 @@ pub struct Limits {
     pub strict: bool,
 }
 
+impl Limits {
+    /// The limits this process runs with (`ASCENDLESS_DEVICE_MEMORY`,
+    /// `ASCENDLESS_STRICT_DEVICE_MEMORY`).
+    pub fn configured() -> Limits {
+        let s = crate::config::settings();
+        Limits { capacity: s.device_memory, strict: s.strict_device_memory }
+    }
+}
+
 static REGISTRY: Registry = Registry::new();
 
 /// `aclrtMalloc(size, policy)` on `device`: the address for the user.
