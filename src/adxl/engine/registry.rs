@@ -76,6 +76,11 @@ impl Registry {
         self.lock().values().take(MAX_REGIONS).map(|r| r.region()).collect()
     }
 
+    /// Every registration (for a same-host peer's first list: no limit).
+    pub fn all(&self) -> Vec<Arc<Registered>> {
+        self.lock().values().cloned().collect()
+    }
+
     pub fn clear(&self) {
         self.lock().clear();
     }
