@@ -1,4 +1,6 @@
-//! ADXL engines in real processes over TCP, through the native C API. Each engine is this
+//! ADXL engines in real processes over TCP (engines forced to it with `ASCENDLESS_TRANSPORT=tcp`
+//! unless a test says otherwise) and, at the end, on the same-host path with the default
+//! transport, through the native C API. Each engine is this
 //! test binary re-run with a role variable; it obeys one command per line on standard input
 //! and answers one line (the status, then any values), so each test scripts its engines step
 //! by step. Engines bind only to 127.0.0.1, on ports the system hands out.
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use ascendless::error::adxl_status::*;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
-use ascendless::ffi::acl_rt::memory::{aclrtMalloc, aclrtMemcpy};
+use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtFreeHost, aclrtMalloc, aclrtMallocHost, aclrtMemcpy};
 use ascendless::ffi::ascendless::*;
 
 const ROLE: &str = "ASCENDLESS_ADXL_TEST_CHILD";
@@ -95,6 +97,34 @@ fn child_main() {
                 let data = pattern(n(1), n(2) as u64);
                 memcpy(p as usize, data.as_ptr() as usize, data.len());
                 format!("0 {}", p as usize)
+            }
+            ["pinned", _, _] => {
+                let mut p = null_mut();
+                // SAFETY: a valid out-pointer.
+                assert_eq!(unsafe { aclrtMallocHost(&mut p, n(1)) }, 0);
+                let data = pattern(n(1), n(2) as u64);
+                memcpy(p as usize, data.as_ptr() as usize, data.len());
+                format!("0 {}", p as usize)
+            }
+            // free ADDR DEVICE(0)|PINNED(1)
+            ["free", _, _] => {
+                let p = n(1) as *mut c_void;
+                let rc = if n(2) == 0 { aclrtFree(p) } else { aclrtFreeHost(p) };
+                format!("{rc}")
+            }
+            ["counters"] => {
+                let mut c = AscendlessEngineCounters::default();
+                // SAFETY: a valid out-pointer.
+                let rc = unsafe { ascendless_engine_get_counters(engine, &mut c) };
+                format!(
+                    "{rc} {} {} {} {} {} {}",
+                    c.direct_calls,
+                    c.direct_bytes,
+                    c.kernel_copy_calls,
+                    c.kernel_copy_bytes,
+                    c.tcp_calls,
+                    c.tcp_bytes
+                )
             }
             ["fill", _, _, _] => {
                 let data = pattern(n(2), n(3) as u64);
@@ -603,4 +633,157 @@ fn engines_in_two_network_namespaces() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+// ---- the same-host path (default transport) ----
+
+const AUTO: &[(&str, &str)] = &[("ASCENDLESS_TRANSPORT", "auto")];
+
+/// The engine's counters: direct calls, direct bytes, kernel-copy calls and bytes, TCP calls
+/// and bytes.
+fn counters(e: &mut Engine) -> [u64; 6] {
+    let r = e.ask("counters");
+    assert_eq!(r[0], 0);
+    r[1..7].try_into().unwrap()
+}
+
+/// READ then WRITE of `len` bytes in `count` descriptors between `local` and `remote`,
+/// checked on both sides.
+fn read_then_write(
+    client: &mut Engine,
+    server: &mut Engine,
+    name: &str,
+    local: u64,
+    remote: u64,
+    len: usize,
+    count: usize,
+) {
+    let want = server.value(&format!("sum {remote} {len}"));
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {len} {count} 5000")), 0);
+    assert_eq!(client.value(&format!("sum {local} {len}")), want, "READ {count} descriptors");
+    assert_eq!(client.code(&format!("fill {local} {len} {}", count + 77)), 0);
+    let want = client.value(&format!("sum {local} {len}"));
+    assert_eq!(client.code(&format!("xfer {name} {WRITE} {local} {remote} {len} {count} 5000")), 0);
+    assert_eq!(server.value(&format!("sum {remote} {len}")), want, "WRITE {count} descriptors");
+}
+
+#[test]
+fn same_host_device_and_pinned_memory_are_copied_directly() {
+    let name = server_name();
+    let mut server = Engine::named(
+        &name,
+        "",
+        &[("ASCENDLESS_TRANSPORT", "auto"), ("ASCENDLESS_STRICT_DEVICE_MEMORY", "1")],
+    );
+    let size = 16 * MIB;
+    let device = server.value(&format!("device {size} 1"));
+    assert_eq!(server.code(&format!("reg {device} {size} {DEVICE}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("pinned {size} 2"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    for count in [1, 4096] {
+        read_then_write(&mut client, &mut server, &name, local, device, size, count);
+    }
+    // Pinned memory registered after Connect: announced, then mapped on first use.
+    let pinned = server.value(&format!("pinned {size} 3"));
+    assert_eq!(server.code(&format!("reg {pinned} {size} {HOST}")), 0);
+    std::thread::sleep(Duration::from_millis(100));
+    read_then_write(&mut client, &mut server, &name, local, pinned, size, 1);
+    let c = counters(&mut client);
+    assert_eq!((c[0], c[1], c[2], c[4]), (6, 6 * size as u64, 0, 0), "{c:?}");
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn same_host_malloc_memory_goes_through_the_kernel_or_tcp() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let size = 4 * MIB;
+    let plain = server.value(&format!("host {size} 4"));
+    assert_eq!(server.code(&format!("reg {plain} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("host {size} 0"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    for count in [1, 4096] {
+        read_then_write(&mut client, &mut server, &name, local, plain, size, count);
+    }
+    let c = counters(&mut client);
+    assert_eq!(c[0], 0, "{c:?}");
+    // process_vm_* may be refused (ptrace rules): then every call went over TCP.
+    assert!(c[2] == 4 || c[4] == 4, "{c:?}");
+    eprintln!("malloc'ed memory: {} kernel-copy calls, {} TCP calls", c[2], c[4]);
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn forced_tcp_never_uses_shared_memory_and_forced_shm_fails_without_it() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let remote = server.value(&format!("device {MIB} 1"));
+    assert_eq!(server.code(&format!("reg {remote} {MIB} {DEVICE}")), 0);
+    let mut client = Engine::named("127.0.0.1", "adxl.Transport=tcp", AUTO);
+    let local = client.value(&format!("pinned {MIB} 2"));
+    assert_eq!(client.code(&format!("reg {local} {MIB} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    read_then_write(&mut client, &mut server, &name, local, remote, MIB, 1);
+    assert_eq!(counters(&mut client), [0, 0, 0, 0, 2, 2 * MIB as u64]);
+    client.finish();
+    // A server forced to TCP offers no shared memory: a client that insists fails at Connect.
+    let name = server_name();
+    let tcp_server = Engine::named(&name, "", &[("ASCENDLESS_TRANSPORT", "tcp")]);
+    let mut shm_client = Engine::named("127.0.0.1", "", &[("ASCENDLESS_TRANSPORT", "shm")]);
+    assert_eq!(shm_client.code(&format!("connect {name} 1000")), ADXL_FAILED);
+    shm_client.finish();
+    tcp_server.finish();
+    server.finish();
+}
+
+#[test]
+fn same_host_memory_deregistered_by_the_server_is_never_written() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let remote = server.value(&format!("device {MIB} 1"));
+    let h = server.value(&format!("reg {remote} {MIB} {DEVICE}"));
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("pinned {MIB} 2"));
+    assert_eq!(client.code(&format!("reg {local} {MIB} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    read_then_write(&mut client, &mut server, &name, local, remote, MIB, 1);
+    assert_eq!(server.code(&format!("dereg {h}")), 0);
+    assert_eq!(server.code(&format!("free {remote} 0")), 0);
+    assert_eq!(
+        client.code(&format!("xfer {name} {WRITE} {local} {remote} {MIB} 1 1000")),
+        ADXL_PARAM_INVALID
+    );
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {MIB} 1 1000")), ADXL_PARAM_INVALID);
+    assert_eq!(counters(&mut client)[0], 2);
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn a_killed_same_host_server_fails_transfers_without_harming_the_client() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let size = 16 * MIB;
+    let remote = server.value(&format!("pinned {size} 1"));
+    assert_eq!(server.code(&format!("reg {remote} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("pinned {size} 0"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    // Direct copies back to back while the server is killed: they end in an error.
+    client.send(&format!("xfer {name} {WRITE} {local} {remote} {size} 64 1000 1000000"));
+    std::thread::sleep(Duration::from_millis(300));
+    server.child.kill().unwrap();
+    let killed = Instant::now();
+    let r = client.reply("xfer");
+    assert!(r[0] == ADXL_FAILED as u64 || r[0] == ADXL_NOT_CONNECTED as u64, "{r:?}");
+    assert!(killed.elapsed() < Duration::from_secs(2), "the error came after {:?}", killed.elapsed());
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {size} 1 1000")), ADXL_FAILED);
+    client.finish();
 }
