@@ -2,7 +2,8 @@
 //! vendor refuses is refused here too, even where the value only tunes RDMA.
 //!
 //! Keys are accepted with or without the `adxl.` prefix (`BufferPool` is `adxl.BufferPool`).
-//! An unknown key is `PARAM_INVALID`, as in current vendor releases.
+//! An unknown key is `PARAM_INVALID`, as in current vendor releases. `adxl.Transport`
+//! (`auto`, `shm`, `tcp`) is our extension: `ASCENDLESS_TRANSPORT` for one engine.
 
 use crate::error::adxl_status::ADXL_PARAM_INVALID;
 use crate::error::{AdxlError, AdxlResult};
