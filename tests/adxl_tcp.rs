@@ -296,6 +296,11 @@ fn netns_child(role: &str) {
                 ascendless_engine_transfer_sync(engine, server.as_ptr(), 1, descs.as_ptr(), 64, 5000),
                 0
             );
+            // Another network namespace cannot reach the same-host socket: TCP, whatever the
+            // transport (auto or tcp).
+            let mut c = AscendlessEngineCounters::default();
+            assert_eq!(ascendless_engine_get_counters(engine, &mut c), 0);
+            assert_eq!((c.direct_calls, c.kernel_copy_calls, c.tcp_calls), (0, 0, 2), "{c:?}");
             std::fs::write(dir.join("done"), "1").unwrap();
         }
         assert_eq!(ascendless_engine_destroy(engine), 0);
@@ -616,23 +621,25 @@ fn engines_in_two_network_namespaces() {
         );
         return;
     }
-    let dir = std::env::temp_dir().join(format!("ascendless-netns-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new("unshare")
-        .args(["-rn", "sh", "-c", NETNS_SCRIPT, "sh"])
-        .arg(&dir)
-        .arg(std::env::current_exe().unwrap())
-        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
-        .env("ASCENDLESS_TRANSPORT", "tcp")
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "the namespace run failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    for transport in ["tcp", "auto"] {
+        let dir = std::env::temp_dir().join(format!("ascendless-netns-{}-{transport}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Command::new("unshare")
+            .args(["-rn", "sh", "-c", NETNS_SCRIPT, "sh"])
+            .arg(&dir)
+            .arg(std::env::current_exe().unwrap())
+            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+            .env("ASCENDLESS_TRANSPORT", transport)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            out.status.success(),
+            "the namespace run ({transport}) failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 // ---- the same-host path (default transport) ----
