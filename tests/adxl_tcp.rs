@@ -112,6 +112,15 @@ fn child_main() {
                 let rc = if n(2) == 0 { aclrtFree(p) } else { aclrtFreeHost(p) };
                 format!("{rc}")
             }
+            // Makes the kernel refuse other processes' process_vm_* on this one (EPERM for a
+            // caller without CAP_SYS_PTRACE), as ptrace restrictions do.
+            ["undumpable"] => {
+                // SAFETY: prctl(PR_SET_DUMPABLE) takes integers only.
+                let rc = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+                format!("{rc}")
+            }
+            // Drops CAP_SYS_PTRACE from the effective set (a no-op for a process without it).
+            ["noptrace"] => format!("{}", drop_ptrace_capability()),
             ["counters"] => {
                 let mut c = AscendlessEngineCounters::default();
                 // SAFETY: a valid out-pointer.
@@ -220,6 +229,35 @@ fn child_main() {
         writeln!(out.lock(), "{reply}").unwrap();
     }
     assert_eq!(ascendless_engine_destroy(engine), ADXL_SUCCESS);
+}
+
+/// `capget`/`capset` (version 3: two 32-bit words per set).
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+fn drop_ptrace_capability() -> i64 {
+    const CAP_SYS_PTRACE: u32 = 19;
+    let mut header = CapHeader { version: 0x2008_0522, pid: 0 };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: a version-3 header and room for its two data words, as the kernel expects.
+    let rc = unsafe { libc::syscall(libc::SYS_capget, &raw mut header, data.as_mut_ptr()) };
+    if rc != 0 {
+        return rc;
+    }
+    data[0].effective &= !(1 << CAP_SYS_PTRACE);
+    // SAFETY: as above; capset only reads them.
+    unsafe { libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) }
 }
 
 #[test]
@@ -793,4 +831,24 @@ fn a_killed_same_host_server_fails_transfers_without_harming_the_client() {
     assert!(killed.elapsed() < Duration::from_secs(2), "the error came after {:?}", killed.elapsed());
     assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {size} 1 1000")), ADXL_FAILED);
     client.finish();
+}
+
+#[test]
+fn a_kernel_copy_refused_by_the_kernel_falls_back_to_tcp() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    assert_eq!(server.code("undumpable"), 0);
+    let size = MIB;
+    let plain = server.value(&format!("host {size} 4"));
+    assert_eq!(server.code(&format!("reg {plain} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    assert_eq!(client.code("noptrace"), 0);
+    let local = client.value(&format!("host {size} 0"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    read_then_write(&mut client, &mut server, &name, local, plain, size, 1);
+    let c = counters(&mut client);
+    assert_eq!((c[0], c[2], c[4]), (0, 0, 2), "{c:?}");
+    client.finish();
+    server.finish();
 }
