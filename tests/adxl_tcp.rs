@@ -730,10 +730,10 @@ fn same_host_device_and_pinned_memory_are_copied_directly() {
     for count in [1, 4096] {
         read_then_write(&mut client, &mut server, &name, local, device, size, count);
     }
-    // Pinned memory registered after Connect: announced, then mapped on first use.
+    // Pinned memory registered after Connect: recorded by the client before RegisterMem
+    // returns, then mapped on first use.
     let pinned = server.value(&format!("pinned {size} 3"));
     assert_eq!(server.code(&format!("reg {pinned} {size} {HOST}")), 0);
-    std::thread::sleep(Duration::from_millis(100));
     read_then_write(&mut client, &mut server, &name, local, pinned, size, 1);
     let c = counters(&mut client);
     assert_eq!((c[0], c[1], c[2], c[4]), (6, 6 * size as u64, 0, 0), "{c:?}");

@@ -9,8 +9,9 @@
 //! memfd (`SCM_RIGHTS`). The initiator maps each region on first use and keeps the mapping.
 //!
 //! The socket then carries the peer's registration changes, in order: ADD (with the memfd
-//! when shareable) and REMOVE, which the initiator acknowledges (ACK) after dropping the
-//! region; the owner's DeregisterMem waits for the ACK, at most [`ACK_WAIT`]. A reader thread
+//! when shareable) and REMOVE, which the initiator acknowledges (ACK) after recording or
+//! dropping the region; the owner's RegisterMem and DeregisterMem wait for the ACK, at most
+//! [`ACK_WAIT`] per peer. A reader thread
 //! per link applies them; when the socket closes (the peer finalized, exited or was killed)
 //! it marks the peer gone and drops every mapping, and transfers fail with FAILED.
 //!
@@ -89,15 +90,40 @@ struct Peer {
 }
 
 impl Peer {
-    /// ADD for one registration (with its memfd when shareable). Called with `conn` locked.
-    fn add(conn: &Conn, r: &Registered) -> io::Result<()> {
+    /// ADD for one registration (with its memfd when shareable); `seq` 0 asks for no ACK.
+    /// Called with `conn` locked.
+    fn add(conn: &Conn, r: &Registered, seq: u64) -> io::Result<()> {
         let backing = memory::backing(r.addr).filter(|b| r.addr + r.len <= b.start + b.len);
         match backing {
             Some(b) => {
-                let p = packet(ADD, 0, r.addr as u64, r.len as u64, (r.addr - b.start) as u64);
+                let p = packet(ADD, seq, r.addr as u64, r.len as u64, (r.addr - b.start) as u64);
                 conn.send(&p, &[b.fd.as_fd()])
             }
-            None => conn.send(&packet(ADD, 0, r.addr as u64, r.len as u64, NO_FD), &[]),
+            None => conn.send(&packet(ADD, seq, r.addr as u64, r.len as u64, NO_FD), &[]),
+        }
+    }
+
+    /// Waits (at most [`ACK_WAIT`]) for the ACK of `seq`. Called with `conn` locked.
+    fn await_ack(&self, conn: &Conn, seq: u64, what: &str) {
+        let deadline = Instant::now() + ACK_WAIT;
+        let mut buf = [0u8; PACKET];
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                log::warn!(target: TARGET, "a same-host peer did not acknowledge {what} in time");
+                return;
+            }
+            let _ = conn.set_read_timeout(Some(left));
+            match conn.recv(&mut buf, 0) {
+                Ok(Some(m)) if m.len == PACKET && field(&buf, 8) >= seq => return,
+                Ok(Some(_)) => continue,
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => continue,
+                Ok(None) | Err(_) => {
+                    // Gone: its mappings went with it.
+                    self.dead.store(true, Ordering::Release);
+                    return;
+                }
+            }
         }
     }
 }
@@ -153,7 +179,7 @@ impl Server {
         // Listed under the lock, then the snapshot: a change made meanwhile is sent after it
         // (a repeated ADD is harmless), and a REMOVE never precedes its ADD.
         lock(&self.peers).push(peer.clone());
-        let ok = core.registry.all().iter().all(|r| Peer::add(&conn, r).is_ok())
+        let ok = core.registry.all().iter().all(|r| Peer::add(&conn, r, 0).is_ok())
             && conn.send(&packet(DONE, 0, 0, 0, 0), &[]).is_ok();
         if !ok {
             peer.dead.store(true, Ordering::Release);
@@ -166,13 +192,17 @@ impl Server {
         peers.clone()
     }
 
-    /// Announces a new registration to every same-host initiator.
+    /// Announces a new registration to every same-host initiator and waits (each at most
+    /// [`ACK_WAIT`]) until it has recorded it, so the next transfer may use the direct path.
     pub fn added(&self, r: &Registered) {
         for p in self.live_peers() {
             let conn = lock(&p.conn);
-            if Peer::add(&conn, r).is_err() {
+            let seq = p.seq.fetch_add(1, Ordering::Relaxed);
+            if Peer::add(&conn, r, seq).is_err() {
                 p.dead.store(true, Ordering::Release);
+                continue;
             }
+            p.await_ack(&conn, seq, &format!("the registration of {:#x}", r.addr));
         }
     }
 
@@ -186,25 +216,7 @@ impl Server {
                 p.dead.store(true, Ordering::Release);
                 continue;
             }
-            let deadline = Instant::now() + ACK_WAIT;
-            let mut buf = [0u8; PACKET];
-            loop {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    log::warn!(target: TARGET, "a same-host peer did not acknowledge the removal of {:#x} in time", r.addr);
-                    break;
-                }
-                let _ = conn.set_read_timeout(Some(left));
-                match conn.recv(&mut buf, 0) {
-                    Ok(Some(m)) if m.len == PACKET && field(&buf, 8) >= seq => break,
-                    Ok(Some(_)) => continue,
-                    Ok(None) | Err(_) => {
-                        // Gone (its mappings went with it) or late: either way, stop waiting.
-                        p.dead.store(true, Ordering::Release);
-                        break;
-                    }
-                }
-            }
+            p.await_ack(&conn, seq, &format!("the removal of {:#x}", r.addr));
         }
     }
 
@@ -356,6 +368,10 @@ impl Local {
                     m.fds.into_iter().next().filter(|_| offset != NO_FD).map(|fd| (MemFd::from(fd), offset));
                 let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
                 regions.0.insert((addr, len), Region { len, shared, mapping: OnceLock::new() });
+                drop(regions);
+                if seq != 0 {
+                    conn.send(&packet(ACK, seq, addr as u64, len as u64, NO_FD), &[])?;
+                }
             }
             REMOVE => {
                 let gone = self.regions.write().unwrap_or_else(|e| e.into_inner()).0.remove(&(addr, len));

@@ -377,10 +377,9 @@ fn a_region_deregistered_by_its_owner_is_unmapped_before_deregister_returns() {
     s.deregister_mem(h).unwrap();
     assert_eq!(status(c.transfer_sync(&name, TransferOp::Write, &d, 1000, no_vouch)), ADXL_PARAM_INVALID);
     assert_eq!(bytes(remote, 4096), vec![5; 4096]);
-    // Registered again after Connect: announced (asynchronously: until the announcement is
-    // applied, TCP carries the call), mapped on first use.
+    // Registered again after Connect: recorded by the peer before RegisterMem returns, mapped
+    // on first use.
     s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
-    std::thread::sleep(Duration::from_millis(100));
     c.transfer_sync(&name, TransferOp::Write, &d, 1000, no_vouch).unwrap();
     assert_eq!(bytes(remote, 4096), vec![5; 4096]);
     assert_eq!(c.counters().direct_calls, 2);
