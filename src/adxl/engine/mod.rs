@@ -1,9 +1,12 @@
 //! The engine behind `adxl::AdxlEngine` and the native C API: Initialize/Finalize,
-//! RegisterMem/DeregisterMem, Connect/Disconnect and TransferSync over TCP.
+//! RegisterMem/DeregisterMem, Connect/Disconnect and TransferSync over TCP, or through shared
+//! memory with engines on the same host.
 //!
 //! One concern per file: [`registry`] (registered memory), [`pool`] (the relay buffers),
-//! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer),
-//! [`serve`] (the listener and the serving side). The wire format is [`crate::adxl::wire`].
+//! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer
+//! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
+//! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
+//! direct copy, kernel copy; per-engine counters). The wire format is [`crate::adxl::wire`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the

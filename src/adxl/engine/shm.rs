@@ -155,7 +155,15 @@ impl Server {
                     if core.stopping.load(Ordering::Acquire) {
                         break;
                     }
-                    let Ok(Some(conn)) = listener.accept(Some(TICK)) else { continue };
+                    let conn = match listener.accept(Some(TICK)) {
+                        Ok(Some(conn)) => conn,
+                        Ok(None) => continue,
+                        Err(_) => {
+                            // E.g. out of descriptors: do not spin.
+                            std::thread::sleep(TICK);
+                            continue;
+                        }
+                    };
                     match conn.peer_credentials() {
                         Ok(c) if c.uid == uid => s.welcome(&core, conn),
                         Ok(c) => {
