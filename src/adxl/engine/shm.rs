@@ -253,6 +253,11 @@ impl Region {
         self.mapping
             .get_or_init(|| {
                 let (fd, offset) = self.shared.as_ref()?;
+                if !fd.cannot_shrink() {
+                    // The owner could shrink it under the mapping (SIGBUS here): not mapped.
+                    log::debug!(target: TARGET, "{remote}'s region {addr:#x} is not sealed: not mapped");
+                    return None;
+                }
                 let page = crate::sys::page_size() as u64;
                 let start = offset - offset % page;
                 let head = (offset - start) as usize;
