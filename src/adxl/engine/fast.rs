@@ -2,9 +2,9 @@
 //!
 //! 1. **direct**: every remote range lies in the peer's shareable memory, mapped here: the
 //!    caller's thread copies (no message, no system call). A call of at least [`SPLIT_MIN`]
-//!    bytes is split over two threads (the caller's and one more) when the process may use
-//!    more than one CPU: on this machine a 16 MiB copy runs about 1.7 times faster so, while
-//!    below a few MiB the thread start would cost more than it saves.
+//!    bytes is split over two threads (the caller's and one more) when a CPU is idle (see
+//!    [`idle_core`]): on this 2-CPU machine, idle, a 16 MiB copy then ran about 1.7 times
+//!    faster than on one thread, and below a few MiB the thread start costs more than it saves.
 //! 2. **kernel copy**: every remote range is registered memory of the peer that is not
 //!    shareable (e.g. `malloc`): `process_vm_readv`/`process_vm_writev` on the peer's pid. If
 //!    the kernel refuses (ptrace rules: `EPERM`), the link stops trying and TCP is used.
@@ -79,6 +79,22 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
+/// Whether a CPU is idle now: fewer runnable threads on the machine (this one included, the
+/// fourth field of `/proc/loadavg`, an instantaneous count) than CPUs this process may use. A
+/// second copying thread only helps when it does not take a CPU from someone else (measured:
+/// on a busy 2-CPU machine the split copy was slower than one thread).
+fn idle_core() -> bool {
+    let cores = cores();
+    cores > 1
+        && std::fs::read_to_string("/proc/loadavg").is_ok_and(|s| {
+            s.split_whitespace()
+                .nth(3)
+                .and_then(|f| f.split('/').next())
+                .and_then(|n| n.parse::<usize>().ok())
+                .is_some_and(|running| running < cores)
+        })
+}
+
 /// Copies one pair (`dst` from `src`), parts `[from, to)` of the call's bytes only.
 fn copy_pairs(pairs: &[(&RawSpan, &RawSpan)], from: usize, to: usize) {
     let mut at = 0;
@@ -125,7 +141,7 @@ pub fn try_run(counters: &Counters, link: &Link, op: TransferOp, locals: &[Local
                 TransferOp::Write => (r, &l.span),
             })
             .collect();
-        if total >= SPLIT_MIN && cores() > 1 {
+        if total >= SPLIT_MIN && idle_core() {
             let half = total / 2;
             std::thread::scope(|s| {
                 let pairs = &pairs;
