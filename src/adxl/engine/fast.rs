@@ -126,8 +126,9 @@ pub fn try_run(counters: &Counters, link: &Link, op: TransferOp, locals: &[Local
     let regions = shm.regions();
     let total: usize = locals.iter().map(|l| l.span.len()).sum();
     let mut remote = Vec::with_capacity(locals.len());
+    let mut last = None;
     for l in locals {
-        match regions.span(&link.remote, l.desc.remote_addr as usize, l.span.len()) {
+        match regions.span(&link.remote, l.desc.remote_addr as usize, l.span.len(), &mut last) {
             Some(s) => remote.push(s),
             None => break,
         }

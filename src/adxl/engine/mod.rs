@@ -471,8 +471,24 @@ impl Engine {
             link
         };
         let mut locals = Vec::with_capacity(descs.len());
+        // Descriptors of one call usually fall in one registration: try the last one first.
+        let mut last: Option<Arc<registry::Registered>> = None;
         for (i, d) in descs.iter().enumerate() {
-            let local_kind = match core.registry.find(d.local_addr, d.len) {
+            let found = match &last {
+                Some(r) if r.holds(d.local_addr, d.len) => Some(r.clone()),
+                _ => core.registry.find(d.local_addr, d.len),
+            };
+            // A registered range is reached through the registration's own span.
+            if let Some(span) = found.as_ref().and_then(|r| r.span.sub(d.local_addr - r.addr, d.len)) {
+                let kind = found.as_ref().map_or(MemKind::Host, |r| r.kind);
+                locals.push(Local {
+                    span,
+                    desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind: kind },
+                });
+                last = found;
+                continue;
+            }
+            let local_kind = match found {
                 Some(r) => r.kind,
                 None if core.pool.enabled() => MemKind::Unregistered,
                 None => {

@@ -29,7 +29,7 @@ impl Registered {
         Region { addr: self.addr as u64, len: self.len as u64, kind: self.kind }
     }
 
-    fn holds(&self, addr: usize, len: usize) -> bool {
+    pub fn holds(&self, addr: usize, len: usize) -> bool {
         addr >= self.addr && addr.checked_add(len).is_some_and(|end| end <= self.addr + self.len)
     }
 }

@@ -241,7 +241,7 @@ impl Server {
 // The initiator's side.
 
 /// One region of the peer: its range and, when shareable, its memfd and (once used) mapping.
-struct Region {
+pub struct Region {
     len: usize,
     shared: Option<(MemFd, u64)>,
     mapping: OnceLock<Option<(Arc<Mapping>, usize)>>,
@@ -297,9 +297,24 @@ impl Regions {
     }
 
     /// The peer's bytes `[addr, addr + len)` through a mapping, when they are in shareable
-    /// memory.
-    pub fn span(&self, remote: &str, addr: usize, len: usize) -> Option<RawSpan> {
-        let (start, r) = self.find(addr, len)?;
+    /// memory. `last` remembers the region found, for the next descriptor of the call.
+    pub fn span<'a>(
+        &'a self,
+        remote: &str,
+        addr: usize,
+        len: usize,
+        last: &mut Option<(usize, &'a Region)>,
+    ) -> Option<RawSpan> {
+        let hit = match *last {
+            Some((start, r))
+                if addr >= start && addr.checked_add(len).is_some_and(|e| e <= start + r.len) =>
+            {
+                (start, r)
+            }
+            _ => self.find(addr, len)?,
+        };
+        *last = Some(hit);
+        let (start, r) = hit;
         let (m, head) = r.mapped(remote, start)?;
         Mapping::span(m, head + (addr - start), len)
     }
