@@ -2,8 +2,9 @@
 //! WRITE throughput at least 0.8 of a raw single-stream socket pair, 4 KiB READ p50 latency at
 //! most 1.3 times a raw 4 KiB request/response).
 //!
-//! Two engines in this process talk over loopback TCP (`ASCENDLESS_TRANSPORT=tcp` is what
-//! they do today anyway); their memory is the runtime's pinned host memory. `cargo bench
+//! Two engines in this process talk over loopback TCP (forced with `adxl.Transport=tcp`: on one
+//! host they would share memory, measured by `benches/adxl_shm.rs`); their memory is the
+//! runtime's pinned host memory. `cargo bench
 //! --bench adxl` measures; under `cargo test` a few rounds only, to prove it still works.
 
 use std::io::{Read, Write};
@@ -88,11 +89,11 @@ fn main() {
     let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let name = format!("127.0.0.1:{port}");
     let server = Engine::new();
-    server.initialize(&name, &[]).unwrap();
+    server.initialize(&name, &[("adxl.Transport", "tcp")]).unwrap();
     let remote = host(CHUNKS * MIB);
     server.register_mem(remote, CHUNKS * MIB, MemType::Host, runtime_only).unwrap();
     let client = Engine::new();
-    client.initialize("127.0.0.1", &[]).unwrap();
+    client.initialize("127.0.0.1", &[("adxl.Transport", "tcp")]).unwrap();
     let local = host(CHUNKS * MIB);
     client.register_mem(local, CHUNKS * MIB, MemType::Host, runtime_only).unwrap();
     client.connect(&name, 1000).unwrap();

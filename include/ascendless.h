@@ -18,6 +18,22 @@ typedef uint32_t AdxlStatus;
 typedef void *AscendlessEngine;
 
 /*
+ How an engine's TransferSync calls moved their bytes (`ascendless_engine_get_counters`):
+ calls and bytes per path since the engine was initialised. `direct`: copied by the caller's
+ thread through a mapping of the peer's shared memory (same host); `kernel_copy`: copied by
+ the kernel between the two processes (`process_vm_readv`/`process_vm_writev`; same host,
+ memory that cannot be shared); `tcp`: sent over the engines' TCP connections.
+ */
+typedef struct AscendlessEngineCounters {
+  uint64_t direct_calls;
+  uint64_t direct_bytes;
+  uint64_t kernel_copy_calls;
+  uint64_t kernel_copy_bytes;
+  uint64_t tcp_calls;
+  uint64_t tcp_bytes;
+} AscendlessEngineCounters;
+
+/*
  One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
  */
 typedef struct AscendlessTransferDesc {
@@ -153,6 +169,17 @@ AdxlStatus ascendless_engine_register_mem(AscendlessEngine engine,
                                           size_t len,
                                           int32_t mem_type,
                                           void **mem_handle);
+
+/*
+ Our extension: stores in `*out` how the engine's TransferSync calls moved their bytes
+ (see `AscendlessEngineCounters`); all zeros before Initialize or after Finalize. A bad
+ engine handle or a NULL `out` is `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `out` is NULL or valid for a write of an `AscendlessEngineCounters`.
+ */
+AdxlStatus ascendless_engine_get_counters(AscendlessEngine engine,
+                                          struct AscendlessEngineCounters *out);
 
 /*
  `AdxlEngine::DeregisterMem`: a NULL handle is `ADXL_PARAM_INVALID`; a handle this engine

@@ -7,7 +7,7 @@
 //! | `ASCENDLESS_DEVICE_MEMORY` | `64G` | device memory per device (bytes, or with K/M/G/T suffix) |
 //! | `ASCENDLESS_STRICT_DEVICE_MEMORY` | `0` | `1`: host code cannot dereference device memory |
 //! | `ASCENDLESS_VIRTUAL_INSTANCE` | `0` | `1`: behave as a virtual NPU instance (IPC import unsupported) |
-//! | `ASCENDLESS_TRANSPORT` | `auto` | ADXL transport: `auto` or `tcp` (today both mean TCP; `tcp` will keep forcing it when a same-host path exists) |
+//! | `ASCENDLESS_TRANSPORT` | `auto` | ADXL transport: `auto` (shared memory with engines on this host when possible, else TCP), `shm` (shared memory or Connect fails), `tcp` (never shared memory) |
 //!
 //! A value that does not parse is reported in the log and the default is used: a typo must not
 //! turn into a different machine silently, but it must not stop the program either.
@@ -38,8 +38,10 @@ pub struct Settings {
 /// How ADXL engines move bytes (`ASCENDLESS_TRANSPORT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
-    /// The best path for each peer. Today that is always TCP.
+    /// The best path for each peer: shared memory with an engine on this host, else TCP.
     Auto,
+    /// Shared memory with every peer; Connect to an engine that cannot share fails (FAILED).
+    Shm,
     /// TCP even between engines on one host (so cross-host behaviour is testable on one machine).
     Tcp,
 }
@@ -79,6 +81,7 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
         match v.to_ascii_lowercase().as_str() {
             "auto" => Some(Transport::Auto),
             "tcp" => Some(Transport::Tcp),
+            "shm" => Some(Transport::Shm),
             _ => None,
         }
     })

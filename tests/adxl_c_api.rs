@@ -96,3 +96,19 @@ fn the_descriptor_has_the_vendors_layout() {
     assert_eq!(std::mem::offset_of!(AscendlessTransferDesc, remote_addr), 8);
     assert_eq!(std::mem::offset_of!(AscendlessTransferDesc, len), 16);
 }
+
+#[test]
+fn counters_are_checked_and_zero_outside_initialize() {
+    let e = engine();
+    let mut c = AscendlessEngineCounters { direct_calls: 9, ..Default::default() };
+    // SAFETY: a valid out-pointer, or NULL (refused before any write).
+    unsafe {
+        assert_eq!(ascendless_engine_get_counters(e, null_mut()), ADXL_PARAM_INVALID);
+        assert!(last_error().contains("out"));
+        assert_eq!(ascendless_engine_get_counters(0x1234usize as *mut c_void, &mut c), ADXL_PARAM_INVALID);
+        assert_eq!(ascendless_engine_get_counters(e, &mut c), ADXL_SUCCESS);
+    }
+    assert_eq!(c.direct_calls, 0);
+    assert_eq!(std::mem::size_of::<AscendlessEngineCounters>(), 48);
+    assert_eq!(ascendless_engine_destroy(e), ADXL_SUCCESS);
+}

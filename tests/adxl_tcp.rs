@@ -1,4 +1,6 @@
-//! ADXL engines in real processes over TCP, through the native C API. Each engine is this
+//! ADXL engines in real processes over TCP (engines forced to it with `ASCENDLESS_TRANSPORT=tcp`
+//! unless a test says otherwise) and, at the end, on the same-host path with the default
+//! transport, through the native C API. Each engine is this
 //! test binary re-run with a role variable; it obeys one command per line on standard input
 //! and answers one line (the status, then any values), so each test scripts its engines step
 //! by step. Engines bind only to 127.0.0.1, on ports the system hands out.
@@ -11,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use ascendless::error::adxl_status::*;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
-use ascendless::ffi::acl_rt::memory::{aclrtMalloc, aclrtMemcpy};
+use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtFreeHost, aclrtMalloc, aclrtMallocHost, aclrtMemcpy};
 use ascendless::ffi::ascendless::*;
 
 const ROLE: &str = "ASCENDLESS_ADXL_TEST_CHILD";
@@ -95,6 +97,43 @@ fn child_main() {
                 let data = pattern(n(1), n(2) as u64);
                 memcpy(p as usize, data.as_ptr() as usize, data.len());
                 format!("0 {}", p as usize)
+            }
+            ["pinned", _, _] => {
+                let mut p = null_mut();
+                // SAFETY: a valid out-pointer.
+                assert_eq!(unsafe { aclrtMallocHost(&mut p, n(1)) }, 0);
+                let data = pattern(n(1), n(2) as u64);
+                memcpy(p as usize, data.as_ptr() as usize, data.len());
+                format!("0 {}", p as usize)
+            }
+            // free ADDR DEVICE(0)|PINNED(1)
+            ["free", _, _] => {
+                let p = n(1) as *mut c_void;
+                let rc = if n(2) == 0 { aclrtFree(p) } else { aclrtFreeHost(p) };
+                format!("{rc}")
+            }
+            // Makes the kernel refuse other processes' process_vm_* on this one (EPERM for a
+            // caller without CAP_SYS_PTRACE), as ptrace restrictions do.
+            ["undumpable"] => {
+                // SAFETY: prctl(PR_SET_DUMPABLE) takes integers only.
+                let rc = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+                format!("{rc}")
+            }
+            // Drops CAP_SYS_PTRACE from the effective set (a no-op for a process without it).
+            ["noptrace"] => format!("{}", drop_ptrace_capability()),
+            ["counters"] => {
+                let mut c = AscendlessEngineCounters::default();
+                // SAFETY: a valid out-pointer.
+                let rc = unsafe { ascendless_engine_get_counters(engine, &mut c) };
+                format!(
+                    "{rc} {} {} {} {} {} {}",
+                    c.direct_calls,
+                    c.direct_bytes,
+                    c.kernel_copy_calls,
+                    c.kernel_copy_bytes,
+                    c.tcp_calls,
+                    c.tcp_bytes
+                )
             }
             ["fill", _, _, _] => {
                 let data = pattern(n(2), n(3) as u64);
@@ -192,6 +231,35 @@ fn child_main() {
     assert_eq!(ascendless_engine_destroy(engine), ADXL_SUCCESS);
 }
 
+/// `capget`/`capset` (version 3: two 32-bit words per set).
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+fn drop_ptrace_capability() -> i64 {
+    const CAP_SYS_PTRACE: u32 = 19;
+    let mut header = CapHeader { version: 0x2008_0522, pid: 0 };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: a version-3 header and room for its two data words, as the kernel expects.
+    let rc = unsafe { libc::syscall(libc::SYS_capget, &raw mut header, data.as_mut_ptr()) };
+    if rc != 0 {
+        return rc;
+    }
+    data[0].effective &= !(1 << CAP_SYS_PTRACE);
+    // SAFETY: as above; capset only reads them.
+    unsafe { libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) }
+}
+
 #[test]
 fn child() {
     if std::env::var_os(ROLE).is_some() {
@@ -266,6 +334,11 @@ fn netns_child(role: &str) {
                 ascendless_engine_transfer_sync(engine, server.as_ptr(), 1, descs.as_ptr(), 64, 5000),
                 0
             );
+            // Another network namespace cannot reach the same-host socket: TCP, whatever the
+            // transport (auto or tcp).
+            let mut c = AscendlessEngineCounters::default();
+            assert_eq!(ascendless_engine_get_counters(engine, &mut c), 0);
+            assert_eq!((c.direct_calls, c.kernel_copy_calls, c.tcp_calls), (0, 0, 2), "{c:?}");
             std::fs::write(dir.join("done"), "1").unwrap();
         }
         assert_eq!(ascendless_engine_destroy(engine), 0);
@@ -586,21 +659,196 @@ fn engines_in_two_network_namespaces() {
         );
         return;
     }
-    let dir = std::env::temp_dir().join(format!("ascendless-netns-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let out = Command::new("unshare")
-        .args(["-rn", "sh", "-c", NETNS_SCRIPT, "sh"])
-        .arg(&dir)
-        .arg(std::env::current_exe().unwrap())
-        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
-        .env("ASCENDLESS_TRANSPORT", "tcp")
-        .output()
-        .unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(
-        out.status.success(),
-        "the namespace run failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    for transport in ["tcp", "auto"] {
+        let dir = std::env::temp_dir().join(format!("ascendless-netns-{}-{transport}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Command::new("unshare")
+            .args(["-rn", "sh", "-c", NETNS_SCRIPT, "sh"])
+            .arg(&dir)
+            .arg(std::env::current_exe().unwrap())
+            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+            .env("ASCENDLESS_TRANSPORT", transport)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(
+            out.status.success(),
+            "the namespace run ({transport}) failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+// ---- the same-host path (default transport) ----
+
+const AUTO: &[(&str, &str)] = &[("ASCENDLESS_TRANSPORT", "auto")];
+
+/// The engine's counters: direct calls, direct bytes, kernel-copy calls and bytes, TCP calls
+/// and bytes.
+fn counters(e: &mut Engine) -> [u64; 6] {
+    let r = e.ask("counters");
+    assert_eq!(r[0], 0);
+    r[1..7].try_into().unwrap()
+}
+
+/// READ then WRITE of `len` bytes in `count` descriptors between `local` and `remote`,
+/// checked on both sides.
+fn read_then_write(
+    client: &mut Engine,
+    server: &mut Engine,
+    name: &str,
+    local: u64,
+    remote: u64,
+    len: usize,
+    count: usize,
+) {
+    let want = server.value(&format!("sum {remote} {len}"));
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {len} {count} 5000")), 0);
+    assert_eq!(client.value(&format!("sum {local} {len}")), want, "READ {count} descriptors");
+    assert_eq!(client.code(&format!("fill {local} {len} {}", count + 77)), 0);
+    let want = client.value(&format!("sum {local} {len}"));
+    assert_eq!(client.code(&format!("xfer {name} {WRITE} {local} {remote} {len} {count} 5000")), 0);
+    assert_eq!(server.value(&format!("sum {remote} {len}")), want, "WRITE {count} descriptors");
+}
+
+#[test]
+fn same_host_device_and_pinned_memory_are_copied_directly() {
+    let name = server_name();
+    let mut server = Engine::named(
+        &name,
+        "",
+        &[("ASCENDLESS_TRANSPORT", "auto"), ("ASCENDLESS_STRICT_DEVICE_MEMORY", "1")],
     );
+    let size = 16 * MIB;
+    let device = server.value(&format!("device {size} 1"));
+    assert_eq!(server.code(&format!("reg {device} {size} {DEVICE}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("pinned {size} 2"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    for count in [1, 4096] {
+        read_then_write(&mut client, &mut server, &name, local, device, size, count);
+    }
+    // Pinned memory registered after Connect: recorded by the client before RegisterMem
+    // returns, then mapped on first use.
+    let pinned = server.value(&format!("pinned {size} 3"));
+    assert_eq!(server.code(&format!("reg {pinned} {size} {HOST}")), 0);
+    read_then_write(&mut client, &mut server, &name, local, pinned, size, 1);
+    let c = counters(&mut client);
+    assert_eq!((c[0], c[1], c[2], c[4]), (6, 6 * size as u64, 0, 0), "{c:?}");
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn same_host_malloc_memory_goes_through_the_kernel_or_tcp() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let size = 4 * MIB;
+    let plain = server.value(&format!("host {size} 4"));
+    assert_eq!(server.code(&format!("reg {plain} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("host {size} 0"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    for count in [1, 4096] {
+        read_then_write(&mut client, &mut server, &name, local, plain, size, count);
+    }
+    let c = counters(&mut client);
+    assert_eq!(c[0], 0, "{c:?}");
+    // process_vm_* may be refused (ptrace rules): then every call went over TCP.
+    assert!(c[2] == 4 || c[4] == 4, "{c:?}");
+    eprintln!("malloc'ed memory: {} kernel-copy calls, {} TCP calls", c[2], c[4]);
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn forced_tcp_never_uses_shared_memory_and_forced_shm_fails_without_it() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let remote = server.value(&format!("device {MIB} 1"));
+    assert_eq!(server.code(&format!("reg {remote} {MIB} {DEVICE}")), 0);
+    let mut client = Engine::named("127.0.0.1", "adxl.Transport=tcp", AUTO);
+    let local = client.value(&format!("pinned {MIB} 2"));
+    assert_eq!(client.code(&format!("reg {local} {MIB} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    read_then_write(&mut client, &mut server, &name, local, remote, MIB, 1);
+    assert_eq!(counters(&mut client), [0, 0, 0, 0, 2, 2 * MIB as u64]);
+    client.finish();
+    // A server forced to TCP offers no shared memory: a client that insists fails at Connect.
+    let name = server_name();
+    let tcp_server = Engine::named(&name, "", &[("ASCENDLESS_TRANSPORT", "tcp")]);
+    let mut shm_client = Engine::named("127.0.0.1", "", &[("ASCENDLESS_TRANSPORT", "shm")]);
+    assert_eq!(shm_client.code(&format!("connect {name} 1000")), ADXL_FAILED);
+    shm_client.finish();
+    tcp_server.finish();
+    server.finish();
+}
+
+#[test]
+fn same_host_memory_deregistered_by_the_server_is_never_written() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let remote = server.value(&format!("device {MIB} 1"));
+    let h = server.value(&format!("reg {remote} {MIB} {DEVICE}"));
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("pinned {MIB} 2"));
+    assert_eq!(client.code(&format!("reg {local} {MIB} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    read_then_write(&mut client, &mut server, &name, local, remote, MIB, 1);
+    assert_eq!(server.code(&format!("dereg {h}")), 0);
+    assert_eq!(server.code(&format!("free {remote} 0")), 0);
+    assert_eq!(
+        client.code(&format!("xfer {name} {WRITE} {local} {remote} {MIB} 1 1000")),
+        ADXL_PARAM_INVALID
+    );
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {MIB} 1 1000")), ADXL_PARAM_INVALID);
+    assert_eq!(counters(&mut client)[0], 2);
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn a_killed_same_host_server_fails_transfers_without_harming_the_client() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    let size = 16 * MIB;
+    let remote = server.value(&format!("pinned {size} 1"));
+    assert_eq!(server.code(&format!("reg {remote} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    let local = client.value(&format!("pinned {size} 0"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    // Direct copies back to back while the server is killed: they end in an error.
+    client.send(&format!("xfer {name} {WRITE} {local} {remote} {size} 64 1000 1000000"));
+    std::thread::sleep(Duration::from_millis(300));
+    server.child.kill().unwrap();
+    let killed = Instant::now();
+    let r = client.reply("xfer");
+    assert!(r[0] == ADXL_FAILED as u64 || r[0] == ADXL_NOT_CONNECTED as u64, "{r:?}");
+    assert!(killed.elapsed() < Duration::from_secs(2), "the error came after {:?}", killed.elapsed());
+    assert_eq!(client.code(&format!("xfer {name} {READ} {local} {remote} {size} 1 1000")), ADXL_FAILED);
+    client.finish();
+}
+
+#[test]
+fn a_kernel_copy_refused_by_the_kernel_falls_back_to_tcp() {
+    let name = server_name();
+    let mut server = Engine::named(&name, "", AUTO);
+    assert_eq!(server.code("undumpable"), 0);
+    let size = MIB;
+    let plain = server.value(&format!("host {size} 4"));
+    assert_eq!(server.code(&format!("reg {plain} {size} {HOST}")), 0);
+    let mut client = Engine::named("127.0.0.1", "", AUTO);
+    assert_eq!(client.code("noptrace"), 0);
+    let local = client.value(&format!("host {size} 0"));
+    assert_eq!(client.code(&format!("reg {local} {size} {HOST}")), 0);
+    assert_eq!(client.code(&format!("connect {name} 1000")), 0);
+    read_then_write(&mut client, &mut server, &name, local, plain, size, 1);
+    let c = counters(&mut client);
+    assert_eq!((c[0], c[2], c[4]), (0, 0, 2), "{c:?}");
+    client.finish();
+    server.finish();
 }

@@ -2,7 +2,8 @@
 //! vendor refuses is refused here too, even where the value only tunes RDMA.
 //!
 //! Keys are accepted with or without the `adxl.` prefix (`BufferPool` is `adxl.BufferPool`).
-//! An unknown key is `PARAM_INVALID`, as in current vendor releases.
+//! An unknown key is `PARAM_INVALID`, as in current vendor releases. `adxl.Transport`
+//! (`auto`, `shm`, `tcp`) is our extension: `ASCENDLESS_TRANSPORT` for one engine.
 
 use crate::error::adxl_status::ADXL_PARAM_INVALID;
 use crate::error::{AdxlError, AdxlResult};
@@ -34,6 +35,9 @@ pub struct Options {
     pub rdma_traffic_class: u8,
     pub rdma_service_level: u8,
     pub auto_connect: bool,
+    /// `adxl.Transport` (our extension): `auto`, `shm` or `tcp`, as `ASCENDLESS_TRANSPORT`
+    /// but for one engine; `None` follows the environment.
+    pub transport: Option<crate::config::Transport>,
 }
 
 impl Default for Options {
@@ -43,6 +47,7 @@ impl Default for Options {
             rdma_traffic_class: 132,
             rdma_service_level: 4,
             auto_connect: false,
+            transport: None,
         }
     }
 }
@@ -101,6 +106,15 @@ impl Options {
                         "1" => true,
                         _ => return Err(invalid(key, value, "must be \"0\" or \"1\"")),
                     };
+                }
+                "Transport" => {
+                    use crate::config::Transport;
+                    o.transport = Some(match value.to_ascii_lowercase().as_str() {
+                        "auto" => Transport::Auto,
+                        "shm" => Transport::Shm,
+                        "tcp" => Transport::Tcp,
+                        _ => return Err(invalid(key, value, "must be \"auto\", \"shm\" or \"tcp\"")),
+                    });
                 }
                 "LocalCommRes" => {
                     // Describes RDMA devices; accepted so vendor configurations load, then unused.
@@ -165,6 +179,12 @@ mod tests {
     #[test]
     fn auto_connect_and_local_comm_res() {
         assert!(parse(&[("AutoConnect", "1")]).unwrap().auto_connect);
+        assert_eq!(
+            parse(&[("adxl.Transport", "tcp")]).unwrap().transport,
+            Some(crate::config::Transport::Tcp)
+        );
+        assert_eq!(parse(&[("Transport", "SHM")]).unwrap().transport, Some(crate::config::Transport::Shm));
+        assert!(parse(&[("adxl.Transport", "rdma")]).is_err());
         assert!(!parse(&[("adxl.AutoConnect", "0")]).unwrap().auto_connect);
         refused("AutoConnect", "true");
         assert!(parse(&[("adxl.LocalCommRes", r#"{"devices":[]}"#)]).is_ok());

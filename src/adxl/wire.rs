@@ -72,13 +72,22 @@ pub struct Desc {
     pub local_kind: MemKind,
 }
 
+/// Where an engine runs, sent at the end of HELLO and HELLO_ACK by an engine that may share
+/// memory with a peer on its host: its pid and the kernel's boot id. Absent (no bytes) from an
+/// engine forced to TCP; an older engine simply never sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Host {
+    pub pid: u32,
+    pub boot_id: String,
+}
+
 /// Every message of the protocol.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
     /// First frame on a connection, from the connecting engine: its name and its memory.
-    Hello { name: String, regions: Vec<Region> },
+    Hello { name: String, regions: Vec<Region>, host: Option<Host> },
     /// The answer to HELLO: `status` 0 accepts (then the name and memory of the server).
-    HelloAck { status: u32, name: String, regions: Vec<Region>, message: String },
+    HelloAck { status: u32, name: String, regions: Vec<Region>, message: String, host: Option<Host> },
     /// Memory registered after HELLO.
     MemAdd { regions: Vec<Region> },
     /// Memory deregistered after HELLO.
@@ -146,15 +155,17 @@ impl Message {
         b.extend_from_slice(&self.kind().to_le_bytes());
         b.extend_from_slice(&[0; 4]);
         match self {
-            Message::Hello { name, regions } => {
+            Message::Hello { name, regions, host } => {
                 text(&mut b, name);
                 put_regions(&mut b, regions);
+                put_host(&mut b, host);
             }
-            Message::HelloAck { status, name, regions, message } => {
+            Message::HelloAck { status, name, regions, message, host } => {
                 b.extend_from_slice(&status.to_le_bytes());
                 text(&mut b, name);
                 put_regions(&mut b, regions);
                 text(&mut b, message);
+                put_host(&mut b, host);
             }
             Message::MemAdd { regions } | Message::MemRemove { regions } => put_regions(&mut b, regions),
             Message::Write { id, descs } | Message::Read { id, descs } => {
@@ -200,12 +211,13 @@ impl Message {
     pub fn decode(kind: u16, body: &[u8]) -> Result<Message, WireError> {
         let mut c = Cursor { b: body };
         let m = match kind {
-            1 => Message::Hello { name: c.text()?, regions: c.regions()? },
+            1 => Message::Hello { name: c.text()?, regions: c.regions()?, host: c.host()? },
             2 => Message::HelloAck {
                 status: c.u32()?,
                 name: c.text()?,
                 regions: c.regions()?,
                 message: c.text()?,
+                host: c.host()?,
             },
             3 => Message::MemAdd { regions: c.regions()? },
             4 => Message::MemRemove { regions: c.regions()? },
@@ -279,6 +291,13 @@ fn text(b: &mut Vec<u8>, s: &str) {
     b.extend_from_slice(bytes);
 }
 
+fn put_host(b: &mut Vec<u8>, host: &Option<Host>) {
+    if let Some(h) = host {
+        b.extend_from_slice(&h.pid.to_le_bytes());
+        text(b, &h.boot_id);
+    }
+}
+
 fn put_regions(b: &mut Vec<u8>, regions: &[Region]) {
     assert!(regions.len() <= MAX_REGIONS, "too many regions for one message");
     b.extend_from_slice(&(regions.len() as u32).to_le_bytes());
@@ -322,6 +341,13 @@ impl Cursor<'_> {
         }
         String::from_utf8(self.take(n)?.to_vec()).map_err(|_| WireError::Malformed("text is not UTF-8"))
     }
+    /// The optional trailing [`Host`]: present when bytes are left.
+    fn host(&mut self) -> Result<Option<Host>, WireError> {
+        if self.b.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Host { pid: self.u32()?, boot_id: self.text()? }))
+    }
     fn regions(&mut self) -> Result<Vec<Region>, WireError> {
         let n = self.u32()? as usize;
         if n > MAX_REGIONS {
@@ -354,12 +380,25 @@ mod tests {
             Desc { remote_addr: 0x2000, len: 0, local_kind: MemKind::Unregistered },
         ];
         vec![
-            Message::Hello { name: "127.0.0.1".into(), regions: regions.clone() },
+            Message::Hello { name: "127.0.0.1".into(), regions: regions.clone(), host: None },
+            Message::Hello {
+                name: "127.0.0.1".into(),
+                regions: regions.clone(),
+                host: Some(Host { pid: 42, boot_id: "b".into() }),
+            },
             Message::HelloAck {
                 status: 0,
                 name: "[::1]:80".into(),
                 regions: regions.clone(),
                 message: String::new(),
+                host: None,
+            },
+            Message::HelloAck {
+                status: 0,
+                name: "[::1]:80".into(),
+                regions: regions.clone(),
+                message: String::new(),
+                host: Some(Host { pid: 7, boot_id: "x".into() }),
             },
             Message::MemAdd { regions: regions.clone() },
             Message::MemRemove { regions: vec![] },
@@ -377,7 +416,7 @@ mod tests {
             let frame = m.encode();
             assert_eq!(Message::read_from(&mut frame.as_slice()).unwrap(), m);
         }
-        assert_eq!(samples()[4].payload_len(), 10);
+        assert_eq!(samples()[6].payload_len(), 10);
     }
 
     /// A small fuzz run: valid frames with random bytes changed, cut or extended, and random
@@ -478,7 +517,7 @@ mod tests {
         let b =
             body(&Message::MemAdd { regions: vec![Region { addr: u64::MAX, len: 2, kind: MemKind::Host }] });
         assert!(Message::decode(3, &b).is_err());
-        let mut b = body(&Message::Hello { name: "ab".into(), regions: vec![] });
+        let mut b = body(&Message::Hello { name: "ab".into(), regions: vec![], host: None });
         b[2] = 0xff;
         assert!(Message::decode(1, &b).is_err());
     }

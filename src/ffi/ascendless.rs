@@ -102,6 +102,22 @@ pub struct AscendlessTransferDesc {
     pub len: usize,
 }
 
+/// How an engine's TransferSync calls moved their bytes (`ascendless_engine_get_counters`):
+/// calls and bytes per path since the engine was initialised. `direct`: copied by the caller's
+/// thread through a mapping of the peer's shared memory (same host); `kernel_copy`: copied by
+/// the kernel between the two processes (`process_vm_readv`/`process_vm_writev`; same host,
+/// memory that cannot be shared); `tcp`: sent over the engines' TCP connections.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AscendlessEngineCounters {
+    pub direct_calls: u64,
+    pub direct_bytes: u64,
+    pub kernel_copy_calls: u64,
+    pub kernel_copy_bytes: u64,
+    pub tcp_calls: u64,
+    pub tcp_bytes: u64,
+}
+
 static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
 
 fn engine(h: AscendlessEngine) -> AdxlResult<Arc<Engine>> {
@@ -229,6 +245,37 @@ pub unsafe extern "C" fn ascendless_engine_register_mem(
         let h = e.register_mem(addr, len, kind, |r| unsafe { vouch(r) })?;
         // SAFETY: forwarded contract; checked non-NULL and aligned.
         unsafe { write_out(mem_handle, std::ptr::without_provenance_mut(h as usize), "mem_handle") }?;
+        Ok(())
+    })
+}
+
+/// Our extension: stores in `*out` how the engine's TransferSync calls moved their bytes
+/// (see `AscendlessEngineCounters`); all zeros before Initialize or after Finalize. A bad
+/// engine handle or a NULL `out` is `ADXL_PARAM_INVALID`.
+///
+/// # Safety
+/// `out` is NULL or valid for a write of an `AscendlessEngineCounters`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_get_counters(
+    engine: AscendlessEngine,
+    out: *mut AscendlessEngineCounters,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_get_counters", || {
+        check_optional(out, "out")?;
+        if out.is_null() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "out must not be NULL"));
+        }
+        let c = self::engine(engine)?.counters();
+        let value = AscendlessEngineCounters {
+            direct_calls: c.direct_calls,
+            direct_bytes: c.direct_bytes,
+            kernel_copy_calls: c.kernel_calls,
+            kernel_copy_bytes: c.kernel_bytes,
+            tcp_calls: c.tcp_calls,
+            tcp_bytes: c.tcp_bytes,
+        };
+        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
+        unsafe { write_out(out, value, "out") }?;
         Ok(())
     })
 }

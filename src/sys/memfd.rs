@@ -19,7 +19,7 @@ impl MemFd {
         let name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         // SAFETY: `name` is a valid NUL-terminated string that outlives the call.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
         if fd < 0 {
             return Err(io::Error::last_os_error());
         }
@@ -29,7 +29,24 @@ impl MemFd {
         if unsafe { libc::ftruncate(file.0.as_raw_fd(), size) } != 0 {
             return Err(io::Error::last_os_error());
         }
+        // The size never changes again: sealed, so a process it is passed to can check that
+        // its mapping can never lose pages under it (a shrink would turn accesses into SIGBUS).
+        // SAFETY: fcntl(F_ADD_SEALS) takes an open descriptor and an integer.
+        if unsafe {
+            libc::fcntl(file.0.as_raw_fd(), libc::F_ADD_SEALS, libc::F_SEAL_SHRINK | libc::F_SEAL_GROW)
+        } != 0
+        {
+            return Err(io::Error::last_os_error());
+        }
         Ok(file)
+    }
+
+    /// Whether the file is sealed against shrinking (every file made by [`MemFd::create`] is),
+    /// so a mapping of it within its current size can never fault with SIGBUS.
+    pub fn cannot_shrink(&self) -> bool {
+        // SAFETY: fcntl(F_GET_SEALS) takes an open descriptor and returns an integer.
+        let seals = unsafe { libc::fcntl(self.0.as_raw_fd(), libc::F_GET_SEALS) };
+        seals >= 0 && seals & libc::F_SEAL_SHRINK != 0
     }
 
     /// The descriptor, e.g. to pass to another process.
@@ -64,6 +81,7 @@ mod tests {
     #[test]
     fn a_memfd_has_the_requested_size() {
         let f = MemFd::create("ascendless-test", 3 * 4096).unwrap();
+        assert!(f.cannot_shrink());
         assert_eq!(f.size().unwrap(), 3 * 4096);
         assert!(f.as_fd().as_raw_fd() >= 0);
     }

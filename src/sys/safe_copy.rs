@@ -80,3 +80,46 @@ mod tests {
         assert!(write(ro, b"x").is_err());
     }
 }
+
+/// Which way [`peer_copy`] moves bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PeerDirection {
+    /// From the peer's address into the local span (`process_vm_readv`).
+    Read,
+    /// From the local span to the peer's address (`process_vm_writev`).
+    Write,
+}
+
+/// Copies between `local` (memory of this process) and `[remote, remote + local.len())` of
+/// process `pid`, with the kernel's cross-process copy. Errors are the kernel's: `EPERM` when
+/// ptrace rules forbid it, `ESRCH` when the process is gone, `EFAULT` for a bad address.
+pub fn peer_copy(
+    pid: i32,
+    dir: PeerDirection,
+    local: &super::span::RawSpan,
+    remote: usize,
+) -> io::Result<()> {
+    assert!(dir == PeerDirection::Write || local.is_writable(), "a read into a read-only span");
+    let len = local.len();
+    let mut done = 0;
+    while done < len {
+        let l = libc::iovec { iov_base: (local.addr() + done) as *mut libc::c_void, iov_len: len - done };
+        let r = libc::iovec { iov_base: (remote + done) as *mut libc::c_void, iov_len: len - done };
+        // SAFETY: `l` describes the span's own bytes, valid (and, for a read, writable) for
+        // `len` bytes while the span exists (its constructors' contract); the remote iovec is
+        // an address of another process that only the kernel uses, reporting bad ones as
+        // EFAULT.
+        let n = unsafe {
+            match dir {
+                PeerDirection::Read => libc::process_vm_readv(pid, &l, 1, &r, 1, 0),
+                PeerDirection::Write => libc::process_vm_writev(pid, &l, 1, &r, 1, 0),
+            }
+        };
+        match n {
+            n if n > 0 => done += n as usize,
+            0 => return Err(io::Error::from_raw_os_error(libc::EFAULT)),
+            _ => return Err(io::Error::last_os_error()),
+        }
+    }
+    Ok(())
+}

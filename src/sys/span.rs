@@ -90,6 +90,29 @@ impl RawSpan {
         unsafe { std::ptr::copy(src.addr as *const u8, self.addr as *mut u8, self.len) };
     }
 
+    /// The bytes `[offset, offset + len)` of this span, as a span of their own (keeping the same
+    /// mapping alive, with the same promise and writability). `None` if they do not fit.
+    pub fn sub(&self, offset: usize, len: usize) -> Option<RawSpan> {
+        let end = offset.checked_add(len)?;
+        if end > self.len {
+            return None;
+        }
+        Some(Self::checked(self.addr + offset, len, self.writable, self._mapping.clone()))
+    }
+
+    /// Copies `len` bytes of `src` from `src_offset` into this span at `offset` (part of a
+    /// copy, e.g. one thread's half). Panics if a range does not fit or this span is read-only.
+    pub fn copy_part_from(&self, offset: usize, src: &RawSpan, src_offset: usize, len: usize) {
+        assert!(self.writable, "copy into a read-only span");
+        assert!(offset.checked_add(len).is_some_and(|e| e <= self.len), "copy past the end of the span");
+        assert!(src_offset.checked_add(len).is_some_and(|e| e <= src.len), "copy past the end of the source");
+        if len == 0 {
+            return;
+        }
+        // SAFETY: as `copy_from`, on sub-ranges checked to lie inside both spans.
+        unsafe { std::ptr::copy((src.addr + src_offset) as *const u8, (self.addr + offset) as *mut u8, len) };
+    }
+
     /// Copies `data` (exactly this span's length) into the span. Panics if the lengths differ
     /// or the span is read-only.
     pub fn write_slice(&self, data: &[u8]) {

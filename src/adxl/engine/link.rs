@@ -13,9 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use super::Core;
 use super::reader::FrameReader;
-use crate::adxl::wire::{Message, Region, WireError};
+use super::shm;
+use crate::adxl::wire::{Host, Message, Region, WireError};
+use crate::config::Transport;
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::stream_io::{peer_closed, send_all};
@@ -54,6 +58,10 @@ pub struct Link {
     /// The peer's memory, as its HELLO_ACK said (informational: the peer decides each request
     /// with its own registry).
     pub peer_regions: Mutex<Vec<Region>>,
+    /// Where the peer runs, as its HELLO_ACK said (absent: it would not share memory).
+    peer_host: Mutex<Option<Host>>,
+    /// The same-host channel, when the peer shares this host (see [`shm`]).
+    pub shm: Option<Arc<shm::Local>>,
 }
 
 /// Maps an I/O error of a connection to the status the caller sees: a read or write time-out
@@ -93,9 +101,35 @@ impl Link {
             broken: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             peer_regions: Mutex::new(Vec::new()),
+            peer_host: Mutex::new(None),
+            shm: None,
         };
         let conn = link.dial(core, deadline)?;
         link.give_back(conn);
+        let mut link = link;
+        if core.transport != Transport::Tcp {
+            let host = link.peer_host.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let tried = match host {
+                Some(h) => shm::Local::open(remote, &h, addr.port(), deadline),
+                None => {
+                    Err("the peer does not offer shared memory (forced to TCP, or an older engine)".into())
+                }
+            };
+            match tried {
+                Ok(local) => {
+                    log::debug!(target: crate::logging::TARGET, "{remote}: same host, shared memory (pid {})", local.pid);
+                    link.shm = Some(local);
+                }
+                Err(why) if core.transport == Transport::Shm => {
+                    link.close();
+                    return Err(AdxlError::new(
+                        ADXL_FAILED,
+                        format!("connect to {remote}: the transport is shm but {why}"),
+                    ));
+                }
+                Err(why) => log::debug!(target: crate::logging::TARGET, "{remote}: TCP ({why})"),
+            }
+        }
         Ok(link)
     }
 
@@ -106,7 +140,7 @@ impl Link {
     /// A peer that reset or closed a connection is taken to be gone: the next Connect replaces
     /// the link.
     pub fn is_broken(&self) -> bool {
-        self.broken.load(Ordering::Acquire)
+        self.broken.load(Ordering::Acquire) || self.shm.as_ref().is_some_and(|s| !s.alive())
     }
 
     /// Applies the peer's announcement of a registration change.
@@ -168,11 +202,13 @@ impl Link {
         let left = remaining(deadline, &self.remote, what)?;
         stream.set_read_timeout(Some(left)).map_err(io)?;
         stream.set_write_timeout(Some(left)).map_err(io)?;
-        let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions() };
+        let host = if core.transport == Transport::Tcp { None } else { shm::host() };
+        let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions(), host };
         send_all(&stream, &hello.encode()).map_err(io)?;
         match Message::read_from(&mut &stream).map_err(|e| wire_status(&self.remote, what, e))? {
-            Message::HelloAck { status: 0, mut regions, .. } => {
+            Message::HelloAck { status: 0, mut regions, host, .. } => {
                 regions.sort_by_key(|r| r.addr);
+                *self.peer_host.lock().unwrap_or_else(|e| e.into_inner()) = host;
                 *self.peer_regions.lock().unwrap_or_else(|e| e.into_inner()) = regions;
             }
             Message::HelloAck { status, message, .. } => {
@@ -264,6 +300,9 @@ impl Link {
     /// this link fail at once.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
+        if let Some(s) = &self.shm {
+            s.close();
+        }
         let mut pool = self.lock();
         let bye = Message::Bye.encode();
         for c in pool.idle.drain(..) {

@@ -1,9 +1,12 @@
 //! The engine behind `adxl::AdxlEngine` and the native C API: Initialize/Finalize,
-//! RegisterMem/DeregisterMem, Connect/Disconnect and TransferSync over TCP.
+//! RegisterMem/DeregisterMem, Connect/Disconnect and TransferSync over TCP, or through shared
+//! memory with engines on the same host.
 //!
 //! One concern per file: [`registry`] (registered memory), [`pool`] (the relay buffers),
-//! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer),
-//! [`serve`] (the listener and the serving side). The wire format is [`crate::adxl::wire`].
+//! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer
+//! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
+//! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
+//! direct copy, kernel copy; per-engine counters). The wire format is [`crate::adxl::wire`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
@@ -23,11 +26,13 @@
 //! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
 //! restarted peer is reachable without a Disconnect.
 
+mod fast;
 mod link;
 mod pool;
 mod reader;
 mod registry;
 mod serve;
+mod shm;
 mod transfer;
 
 use std::collections::HashMap;
@@ -37,11 +42,13 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub use fast::CounterValues;
 pub use transfer::TransferOp;
 
 use super::name::EngineName;
 use super::options::Options;
 use super::wire::{Desc, MemKind, Message};
+use crate::config::Transport;
 use crate::error::adxl_status::*;
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
@@ -108,6 +115,11 @@ pub(crate) struct Core {
     served: Mutex<(u64, HashMap<u64, Arc<serve::Served>>)>,
     stopping: AtomicBool,
     listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
+    /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
+    transport: Transport,
+    /// The same-host listener (engines with a port, unless forced to TCP).
+    shm: Mutex<Option<Arc<shm::Server>>>,
+    counters: fast::Counters,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -150,6 +162,9 @@ impl Core {
         if let Some((addr, thread)) = lock(&self.listener).take() {
             serve::wake(addr);
             let _ = thread.join();
+        }
+        if let Some(s) = lock(&self.shm).take() {
+            s.stop();
         }
         for (_, s) in lock(&self.served).1.drain() {
             let _ = s.stream.shutdown(std::net::Shutdown::Both);
@@ -235,6 +250,7 @@ impl Engine {
         }
         let name = EngineName::parse(local_engine)?;
         let options = Options::parse(options.iter().copied())?;
+        let transport = options.transport.unwrap_or(crate::config::settings().transport);
         let core = Arc::new(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
@@ -244,12 +260,18 @@ impl Engine {
             served: Mutex::new((0, HashMap::new())),
             stopping: AtomicBool::new(false),
             listener: Mutex::new(None),
+            transport,
+            shm: Mutex::new(None),
+            counters: fast::Counters::default(),
         });
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::listen(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
+            if transport != Transport::Tcp {
+                *lock(&core.shm) = shm::Server::start(&core, addr.port());
+            }
         }
-        log::debug!(target: TARGET, "engine {local_engine} initialized ({:?})", crate::config::settings().transport);
+        log::debug!(target: TARGET, "engine {local_engine} initialized ({transport:?})");
         *state = State::Running(core);
         Ok(())
     }
@@ -294,6 +316,9 @@ impl Engine {
             MemType::Host => MemKind::Host,
         };
         let r = core.registry.add(addr, span, kind);
+        if let Some(s) = lock(&core.shm).clone() {
+            s.added(&r);
+        }
         let announce = Message::MemAdd { regions: vec![r.region()] };
         for l in lock(&core.links).values() {
             l.announce(&announce);
@@ -311,6 +336,10 @@ impl Engine {
         }
         match core.registry.remove(handle) {
             Some(r) => {
+                // Same-host peers drop their mapping before this returns (bounded wait).
+                if let Some(s) = lock(&core.shm).clone() {
+                    s.removed(&r);
+                }
                 let announce = Message::MemRemove { regions: vec![r.region()] };
                 for l in lock(&core.links).values() {
                     l.announce(&announce);
@@ -322,6 +351,12 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// Bytes and calls per path (direct copy, kernel copy, TCP) since Initialize; zeros when
+    /// the engine is not initialised.
+    pub fn counters(&self) -> CounterValues {
+        self.core().map(|c| c.counters.get()).unwrap_or_default()
     }
 
     /// `Connect(remote_engine, timeout)`.
@@ -422,9 +457,38 @@ impl Engine {
             Some(l) => l,
             None => return Err(AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))),
         };
+        // A same-host peer whose channel closed is gone (finalized, exited, killed): dial
+        // again, as TCP does after a dead connection, so a restarted peer is reached and a
+        // dead one fails here (FAILED), never through its old memory.
+        let link = if link.shm.as_ref().is_some_and(|s| !s.alive()) {
+            match Self::connect_core(&core, remote, deadline) {
+                Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
+                Err(e) => return Err(e),
+            }
+            core.link(remote)
+                .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?
+        } else {
+            link
+        };
         let mut locals = Vec::with_capacity(descs.len());
+        // Descriptors of one call usually fall in one registration: try the last one first.
+        let mut last: Option<Arc<registry::Registered>> = None;
         for (i, d) in descs.iter().enumerate() {
-            let local_kind = match core.registry.find(d.local_addr, d.len) {
+            let found = match &last {
+                Some(r) if r.holds(d.local_addr, d.len) => Some(r.clone()),
+                _ => core.registry.find(d.local_addr, d.len),
+            };
+            // A registered range is reached through the registration's own span.
+            if let Some(span) = found.as_ref().and_then(|r| r.span.sub(d.local_addr - r.addr, d.len)) {
+                let kind = found.as_ref().map_or(MemKind::Host, |r| r.kind);
+                locals.push(Local {
+                    span,
+                    desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind: kind },
+                });
+                last = found;
+                continue;
+            }
+            let local_kind = match found {
                 Some(r) => r.kind,
                 None if core.pool.enabled() => MemKind::Unregistered,
                 None => {
@@ -443,6 +507,10 @@ impl Engine {
                 desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
             });
         }
+        if let Some(result) = fast::try_run(&core.counters, &link, op, &locals) {
+            return result;
+        }
+        core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());
         // Striping splits the call into several requests, which is only right when nothing
         // relays (the relay rule is about the whole call).
         let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)

@@ -29,7 +29,7 @@ impl Registered {
         Region { addr: self.addr as u64, len: self.len as u64, kind: self.kind }
     }
 
-    fn holds(&self, addr: usize, len: usize) -> bool {
+    pub fn holds(&self, addr: usize, len: usize) -> bool {
         addr >= self.addr && addr.checked_add(len).is_some_and(|end| end <= self.addr + self.len)
     }
 }
@@ -74,6 +74,11 @@ impl Registry {
     /// (the list is informational; every request is decided with the registry itself).
     pub fn regions(&self) -> Vec<Region> {
         self.lock().values().take(MAX_REGIONS).map(|r| r.region()).collect()
+    }
+
+    /// Every registration (for a same-host peer's first list: no limit).
+    pub fn all(&self) -> Vec<Arc<Registered>> {
+        self.lock().values().cloned().collect()
     }
 
     pub fn clear(&self) {

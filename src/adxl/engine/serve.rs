@@ -106,6 +106,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
             name: core.name.text.clone(),
             regions: vec![],
             message: format!("{} already serves {MAX_SERVED} connections", core.name.text),
+            host: None,
         };
         let _ = send_all(&stream, &ack.encode());
         return;
@@ -115,6 +116,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         name: core.name.text.clone(),
         regions: core.registry.regions(),
         message: String::new(),
+        host: if super::lock(&core.shm).is_some() { super::shm::host() } else { None },
     };
     let ok = send_all(&stream, &ack.encode()).is_ok()
         && stream.set_read_timeout(None).is_ok()

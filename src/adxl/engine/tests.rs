@@ -201,7 +201,7 @@ fn malformed_or_out_of_order_frames_close_only_that_connection() {
     let remote = host(4096, 3);
     s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
     let addr = EngineName::parse(&name).unwrap().listen_addr().unwrap();
-    let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![] }.encode();
+    let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: None }.encode();
     let mut oversized = Message::Bye.encode();
     oversized[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
     let out_of_order = Message::ReadData { id: 0, len: 0 }.encode();
@@ -267,8 +267,10 @@ fn an_idle_link_to_a_restarted_peer_is_redialled_by_the_next_transfer() {
     let c = client(&[]);
     c.connect(&name, 1000).unwrap();
     let local = host(4096, 0);
+    c.register_mem(local, 4096, MemType::Host, no_vouch).unwrap();
     let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
     c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(c.counters().direct_calls, 1);
     s.finalize();
     s.initialize(&name, &[]).unwrap();
     s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
@@ -319,4 +321,83 @@ fn registrations_after_connect_are_announced_to_connected_engines() {
     c.transfer_sync(&name, TransferOp::Read, &d2, 1000, no_vouch).unwrap();
     assert!(!link.peer_holds([(later as u64, 8192)].into_iter()), "MEM_REMOVE was not applied");
     assert!(link.peer_holds([(first as u64, 4096)].into_iter()));
+}
+
+#[test]
+fn same_host_engines_copy_directly_and_count_it() {
+    let (s, name) = server(&[]);
+    let remote = host(8 << 20, 7);
+    s.register_mem(remote, 8 << 20, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(8 << 20, 0);
+    c.register_mem(local, 8 << 20, MemType::Host, no_vouch).unwrap();
+    let small = [TransferDesc { local_addr: local, remote_addr: remote + 1, len: 4095 }];
+    c.transfer_sync(&name, TransferOp::Read, &small, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), [vec![7; 4095], vec![0]].concat());
+    // Large enough to be split over two threads.
+    let big = [TransferDesc { local_addr: local, remote_addr: remote, len: 8 << 20 }];
+    memory::runtime_span(local, 8 << 20).unwrap().fill(9);
+    c.transfer_sync(&name, TransferOp::Write, &big, 1000, no_vouch).unwrap();
+    assert!(bytes(remote, 8 << 20).iter().all(|&b| b == 9));
+    let n = c.counters();
+    assert_eq!((n.direct_calls, n.direct_bytes, n.tcp_calls, n.kernel_calls), (2, 4095 + (8 << 20), 0, 0));
+}
+
+#[test]
+fn the_transport_option_forces_tcp_or_shared_memory() {
+    let (s, name) = server(&[("adxl.Transport", "tcp")]);
+    let remote = host(4096, 3);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let shm_only = client(&[("adxl.Transport", "shm")]);
+    let e = shm_only.connect(&name, 1000).unwrap_err();
+    assert_eq!(e.status, ADXL_FAILED, "{e}");
+    assert!(e.message.contains("shm"), "{e}");
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(local, 4096), vec![3; 4096]);
+    let n = c.counters();
+    assert_eq!((n.direct_calls, n.tcp_calls, n.tcp_bytes), (0, 1, 4096));
+}
+
+#[test]
+fn a_region_deregistered_by_its_owner_is_unmapped_before_deregister_returns() {
+    let (s, name) = server(&[("adxl.BufferPool", "0:0")]);
+    let remote = host(4096, 5);
+    let h = s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    c.register_mem(local, 4096, MemType::Host, no_vouch).unwrap();
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    s.deregister_mem(h).unwrap();
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Write, &d, 1000, no_vouch)), ADXL_PARAM_INVALID);
+    assert_eq!(bytes(remote, 4096), vec![5; 4096]);
+    // Registered again after Connect: recorded by the peer before RegisterMem returns, mapped
+    // on first use.
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    c.transfer_sync(&name, TransferOp::Write, &d, 1000, no_vouch).unwrap();
+    assert_eq!(bytes(remote, 4096), vec![5; 4096]);
+    assert_eq!(c.counters().direct_calls, 2);
+}
+
+#[test]
+fn a_finalized_peer_fails_same_host_transfers() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 1);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    c.register_mem(local, 4096, MemType::Host, no_vouch).unwrap();
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert_eq!(c.counters().direct_calls, 1);
+    s.finalize();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(status(c.transfer_sync(&name, TransferOp::Write, &d, 1000, no_vouch)), ADXL_FAILED);
 }
