@@ -106,7 +106,7 @@ fn line(name: &str, f: &Figures) {
     println!(
         "{:<40} {:>9} {:>10} {:>10} {:>9} {:>10} {:>9}",
         name,
-        n(f.gbps(), 3),
+        f.gbps().map_or("-".to_owned(), |g| if g < 0.01 { format!("{g:.2e}") } else { format!("{g:.3}") }),
         n(f.p50(), 2),
         n(f.p99(), 2),
         n(f.cpu_s_per_gb(), 3),

@@ -39,33 +39,34 @@ fn pair() -> (TcpStream, TcpStream) {
 }
 
 /// One loopback socket pair per thread doing what a transfer does: WRITE sends a 32-byte
-/// header and `len` bytes and waits for a 1-byte acknowledgement; READ sends a 32-byte request
-/// and reads `len` bytes back.
+/// header followed by `len` bytes (one write) and waits for a 1-byte acknowledgement; READ
+/// sends a 32-byte request and reads `len` bytes back.
 pub fn tcp(op: Op, len: usize, threads: usize, duration: f64) -> Figures {
     timed("raw TCP socket pair", threads, duration, |_| {
         let (mut a, mut b) = pair();
         std::thread::spawn(move || {
-            let mut buf = vec![0u8; len];
-            let mut head = [0u8; 32];
-            while b.read_exact(&mut head).is_ok() {
+            let mut buf = vec![0u8; 32 + len];
+            loop {
                 let ok = match op {
                     Op::Write => b.read_exact(&mut buf).and_then(|_| b.write_all(&[1])),
-                    Op::Read => b.write_all(&buf),
+                    Op::Read => b.read_exact(&mut buf[..32]).and_then(|_| b.write_all(&buf[32..])),
                 };
                 if ok.is_err() {
                     break;
                 }
             }
         });
-        let mut buf = vec![5u8; len];
+        let mut buf = vec![5u8; 32 + len];
         move || {
-            a.write_all(&[0u8; 32]).expect("raw TCP send");
             match op {
                 Op::Write => {
                     a.write_all(&buf).expect("raw TCP send");
                     a.read_exact(&mut [0u8; 1]).expect("raw TCP receive");
                 }
-                Op::Read => a.read_exact(&mut buf).expect("raw TCP receive"),
+                Op::Read => {
+                    a.write_all(&buf[..32]).expect("raw TCP send");
+                    a.read_exact(&mut buf[32..]).expect("raw TCP receive");
+                }
             }
             len as u64
         }
@@ -145,9 +146,11 @@ pub fn futex_child(path: &str, n: usize) {
 /// Runs a ping-pong for about `duration` seconds: a short calibration run sizes the real one.
 /// `run(n)` returns `n` round-trip times.
 pub fn ping_pong(name: &str, duration: f64, run: impl Fn(usize) -> Vec<f64>) -> Figures {
-    let probe = 200;
-    let probe_times = run(probe);
-    let each = probe_times.iter().sum::<f64>() / 1e6 / probe as f64;
+    let probe = 1000;
+    // The median: the first round trips include the child's start.
+    let mut probe_times = run(probe);
+    probe_times.sort_by(f64::total_cmp);
+    let each = probe_times[probe / 2] / 1e6;
     let n = ((duration / each.max(1e-7)) as usize).clamp(probe, 5_000_000);
     let cpu = Cpu::now();
     let t = Instant::now();

@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::args::Opts;
 use crate::measure::{Figures, Progress};
 use crate::modes::baseline;
-use crate::report::{Report, Row, human};
+use crate::report::{Report, Row};
 
 const PLOT: &str = include_str!("../../../../scripts/plot_sweep.py");
 
@@ -46,9 +46,6 @@ pub fn run(o: &Opts) -> Result<(), String> {
             csv += &csv_line(size, &format!("adxl {t}"), &f);
             let b = if *t == "shm" { vec![mem.clone(), tcp.clone()] } else { vec![tcp.clone(), mem.clone()] };
             rows.push(Row { subject: f, baselines: b });
-        }
-        if !o.json {
-            eprintln!("\rsweep: {} done{:40}", human(size), "");
         }
     }
     std::fs::write(&o.csv, csv).map_err(|e| format!("writing {}: {e}", o.csv.display()))?;
