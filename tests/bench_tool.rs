@@ -108,3 +108,23 @@ fn help_and_bad_arguments() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn sweep_writes_a_csv() {
+    let dir = std::env::temp_dir().join(format!("ascendless-bench-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("sweep.csv");
+    let v =
+        run(&["sweep", "--transport", "tcp", "--duration", "0.02", "--csv", csv.to_str().unwrap(), "--json"]);
+    check(&v, "sweep", "raw TCP socket pair");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("size,series,gbps,p50_us,p99_us,cpu_s_per_gb"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 13 * 3, "13 sizes x (memcpy, raw TCP, adxl tcp): {text}");
+    assert!(
+        rows[0].starts_with("8,memcpy,") && rows.last().unwrap().starts_with("67108864,adxl tcp,"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

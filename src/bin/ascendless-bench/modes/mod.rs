@@ -40,9 +40,10 @@ pub fn run(o: &Opts) -> Result<(), String> {
         Mode::Adxl => match o.role {
             Role::Target => adxl::target(o),
             Role::Initiator => {
-                let _p = Progress::start("adxl initiator", o.duration * if o.baseline { 3.0 } else { 1.0 });
+                let p = Progress::start("adxl initiator", o.duration * if o.baseline { 3.0 } else { 1.0 });
                 let subject = adxl::initiator(o)?;
                 let baselines = if o.baseline { adxl_baselines(o) } else { vec![] };
+                drop(p);
                 emit(
                     o,
                     &Report { mode: "adxl", params: adxl_params(o), rows: vec![Row { subject, baselines }] },
@@ -50,9 +51,10 @@ pub fn run(o: &Opts) -> Result<(), String> {
                 Ok(())
             }
             Role::Spawn => {
-                let _p = Progress::start("adxl", o.duration * if o.baseline { 3.0 } else { 1.0 } + 0.5);
+                let p = Progress::start("adxl", o.duration * if o.baseline { 3.0 } else { 1.0 } + 0.5);
                 let subject = adxl::spawned(o, &o.transport)?;
                 let baselines = if o.baseline { adxl_baselines(o) } else { vec![] };
+                drop(p);
                 emit(
                     o,
                     &Report { mode: "adxl", params: adxl_params(o), rows: vec![Row { subject, baselines }] },
@@ -61,7 +63,7 @@ pub fn run(o: &Opts) -> Result<(), String> {
             }
         },
         Mode::Notify => {
-            let _p = Progress::start("notify", o.duration * 2.2);
+            let p = Progress::start("notify", o.duration * 2.2);
             let subject =
                 baseline::ping_pong("notify ping-pong (2 processes, streams)", o.duration, notify::parent);
             let baselines = if o.baseline {
@@ -73,13 +75,15 @@ pub fn run(o: &Opts) -> Result<(), String> {
             } else {
                 vec![]
             };
+            drop(p);
             let params = json!({ "duration": o.duration, "unit": "round trip" });
             emit(o, &Report { mode: "notify", params, rows: vec![Row { subject, baselines }] });
             Ok(())
         }
         Mode::Memcpy => {
-            let _p = Progress::start("memcpy", o.duration);
+            let p = Progress::start("memcpy", o.duration);
             let rows = memcpy::rows(o.block, o.duration, o.baseline);
+            drop(p);
             let params = json!({ "size": o.block, "duration": o.duration });
             emit(o, &Report { mode: "memcpy", params, rows });
             Ok(())

@@ -28,7 +28,7 @@ pub fn run(o: &Opts) -> Result<(), String> {
     let transports: Vec<&str> = o.transport.split(',').collect();
     let sizes = sizes();
     let points = sizes.len() * (transports.len() + 2);
-    let _p = Progress::start("sweep", points as f64 * (o.duration + 0.1));
+    let progress = Progress::start("sweep", points as f64 * (o.duration + 0.1));
     let mut csv = String::from("size,series,gbps,p50_us,p99_us,cpu_s_per_gb\n");
     let mut rows = Vec::new();
     for &size in &sizes {
@@ -48,6 +48,7 @@ pub fn run(o: &Opts) -> Result<(), String> {
             rows.push(Row { subject: f, baselines: b });
         }
     }
+    drop(progress);
     std::fs::write(&o.csv, csv).map_err(|e| format!("writing {}: {e}", o.csv.display()))?;
     let png = o.plot.clone().unwrap_or_else(|| o.csv.with_extension("png"));
     let plotted = plot(&o.csv, &png);
