@@ -18,7 +18,7 @@ PYTHON ?= python3
 all: build
 
 build:
-	$(CARGO) build --release --lib
+	$(CARGO) build --release --lib --bin ascendless-bench
 
 # Regenerate the checked-in C headers from the Rust code.
 headers:

@@ -3,7 +3,7 @@
 # Lays out a toolkit-shaped tree: install.sh DEST PREFIX BUILD_DIR VERSION
 #   DEST      where files are written (DESTDIR + PREFIX)
 #   PREFIX    the final, absolute location, recorded in set_env.sh as a fallback
-#   BUILD_DIR cargo's output directory holding libascendless.so and libascendless.a
+#   BUILD_DIR cargo's output directory holding libascendless.so, libascendless.a and ascendless-bench
 # Environment: FORCE=1 overwrites files in DEST that an earlier ascendless install did not write.
 #
 # DEST/share/ascendless/install-manifest.txt lists every file and symlink written and every
@@ -29,7 +29,7 @@ case $prefix in
     /*) ;;
     *) die "PREFIX must be an absolute path, not '$prefix'" ;;
 esac
-for f in libascendless.so libascendless.a; do
+for f in libascendless.so libascendless.a ascendless-bench; do
     [ -f "$build/$f" ] || die "$build/$f not found: build it first (make build; CARGO_TARGET_DIR is honoured)"
 done
 
@@ -41,6 +41,7 @@ plan file "lib64/$real" "$build/libascendless.so"
 plan link "lib64/$soname" "$real"
 for name in "${aliases[@]}"; do plan link "lib64/$name" "$soname"; done
 plan file lib64/libascendless.a "$build/libascendless.a"
+plan file bin/ascendless-bench "$build/ascendless-bench"
 mapfile -t headers < <(find "$here/include" -type f -name '*.h' -printf '%P\n' | LC_ALL=C sort)
 for h in "${headers[@]}"; do plan file "include/$h" "$here/include/$h"; done
 plan subst lib64/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/AscendlessConfig.cmake.in"
@@ -145,7 +146,7 @@ for p in "${paths[@]}"; do
     case ${how[$p]} in
         file)
             mode=644
-            [ "$p" = "lib64/$real" ] && mode=755
+            case $p in "lib64/$real" | bin/*) mode=755 ;; esac
             install -m "$mode" -T "${from[$p]}" "$target"
             ;;
         link) ln -sfnT "${from[$p]}" "$target" ;;

@@ -68,6 +68,22 @@ done
 [ "$c_count" -gt 0 ] && [ "$cxx_count" -gt 0 ] || fail "nm found $c_count C and $cxx_count C++ exports"
 ok "installed library exports only the public API ($c_count C functions, $cxx_count C++ members)"
 
+# The benchmark tool: installed executable, on PATH after set_env.sh, listed in the manifest.
+[ -x "$prefix/bin/ascendless-bench" ] || fail "installed tree lacks an executable bin/ascendless-bench"
+grep -qx 'bin/ascendless-bench' "$prefix/share/ascendless/install-manifest.txt" ||
+    fail "the manifest does not list bin/ascendless-bench"
+(
+    # shellcheck source=/dev/null
+    source "$prefix/set_env.sh"
+    [ "$(command -v ascendless-bench)" = "$prefix/bin/ascendless-bench" ] || fail "set_env.sh does not put ascendless-bench on PATH"
+    ascendless-bench --help | grep -q 'usage:' || fail "ascendless-bench --help prints no usage"
+    out=$(ascendless-bench adxl --spawn --block 64K --duration 0.2 --json) || fail "ascendless-bench adxl --spawn failed"
+    for key in '"baselines"' '"ratio"' '"raw TCP socket pair"' '"gbps"'; do
+        grep -qF "$key" <<<"$out" || fail "ascendless-bench adxl --json lacks $key"
+    done
+) || exit 1
+ok "installed ascendless-bench runs from PATH (--help, a short adxl --spawn with baselines)"
+
 # set_env.sh, as the vendor's.
 (
     unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH
@@ -201,7 +217,7 @@ ok "make test-rust builds the library before running the tests"
 
 # make install (and demo, test-install) take the build from CARGO_TARGET_DIR.
 mkdir -p "$work/cargo-target/release"
-cp "$build/libascendless.a" "$work/cargo-target/release/"
+cp "$build/libascendless.a" "$build/ascendless-bench" "$work/cargo-target/release/"
 { cat "$build/libascendless.so"; echo ascendless-test-marker; } >"$work/cargo-target/release/libascendless.so"
 CARGO_TARGET_DIR=$work/cargo-target quiet mk install PREFIX="$work/ctd" DESTDIR= CARGO="$fake_cargo"
 cmp -s "$work/ctd/lib64/libascendless.so.$version" "$work/cargo-target/release/libascendless.so" ||

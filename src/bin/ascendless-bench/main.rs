@@ -1,0 +1,40 @@
+//! `ascendless-bench`: ascendless's transfer, notify and copy performance beside the machine's
+//! own limits (memcpy, a raw TCP socket pair, a raw futex ping-pong) measured in the same run.
+//! See `ascendless-bench --help` and docs/performance.md.
+
+mod args;
+mod measure;
+mod modes;
+mod report;
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // The other halves of the two-process cases (not for users).
+    match argv.first().map(String::as_str) {
+        Some("__futex-child") if argv.len() == 3 => {
+            modes::baseline::futex_child(&argv[1], argv[2].parse().expect("a round count"));
+            return;
+        }
+        Some("__notify-child") if argv.len() == 3 => {
+            modes::notify::child(&argv[1], argv[2].parse().expect("a round count"));
+            return;
+        }
+        _ => {}
+    }
+    let opts = match args::parse(&argv) {
+        Ok(Some(o)) => o,
+        Ok(None) => {
+            print!("{}", args::USAGE);
+            return;
+        }
+        Err(e) => {
+            eprintln!("ascendless-bench: {e}");
+            eprintln!("(ascendless-bench --help for usage)");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = modes::run(&opts) {
+        eprintln!("ascendless-bench: {e}");
+        std::process::exit(1);
+    }
+}

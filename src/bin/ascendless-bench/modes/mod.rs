@@ -1,0 +1,93 @@
+//! The modes: each measures ascendless and, in the same run, its baselines.
+
+pub mod adxl;
+pub mod baseline;
+pub mod memcpy;
+pub mod notify;
+pub mod sweep;
+
+use serde_json::json;
+
+use crate::args::{Mode, Opts, Role};
+use crate::measure::Progress;
+use crate::report::{Report, Row};
+
+fn emit(o: &Opts, report: &Report) {
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json()).expect("JSON of a report"));
+    } else {
+        report.print_table();
+    }
+}
+
+fn adxl_params(o: &Opts) -> serde_json::Value {
+    json!({ "op": o.op.name(), "block": o.block, "batch": o.batch, "threads": o.threads,
+            "transport": o.transport, "duration": o.duration, "in_flight_per_thread": 1 })
+}
+
+/// The baselines of an ADXL case: raw TCP doing the same exchange, and memcpy of the same bytes.
+fn adxl_baselines(o: &Opts) -> Vec<crate::measure::Figures> {
+    let len = o.block * o.batch;
+    let mut tcp = baseline::tcp(o.op, len, o.threads, o.duration);
+    tcp.note = format!("{} bytes per call", len);
+    let mem = baseline::memcpy(len, o.threads, o.duration);
+    // The matching one first: memcpy for shared memory, raw TCP otherwise.
+    if o.transport == "shm" { vec![mem, tcp] } else { vec![tcp, mem] }
+}
+
+pub fn run(o: &Opts) -> Result<(), String> {
+    match o.mode {
+        Mode::Adxl => match o.role {
+            Role::Target => adxl::target(o),
+            Role::Initiator => {
+                let p = Progress::start("adxl initiator", o.duration * if o.baseline { 3.0 } else { 1.0 });
+                let subject = adxl::initiator(o)?;
+                let baselines = if o.baseline { adxl_baselines(o) } else { vec![] };
+                drop(p);
+                emit(
+                    o,
+                    &Report { mode: "adxl", params: adxl_params(o), rows: vec![Row { subject, baselines }] },
+                );
+                Ok(())
+            }
+            Role::Spawn => {
+                let p = Progress::start("adxl", o.duration * if o.baseline { 3.0 } else { 1.0 } + 0.5);
+                let subject = adxl::spawned(o, &o.transport)?;
+                let baselines = if o.baseline { adxl_baselines(o) } else { vec![] };
+                drop(p);
+                emit(
+                    o,
+                    &Report { mode: "adxl", params: adxl_params(o), rows: vec![Row { subject, baselines }] },
+                );
+                Ok(())
+            }
+        },
+        Mode::Notify => {
+            let p = Progress::start("notify", o.duration * 2.2);
+            let subject =
+                baseline::ping_pong("notify ping-pong (2 processes, streams)", o.duration, notify::parent);
+            let baselines = if o.baseline {
+                vec![baseline::ping_pong(
+                    "raw futex ping-pong (2 processes)",
+                    o.duration,
+                    baseline::futex_parent,
+                )]
+            } else {
+                vec![]
+            };
+            drop(p);
+            let params = json!({ "duration": o.duration, "unit": "round trip" });
+            emit(o, &Report { mode: "notify", params, rows: vec![Row { subject, baselines }] });
+            Ok(())
+        }
+        Mode::Memcpy => {
+            let p = Progress::start("memcpy", o.duration);
+            let rows = memcpy::rows(o.block, o.duration, o.baseline);
+            drop(p);
+            let params = json!({ "size": o.block, "duration": o.duration });
+            emit(o, &Report { mode: "memcpy", params, rows });
+            Ok(())
+        }
+        Mode::Sweep => sweep::run(o),
+    }
+}

@@ -1,0 +1,130 @@
+//! The `ascendless-bench` tool, run briefly in each mode with `--json`: every result carries
+//! its same-run baselines and the ratios against them.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_ascendless-bench"))
+        .args(args)
+        .output()
+        .expect("run ascendless-bench");
+    assert!(
+        out.status.success(),
+        "ascendless-bench {args:?} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).expect("--json prints one JSON document")
+}
+
+/// Every result has figures, baselines with figures, and a ratio per figure.
+fn check(v: &Value, mode: &str, baseline: &str) {
+    assert_eq!(v["mode"], mode);
+    let results = v["results"].as_array().expect("results");
+    assert!(!results.is_empty());
+    for r in results {
+        for k in ["gbps", "p50_us", "p99_us", "cpu_s_per_gb", "cpu_us_per_op", "ops"] {
+            assert!(r.get(k).is_some(), "{mode}: result lacks {k}: {r}");
+        }
+        assert!(r["p50_us"].as_f64().unwrap() > 0.0, "{mode}: {r}");
+        let b = r["baselines"].as_array().expect("baselines");
+        assert!(!b.is_empty(), "{mode}: no baseline: {r}");
+        for b in b {
+            for k in ["gbps", "p50_us", "p99_us", "cpu_s_per_gb", "cpu_us_per_op"] {
+                assert!(b["ratio"].get(k).is_some(), "{mode}: ratio lacks {k}: {b}");
+            }
+            assert!(b["ratio"]["p50_us"].as_f64().unwrap() > 0.0, "{mode}: {b}");
+        }
+    }
+    let names: Vec<&str> = results
+        .iter()
+        .flat_map(|r| r["baselines"].as_array().unwrap())
+        .filter_map(|b| b["name"].as_str())
+        .collect();
+    assert!(names.contains(&baseline), "{mode}: no '{baseline}' baseline among {names:?}");
+}
+
+#[test]
+fn adxl_spawn_write_and_read() {
+    for op in ["write", "read"] {
+        let v = run(&[
+            "adxl",
+            "--spawn",
+            "--op",
+            op,
+            "--block",
+            "64K",
+            "--batch",
+            "2",
+            "--duration",
+            "0.2",
+            "--json",
+        ]);
+        check(&v, "adxl", "raw TCP socket pair");
+        let r = &v["results"][0];
+        assert!(r["gbps"].as_f64().unwrap() > 0.0);
+        assert!(r["baselines"][0]["ratio"]["gbps"].as_f64().unwrap() > 0.0);
+        assert!(r["note"].as_str().unwrap().contains("ASCENDLESS_TRANSPORT=auto"), "{r}");
+    }
+}
+
+#[test]
+fn adxl_shm_is_passed_through_and_async_refused() {
+    let v = run(&["adxl", "--transport", "shm", "--block", "4K", "--duration", "0.2", "--json"]);
+    check(&v, "adxl", "memcpy");
+    assert_eq!(v["results"][0]["baselines"][0]["name"], "memcpy", "shm is compared with memcpy first");
+    assert!(v["results"][0]["note"].as_str().unwrap().contains("ASCENDLESS_TRANSPORT=shm"));
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(["adxl", "--async", "4"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no asynchronous transfers"));
+}
+
+#[test]
+fn notify_ping_pong() {
+    check(&run(&["notify", "--duration", "0.2", "--json"]), "notify", "raw futex ping-pong (2 processes)");
+}
+
+#[test]
+fn memcpy_and_stream_tasks() {
+    let v = run(&["memcpy", "--block", "64K", "--duration", "0.3", "--json"]);
+    check(&v, "memcpy", "memcpy");
+    assert_eq!(v["results"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn help_and_bad_arguments() {
+    let out = Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for word in ["adxl", "notify", "memcpy", "sweep", "--json", "--transport", "--async"] {
+        assert!(text.contains(word), "usage lacks {word}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_ascendless-bench"))
+        .args(["adxl", "--block", "1Q"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn sweep_writes_a_csv() {
+    let dir = std::env::temp_dir().join(format!("ascendless-bench-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("sweep.csv");
+    let v =
+        run(&["sweep", "--transport", "tcp", "--duration", "0.02", "--csv", csv.to_str().unwrap(), "--json"]);
+    check(&v, "sweep", "raw TCP socket pair");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("size,series,gbps,p50_us,p99_us,cpu_s_per_gb"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 13 * 3, "13 sizes x (memcpy, raw TCP, adxl tcp): {text}");
+    assert!(
+        rows[0].starts_with("8,memcpy,") && rows.last().unwrap().starts_with("67108864,adxl tcp,"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
