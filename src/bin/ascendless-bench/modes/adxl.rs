@@ -39,7 +39,8 @@ fn engine_with_memory(name: &str, len: usize) -> Result<(Engine, usize), String>
 pub fn transport_note() -> String {
     let asked = std::env::var("ASCENDLESS_TRANSPORT").unwrap_or_else(|_| "(unset)".into());
     let used = match ascendless::config::settings().transport {
-        ascendless::config::Transport::Auto => "auto (TCP today)",
+        ascendless::config::Transport::Auto => "auto (shared memory with an engine on this host, else TCP)",
+        ascendless::config::Transport::Shm => "shm (shared memory only)",
         ascendless::config::Transport::Tcp => "tcp",
     };
     format!("ASCENDLESS_TRANSPORT={asked}: the engine uses {used}")
