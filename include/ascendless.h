@@ -234,6 +234,45 @@ AdxlStatus ascendless_engine_transfer_sync(AscendlessEngine engine,
                                            size_t num_descs,
                                            int32_t timeout_in_millis);
 
+/*
+ `AdxlEngine::TransferAsync`: checks and copies the descriptors (the array may be reused
+ once this returns), queues the transfer and stores a request handle in `*req` at once; the
+ engine's worker threads move the data (same host or TCP, as TransferSync). Errors found at
+ submission are those of `ascendless_engine_transfer_sync` (no link without `AutoConnect`:
+ `ADXL_NOT_CONNECTED`); a NULL `req` is `ADXL_PARAM_INVALID`; 4096 requests already held by
+ the engine (submitted and not yet reported done by `ascendless_engine_get_transfer_status`)
+ is `ADXL_RESOURCE_EXHAUSTED`. Each request has a time limit of 60 s
+ (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it); a dead peer fails it at once.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
+ `num_descs` descriptors; `req` is NULL or valid for a write of a `void *`; every local
+ range that is not runtime memory stays valid (writable for READ) until the request is
+ reported COMPLETED or FAILED.
+ */
+AdxlStatus ascendless_engine_transfer_async(AscendlessEngine engine,
+                                            const char *remote_engine,
+                                            int32_t operation,
+                                            const struct AscendlessTransferDesc *op_descs,
+                                            size_t num_descs,
+                                            void **req);
+
+/*
+ `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`) or 3
+ (`FAILED`). After COMPLETED or FAILED the request is freed: asking again is
+ `ADXL_PARAM_INVALID`, as is a value that is not a request of this engine. A NULL `req` is
+ `ADXL_FAILED`; a NULL `status` `ADXL_PARAM_INVALID`. A request that failed because its link
+ went away (peer died, Disconnect, Finalize) stores `FAILED` and returns
+ `ADXL_NOT_CONNECTED`; any other failure stores `FAILED` and returns `ADXL_SUCCESS` (the
+ reason is logged).
+
+ # Safety
+ `status` is NULL or valid for a write of an `int32_t`.
+ */
+AdxlStatus ascendless_engine_get_transfer_status(AscendlessEngine engine,
+                                                 void *req,
+                                                 int32_t *status);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

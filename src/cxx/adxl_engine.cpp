@@ -91,13 +91,21 @@ Status AdxlEngine::TransferSync(const AscendString &remote_engine, TransferOp op
                                          op_descs.size(), timeout_in_millis);
 }
 
-Status AdxlEngine::TransferAsync(const AscendString &, TransferOp, const std::vector<TransferOpDesc> &,
-                                 const TransferArgs &, TransferReq &) {
-  return UNSUPPORTED;
+Status AdxlEngine::TransferAsync(const AscendString &remote_engine, TransferOp operation,
+                                 const std::vector<TransferOpDesc> &op_descs, const TransferArgs &,
+                                 TransferReq &req) {
+  return ascendless_engine_transfer_async(ENGINE, remote_engine.GetString(), static_cast<int32_t>(operation),
+                                          reinterpret_cast<const AscendlessTransferDesc *>(op_descs.data()),
+                                          op_descs.size(), &req);
 }
 
-Status AdxlEngine::GetTransferStatus(const TransferReq &, TransferStatus &) {
-  return UNSUPPORTED;
+Status AdxlEngine::GetTransferStatus(const TransferReq &req, TransferStatus &status) {
+  int32_t value = 0;
+  Status ret = ascendless_engine_get_transfer_status(ENGINE, req, &value);
+  if (ret == SUCCESS || ret == NOT_CONNECTED) {
+    status = static_cast<TransferStatus>(value);
+  }
+  return ret;
 }
 
 Status AdxlEngine::SendNotify(const AscendString &, const NotifyDesc &, int32_t) {

@@ -31,18 +31,20 @@ mod link;
 mod pool;
 mod reader;
 mod registry;
+mod requests;
 mod serve;
 mod shm;
 mod transfer;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use fast::CounterValues;
+pub use requests::{MAX_REQUESTS, Outcome};
 pub use transfer::TransferOp;
 
 use super::name::EngineName;
@@ -120,6 +122,11 @@ pub(crate) struct Core {
     /// The same-host listener (engines with a port, unless forced to TCP).
     shm: Mutex<Option<Arc<shm::Server>>>,
     counters: fast::Counters,
+    /// Requests of TransferAsync held (see [`requests`]).
+    held: Arc<AtomicUsize>,
+    workers: requests::Workers,
+    /// Requests not yet done, so a notify can wait for the transfers submitted before it.
+    inflight: Mutex<Vec<Arc<requests::Request>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -172,6 +179,7 @@ impl Core {
         for (_, l) in lock(&self.links).drain() {
             l.close();
         }
+        self.workers.stop();
         self.registry.clear();
     }
 }
@@ -204,6 +212,22 @@ fn positive_timeout(timeout_ms: i32) -> AdxlResult<Duration> {
         return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
     }
     Ok(Duration::from_millis(timeout_ms as u64))
+}
+
+/// Zero addresses and ranges that wrap are PARAM_INVALID.
+fn check_descs(descs: &[TransferDesc]) -> AdxlResult<()> {
+    for (i, d) in descs.iter().enumerate() {
+        if d.local_addr == 0 || d.remote_addr == 0 {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
+        }
+        if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
+            return Err(AdxlError::new(
+                ADXL_PARAM_INVALID,
+                format!("descriptor {i} wraps the address space"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The span for a local range: the runtime's view of its memory, or the caller's word.
@@ -263,6 +287,9 @@ impl Engine {
             transport,
             shm: Mutex::new(None),
             counters: fast::Counters::default(),
+            held: Arc::new(AtomicUsize::new(0)),
+            workers: requests::Workers::default(),
+            inflight: Mutex::new(Vec::new()),
         });
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::listen(&core, addr)?;
@@ -432,22 +459,20 @@ impl Engine {
     ) -> AdxlResult<()> {
         let core = self.core()?;
         let deadline = Instant::now() + positive_timeout(timeout_ms)?;
-        for (i, d) in descs.iter().enumerate() {
-            if d.local_addr == 0 || d.remote_addr == 0 {
-                return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
-            }
-            if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
-                return Err(AdxlError::new(
-                    ADXL_PARAM_INVALID,
-                    format!("descriptor {i} wraps the address space"),
-                ));
-            }
-        }
+        check_descs(descs)?;
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        let locals = Self::locals(&core, op, descs, &mut vouch)?;
+        Self::execute(&core, &link, op, &locals, deadline)
+    }
+
+    /// The link a transfer or notify to `remote` uses: the current one, or (with AutoConnect,
+    /// or when a same-host peer's channel closed) a new one.
+    fn resolve_link(core: &Core, remote: &str, deadline: Instant) -> AdxlResult<Arc<Link>> {
         let link = match core.link(remote) {
             Some(l) if !l.is_broken() => l,
             found if core.options.auto_connect => {
                 drop(found);
-                match Self::connect_core(&core, remote, deadline) {
+                match Self::connect_core(core, remote, deadline) {
                     Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                     Err(e) => return Err(e),
                 }
@@ -460,16 +485,25 @@ impl Engine {
         // A same-host peer whose channel closed is gone (finalized, exited, killed): dial
         // again, as TCP does after a dead connection, so a restarted peer is reached and a
         // dead one fails here (FAILED), never through its old memory.
-        let link = if link.shm.as_ref().is_some_and(|s| !s.alive()) {
-            match Self::connect_core(&core, remote, deadline) {
+        if link.shm.as_ref().is_some_and(|s| !s.alive()) {
+            match Self::connect_core(core, remote, deadline) {
                 Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                 Err(e) => return Err(e),
             }
-            core.link(remote)
-                .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?
-        } else {
-            link
-        };
+            return core
+                .link(remote)
+                .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+        }
+        Ok(link)
+    }
+
+    /// Resolves every descriptor's local side to memory the engine may touch.
+    fn locals(
+        core: &Core,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        vouch: &mut impl FnMut(HostRange) -> RawSpan,
+    ) -> AdxlResult<Vec<Local>> {
         let mut locals = Vec::with_capacity(descs.len());
         // Descriptors of one call usually fall in one registration: try the last one first.
         let mut last: Option<Arc<registry::Registered>> = None;
@@ -501,13 +535,122 @@ impl Engine {
                     ));
                 }
             };
-            let span = local_span(d.local_addr, d.len, op == TransferOp::Read, &mut vouch)?;
+            let span = local_span(d.local_addr, d.len, op == TransferOp::Read, vouch)?;
             locals.push(Local {
                 span,
                 desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
             });
         }
-        if let Some(result) = fast::try_run(&core.counters, &link, op, &locals) {
+        Ok(locals)
+    }
+
+    /// `TransferAsync(remote_engine, operation, op_descs, args, req)`: checks and copies the
+    /// descriptors, resolves local memory, and queues the transfer for the engine's workers;
+    /// returns the request's handle at once. No link (without AutoConnect) is NOT_CONNECTED;
+    /// [`MAX_REQUESTS`] requests held already is RESOURCE_EXHAUSTED. `vouch`'s spans must stay
+    /// valid until the request is done.
+    pub fn transfer_async(
+        &self,
+        remote: &str,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> AdxlResult<u64> {
+        let core = self.core()?;
+        check_descs(descs)?;
+        if !core.options.auto_connect && core.link(remote).is_none() {
+            return Err(AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+        }
+        let locals = Self::locals(&core, op, descs, &mut vouch)?;
+        let owner = Arc::as_ptr(&core) as usize;
+        let request = Arc::new(requests::Request::new(remote, owner, &core.held).ok_or_else(|| {
+            AdxlError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_REQUESTS} transfer requests held"))
+        })?);
+        let deadline = Instant::now() + requests::async_timeout();
+        lock(&core.inflight).push(request.clone());
+        let handle = requests::REQUESTS.insert_arc(request.clone());
+        let job_core = core.clone();
+        let job = Box::new(move || {
+            let core = job_core;
+            let remote = request.remote.clone();
+            let (result, gone) = match Self::resolve_link(&core, &remote, deadline) {
+                Err(e) => {
+                    let gone = e.status == ADXL_NOT_CONNECTED;
+                    (Err(e), gone)
+                }
+                Ok(link) => {
+                    let r = Self::execute(&core, &link, op, &locals, deadline);
+                    let gone = r.is_err()
+                        && (link.is_broken() || !core.link(&remote).is_some_and(|l| Arc::ptr_eq(&l, &link)));
+                    (r, gone)
+                }
+            };
+            drop(locals);
+            request.finish(result, gone);
+            lock(&core.inflight).retain(|r| !Arc::ptr_eq(r, &request));
+        });
+        if !core.workers.submit(job) {
+            let _ = requests::REQUESTS.remove(handle);
+            return Err(AdxlError::new(ADXL_FAILED, "the engine is finalizing"));
+        }
+        Ok(handle)
+    }
+
+    /// `GetTransferStatus(req, status)`: the status to report (0 WAITING, 1 COMPLETED, 3
+    /// FAILED; `None` when nothing is reported) and the call's result. A request reported
+    /// COMPLETED or FAILED is freed (asking again: PARAM_INVALID). NULL: FAILED. A request
+    /// whose link went away: status FAILED and NOT_CONNECTED.
+    pub fn transfer_status(&self, req: u64) -> (Option<i32>, AdxlResult<()>) {
+        let core = match self.core() {
+            Ok(c) => c,
+            Err(e) => return (None, Err(e)),
+        };
+        if req == 0 {
+            return (None, Err(AdxlError::new(ADXL_FAILED, "the transfer request is NULL")));
+        }
+        let request = match requests::REQUESTS.get(req) {
+            Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
+            Ok(_) => {
+                return (
+                    None,
+                    Err(AdxlError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
+                );
+            }
+            Err(e) => {
+                return (None, Err(AdxlError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
+            }
+        };
+        match request.outcome() {
+            Outcome::Waiting => (Some(0), Ok(())),
+            Outcome::Completed => {
+                let _ = requests::REQUESTS.remove(req);
+                (Some(1), Ok(()))
+            }
+            Outcome::Failed { status, message, link_gone } => {
+                let _ = requests::REQUESTS.remove(req);
+                log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
+                if link_gone {
+                    let e = AdxlError::new(
+                        ADXL_NOT_CONNECTED,
+                        format!("the link to {} went away: {message}", request.remote),
+                    );
+                    (Some(3), Err(e))
+                } else {
+                    (Some(3), Ok(()))
+                }
+            }
+        }
+    }
+
+    /// Moves the bytes: the same-host path when it applies, else TCP.
+    fn execute(
+        core: &Core,
+        link: &Link,
+        op: TransferOp,
+        locals: &[Local],
+        deadline: Instant,
+    ) -> AdxlResult<()> {
+        if let Some(result) = fast::try_run(&core.counters, link, op, locals) {
             return result;
         }
         core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());
@@ -515,7 +658,7 @@ impl Engine {
         // relays (the relay rule is about the whole call).
         let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
             && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
-        transfer::run(&core, &link, op, &locals, direct, deadline)
+        transfer::run(core, link, op, locals, direct, deadline)
     }
 }
 

@@ -401,3 +401,80 @@ fn a_finalized_peer_fails_same_host_transfers() {
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(status(c.transfer_sync(&name, TransferOp::Write, &d, 1000, no_vouch)), ADXL_FAILED);
 }
+
+/// Polls a request until it is done; its final status value and result status.
+fn poll(e: &Engine, req: u64) -> (i32, u32) {
+    let t = Instant::now();
+    loop {
+        let (v, r) = e.transfer_status(req);
+        let st = r.err().map_or(ADXL_SUCCESS, |e| e.status);
+        if v != Some(0) || t.elapsed() > Duration::from_secs(20) {
+            return (v.unwrap_or(-1), st);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+#[test]
+fn transfer_async_moves_data_in_the_background_and_frees_requests() {
+    for transport in ["tcp", "auto"] {
+        let (s, name) = server(&[("adxl.Transport", transport)]);
+        let remote = host(1 << 20, 5);
+        s.register_mem(remote, 1 << 20, MemType::Host, no_vouch).unwrap();
+        let c = client(&[("adxl.Transport", transport)]);
+        let local = host(1 << 20, 0);
+        c.register_mem(local, 1 << 20, MemType::Host, no_vouch).unwrap();
+        let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 1 << 20 }];
+        assert_eq!(status(c.transfer_async(&name, TransferOp::Read, &d, no_vouch)), ADXL_NOT_CONNECTED);
+        c.connect(&name, 1000).unwrap();
+        // Many in flight at once, each on its own slice.
+        let reqs: Vec<u64> = (0..64)
+            .map(|i| {
+                let d = [TransferDesc {
+                    local_addr: local + i * 4096,
+                    remote_addr: remote + i * 4096,
+                    len: 4096,
+                }];
+                c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap()
+            })
+            .collect();
+        for r in &reqs {
+            assert_eq!(poll(&c, *r), (1, ADXL_SUCCESS));
+            // Freed once reported.
+            assert_eq!(c.transfer_status(*r).1.unwrap_err().status, ADXL_PARAM_INVALID);
+        }
+        assert_eq!(bytes(local, 64 * 4096), vec![5; 64 * 4096]);
+        memory::runtime_span(local, 1 << 20).unwrap().fill(9);
+        let r = c.transfer_async(&name, TransferOp::Write, &d, no_vouch).unwrap();
+        assert_eq!(poll(&c, r), (1, ADXL_SUCCESS));
+        assert_eq!(bytes(remote, 1 << 20), vec![9; 1 << 20]);
+        assert_eq!(c.transfer_status(0).1.unwrap_err().status, ADXL_FAILED);
+        // A refused transfer (remote range not registered and invalid) is FAILED, link kept.
+        let bad = [TransferDesc { local_addr: local, remote_addr: 8, len: 16 }];
+        let r = c.transfer_async(&name, TransferOp::Read, &bad, no_vouch).unwrap();
+        assert_eq!(poll(&c, r), (3, ADXL_SUCCESS));
+        // The peer goes away: FAILED and NOT_CONNECTED.
+        s.finalize();
+        let r = c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap();
+        let t = Instant::now();
+        let (v, st) = poll(&c, r);
+        assert_eq!(v, 3);
+        assert!(st == ADXL_NOT_CONNECTED || st == ADXL_SUCCESS, "{st}");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        c.finalize();
+    }
+}
+
+#[test]
+fn transfer_async_requests_of_another_engine_are_refused() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 1);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    let r = c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap();
+    assert_eq!(s.transfer_status(r).1.unwrap_err().status, ADXL_PARAM_INVALID);
+    assert_eq!(poll(&c, r), (1, ADXL_SUCCESS));
+}
