@@ -51,6 +51,21 @@ typedef struct AscendlessTransferDesc {
   size_t len;
 } AscendlessTransferDesc;
 
+/*
+ One notify received (`adxl::NotifyDesc`), as `ascendless_engine_get_notifies` hands it
+ out: two NUL-terminated strings owned by the array they are in.
+ */
+typedef struct AscendlessNotify {
+  /*
+   The notify's name.
+   */
+  char *name;
+  /*
+   The notify's message.
+   */
+  char *notify_msg;
+} AscendlessNotify;
+
 #define ADXL_SUCCESS 0
 
 #define ADXL_PARAM_INVALID 103900
@@ -272,6 +287,48 @@ AdxlStatus ascendless_engine_transfer_async(AscendlessEngine engine,
 AdxlStatus ascendless_engine_get_transfer_status(AscendlessEngine engine,
                                                  void *req,
                                                  int32_t *status);
+
+/*
+ `AdxlEngine::SendNotify`: sends `{name, notify_msg}` to `remote_engine` and returns once the
+ peer has queued it (acknowledged). Transfers to the same peer submitted with
+ `ascendless_engine_transfer_async` before this call land first (the notify waits for them
+ within the time-out). A name or message over 1024 bytes, `timeout_in_millis` <= 0, or a
+ NULL string: `ADXL_PARAM_INVALID`; no link (without `AutoConnect`): `ADXL_NOT_CONNECTED`;
+ no acknowledgement in time: `ADXL_TIMEOUT`; the peer already holds 4096 notifies from this
+ engine that its GetNotifies has not taken: `ADXL_RESOURCE_EXHAUSTED`; the connection broke:
+ `ADXL_NOTIFY_FAILED`.
+
+ # Safety
+ `remote_engine`, `name` and `notify_msg` are NULL or NUL-terminated strings.
+ */
+AdxlStatus ascendless_engine_send_notify(AscendlessEngine engine,
+                                         const char *remote_engine,
+                                         const char *name,
+                                         const char *notify_msg,
+                                         int32_t timeout_in_millis);
+
+/*
+ `AdxlEngine::GetNotifies`: takes every notify received from any peer since the last call
+ (oldest first) and stores them in a new array `*notifies` of `*count` elements, to be
+ freed with `ascendless_notifies_free`; none: `*notifies` NULL and `*count` 0. NULL
+ pointers: `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `notifies` and `count` are NULL or valid for a write of their type.
+ */
+AdxlStatus ascendless_engine_get_notifies(AscendlessEngine engine,
+                                          struct AscendlessNotify **notifies,
+                                          size_t *count);
+
+/*
+ Frees an array from `ascendless_engine_get_notifies` (`count` as it reported); NULL is
+ ignored.
+
+ # Safety
+ `notifies` is NULL or an array returned by `ascendless_engine_get_notifies` with `count`
+ elements, not freed before.
+ */
+void ascendless_notifies_free(struct AscendlessNotify *notifies, size_t count);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -176,7 +176,7 @@ def test_error_carries_status_and_message_and_pickles() -> None:
 def test_capability() -> None:
     assert isinstance(adxl.get_capability(adxl.FeatureType.AUTO_CONNECT), bool)
     assert Engine.capability(adxl.FeatureType.CLIENT_SERVER_COMM) is True
-    assert adxl.get_capability(adxl.FeatureType.AUTO_CONNECT) is False
+    assert adxl.get_capability(adxl.FeatureType.AUTO_CONNECT) is True
     assert adxl.get_capability(7) is False
     with pytest.raises(AdxlError) as info:
         adxl.get_capability(-3)

@@ -108,12 +108,33 @@ Status AdxlEngine::GetTransferStatus(const TransferReq &req, TransferStatus &sta
   return ret;
 }
 
-Status AdxlEngine::SendNotify(const AscendString &, const NotifyDesc &, int32_t) {
-  return UNSUPPORTED;
+Status AdxlEngine::SendNotify(const AscendString &remote_engine, const NotifyDesc &notify,
+                              int32_t timeout_in_millis) {
+  return ascendless_engine_send_notify(ENGINE, remote_engine.GetString(), notify.name.GetString(),
+                                       notify.notify_msg.GetString(), timeout_in_millis);
 }
 
-Status AdxlEngine::GetNotifies(std::vector<NotifyDesc> &) {
-  return UNSUPPORTED;
+Status AdxlEngine::GetNotifies(std::vector<NotifyDesc> &notifies) {
+  AscendlessNotify *got = nullptr;
+  size_t count = 0;
+  Status ret = ascendless_engine_get_notifies(ENGINE, &got, &count);
+  if (ret != SUCCESS) {
+    return ret;
+  }
+  try {
+    notifies.reserve(notifies.size() + count);
+    for (size_t i = 0; i < count; ++i) {
+      NotifyDesc desc;
+      desc.name = AscendString(got[i].name);
+      desc.notify_msg = AscendString(got[i].notify_msg);
+      notifies.push_back(std::move(desc));
+    }
+  } catch (...) {
+    ascendless_notifies_free(got, count);
+    return FAILED;
+  }
+  ascendless_notifies_free(got, count);
+  return SUCCESS;
 }
 
 Status AdxlEngine::MallocMem(MemType type, size_t size, void **ptr) {

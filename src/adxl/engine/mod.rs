@@ -28,6 +28,7 @@
 
 mod fast;
 mod link;
+mod notify;
 mod pool;
 mod reader;
 mod registry;
@@ -44,6 +45,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use fast::CounterValues;
+pub use notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
 pub use requests::{MAX_REQUESTS, Outcome};
 pub use transfer::TransferOp;
 
@@ -127,6 +129,8 @@ pub(crate) struct Core {
     workers: requests::Workers,
     /// Requests not yet done, so a notify can wait for the transfers submitted before it.
     inflight: Mutex<Vec<Arc<requests::Request>>>,
+    /// Notifies received, until GetNotifies.
+    notifies: Mutex<notify::Queue>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -214,6 +218,67 @@ fn positive_timeout(timeout_ms: i32) -> AdxlResult<Duration> {
     Ok(Duration::from_millis(timeout_ms as u64))
 }
 
+/// The heartbeat's interval unless `ASCENDLESS_ADXL_HEARTBEAT_MS` (> 0) says otherwise.
+pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
+/// Heartbeats a peer may miss in a row before its link is dropped, unless
+/// `ASCENDLESS_ADXL_HEARTBEAT_MISSES` (> 0) says otherwise.
+pub const HEARTBEAT_MISSES: u32 = 3;
+
+/// The heartbeat of an engine with AutoConnect: every interval each link gets a PING on one
+/// of its idle connections (a link with none idle is busy, so alive), answered within the
+/// interval. A connection that ends or resets (the peer died) drops the link at once; a peer
+/// that misses the configured number of answers in a row is dropped too. A dropped link is
+/// closed (its requests in flight fail, reported NOT_CONNECTED) and the next transfer or
+/// notify connects again.
+fn heartbeat(core: &std::sync::Weak<Core>) {
+    let interval = requests::env_ms("ASCENDLESS_ADXL_HEARTBEAT_MS").unwrap_or(HEARTBEAT_INTERVAL);
+    let allowed = std::env::var("ASCENDLESS_ADXL_HEARTBEAT_MISSES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|&v| v > 0)
+        .unwrap_or(HEARTBEAT_MISSES);
+    let mut missed: HashMap<String, u32> = HashMap::new();
+    loop {
+        let start = Instant::now();
+        while start.elapsed() < interval {
+            std::thread::sleep((interval - start.elapsed()).min(Duration::from_millis(50)));
+            match core.upgrade() {
+                Some(c) if !c.stopping.load(Ordering::Acquire) => {}
+                _ => return,
+            }
+        }
+        let Some(core) = core.upgrade() else { return };
+        let links: Vec<(String, Arc<Link>)> =
+            lock(&core.links).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        missed.retain(|k, _| links.iter().any(|(n, _)| n == k));
+        for (name, link) in links {
+            let dead = link.is_broken()
+                || match transfer::ping(&link, Instant::now() + interval) {
+                    Ok(()) => {
+                        missed.remove(&name);
+                        false
+                    }
+                    Err(true) => true,
+                    Err(false) => {
+                        let m = missed.entry(name.clone()).or_default();
+                        *m += 1;
+                        *m >= allowed
+                    }
+                };
+            if dead {
+                missed.remove(&name);
+                let mut links = lock(&core.links);
+                if links.get(&name).is_some_and(|l| Arc::ptr_eq(l, &link)) {
+                    links.remove(&name);
+                }
+                drop(links);
+                log::debug!(target: TARGET, "heartbeat: {name} is gone, its link is dropped");
+                link.close();
+            }
+        }
+    }
+}
+
 /// Zero addresses and ranges that wrap are PARAM_INVALID.
 fn check_descs(descs: &[TransferDesc]) -> AdxlResult<()> {
     for (i, d) in descs.iter().enumerate() {
@@ -290,6 +355,7 @@ impl Engine {
             held: Arc::new(AtomicUsize::new(0)),
             workers: requests::Workers::default(),
             inflight: Mutex::new(Vec::new()),
+            notifies: Mutex::new(notify::Queue::default()),
         });
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::listen(&core, addr)?;
@@ -297,6 +363,10 @@ impl Engine {
             if transport != Transport::Tcp {
                 *lock(&core.shm) = shm::Server::start(&core, addr.port());
             }
+        }
+        if core.options.auto_connect {
+            let weak = Arc::downgrade(&core);
+            let _ = std::thread::Builder::new().name("adxl-heartbeat".into()).spawn(move || heartbeat(&weak));
         }
         log::debug!(target: TARGET, "engine {local_engine} initialized ({transport:?})");
         *state = State::Running(core);
@@ -640,6 +710,43 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// `SendNotify(remote_engine, {name, msg}, timeout)`: returns once the peer has queued the
+    /// notify. Transfers to `remote` submitted with TransferAsync before this call land first
+    /// (the notify waits for them, within the time-out). Name or message over
+    /// [`MAX_NOTIFY_LEN`] bytes, or timeout <= 0: PARAM_INVALID; no link (without AutoConnect):
+    /// NOT_CONNECTED; no answer in time: TIMEOUT; the peer holds [`MAX_NOTIFIES`] from this
+    /// engine already: RESOURCE_EXHAUSTED; the connection broke: NOTIFY_FAILED.
+    pub fn send_notify(&self, remote: &str, name: &str, msg: &str, timeout_ms: i32) -> AdxlResult<()> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        for (what, text) in [("name", name), ("message", msg)] {
+            if text.len() > MAX_NOTIFY_LEN {
+                return Err(AdxlError::new(
+                    ADXL_PARAM_INVALID,
+                    format!("notify {what} of {} bytes is over {MAX_NOTIFY_LEN}", text.len()),
+                ));
+            }
+        }
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        let before: Vec<Arc<requests::Request>> =
+            lock(&core.inflight).iter().filter(|r| r.remote == remote).cloned().collect();
+        for r in before {
+            if !r.wait(deadline) {
+                return Err(AdxlError::new(
+                    ADXL_TIMEOUT,
+                    format!("notify to {remote}: earlier transfers did not finish in time"),
+                ));
+            }
+        }
+        transfer::notify(&core, &link, name, msg, deadline)
+    }
+
+    /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
+    /// oldest first; the queue is emptied.
+    pub fn take_notifies(&self) -> AdxlResult<Vec<Notified>> {
+        Ok(lock(&self.core()?.notifies).take())
     }
 
     /// Moves the bytes: the same-host path when it applies, else TCP.

@@ -99,7 +99,6 @@ impl Request {
     }
 
     /// Waits until the request is done or `deadline` passes; whether it is done.
-    #[allow(dead_code)]
     pub fn wait(&self, deadline: Instant) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         while matches!(*state, Outcome::Waiting) {

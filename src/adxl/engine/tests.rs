@@ -478,3 +478,56 @@ fn transfer_async_requests_of_another_engine_are_refused() {
     assert_eq!(s.transfer_status(r).1.unwrap_err().status, ADXL_PARAM_INVALID);
     assert_eq!(poll(&c, r), (1, ADXL_SUCCESS));
 }
+
+#[test]
+fn notifies_are_acknowledged_queued_and_taken_after_earlier_async_data() {
+    let (s, name) = server(&[]);
+    let len = 8 << 20;
+    let remote = host(len, 0);
+    s.register_mem(remote, len, MemType::Host, no_vouch).unwrap();
+    let c = client(&[("adxl.Transport", "tcp")]);
+    assert_eq!(status(c.send_notify(&name, "a", "b", 1000)), ADXL_NOT_CONNECTED);
+    c.connect(&name, 1000).unwrap();
+    let long = "x".repeat(MAX_NOTIFY_LEN + 1);
+    assert_eq!(status(c.send_notify(&name, &long, "b", 1000)), ADXL_PARAM_INVALID);
+    assert_eq!(status(c.send_notify(&name, "a", &long, 1000)), ADXL_PARAM_INVALID);
+    assert_eq!(status(c.send_notify(&name, "a", "b", 0)), ADXL_PARAM_INVALID);
+    let local = host(len, 4);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len }];
+    let r = c.transfer_async(&name, TransferOp::Write, &d, no_vouch).unwrap();
+    c.send_notify(&name, "done", &"m".repeat(MAX_NOTIFY_LEN), 10_000).unwrap();
+    // The notify is queued once acknowledged, after the data landed.
+    assert_eq!(bytes(remote, len), vec![4; len]);
+    let got = s.take_notifies().unwrap();
+    assert_eq!(got, vec![Notified { name: "done".into(), msg: "m".repeat(MAX_NOTIFY_LEN) }]);
+    assert!(s.take_notifies().unwrap().is_empty());
+    assert_eq!(poll(&c, r), (1, ADXL_SUCCESS));
+    // At most MAX_NOTIFIES queued from one engine.
+    for i in 0..MAX_NOTIFIES {
+        c.send_notify(&name, &i.to_string(), "", 1000).unwrap();
+    }
+    assert_eq!(status(c.send_notify(&name, "one more", "", 1000)), ADXL_RESOURCE_EXHAUSTED);
+    assert_eq!(s.take_notifies().unwrap().len(), MAX_NOTIFIES);
+    c.send_notify(&name, "again", "", 1000).unwrap();
+}
+
+#[test]
+fn auto_connect_notifies_and_the_heartbeat_drops_dead_peers() {
+    assert_eq!(crate::adxl::capability::capability(0), Ok(1));
+    let (s, name) = server(&[]);
+    let c = client(&[("AutoConnect", "1")]);
+    c.send_notify(&name, "hi", "", 1000).unwrap();
+    assert_eq!(s.take_notifies().unwrap().len(), 1);
+    assert_eq!(lock(&c.core().unwrap().links).len(), 1);
+    s.finalize();
+    let t = Instant::now();
+    while !lock(&c.core().unwrap().links).is_empty() && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(lock(&c.core().unwrap().links).is_empty(), "the dead peer's link is still there");
+    assert!(t.elapsed() < HEARTBEAT_INTERVAL * 3, "{:?}", t.elapsed());
+    // A restarted peer is reached again.
+    s.initialize(&name, &[]).unwrap();
+    c.send_notify(&name, "back", "", 1000).unwrap();
+    assert_eq!(s.take_notifies().unwrap()[0].name, "back");
+}
