@@ -6,7 +6,9 @@
 //! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer
 //! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
 //! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
-//! direct copy, kernel copy; per-engine counters). The wire format is [`crate::adxl::wire`].
+//! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
+//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue). The heartbeat of
+//! engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
