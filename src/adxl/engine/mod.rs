@@ -186,6 +186,9 @@ impl Core {
             l.close();
         }
         self.workers.stop();
+        // Requests of this engine are freed: GetTransferStatus after Finalize is FAILED anyway.
+        let me = self as *const Core as usize;
+        drop(requests::REQUESTS.remove_where(|r| r.owner == me));
         self.registry.clear();
     }
 }

@@ -477,6 +477,13 @@ fn transfer_async_requests_of_another_engine_are_refused() {
     let r = c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap();
     assert_eq!(s.transfer_status(r).1.unwrap_err().status, ADXL_PARAM_INVALID);
     assert_eq!(poll(&c, r), (1, ADXL_SUCCESS));
+    // Finalize frees the engine's requests; asking after it is FAILED, and after the engine
+    // is initialised again, PARAM_INVALID.
+    let r = c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap();
+    c.finalize();
+    assert_eq!(c.transfer_status(r).1.unwrap_err().status, ADXL_FAILED);
+    c.initialize("127.0.0.1", &[]).unwrap();
+    assert_eq!(c.transfer_status(r).1.unwrap_err().status, ADXL_PARAM_INVALID);
 }
 
 #[test]
@@ -530,4 +537,23 @@ fn auto_connect_notifies_and_the_heartbeat_drops_dead_peers() {
     s.initialize(&name, &[]).unwrap();
     c.send_notify(&name, "back", "", 1000).unwrap();
     assert_eq!(s.take_notifies().unwrap()[0].name, "back");
+}
+
+#[test]
+fn transfer_async_holds_at_most_max_requests() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 3);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 64 }];
+    let reqs: Vec<u64> =
+        (0..MAX_REQUESTS).map(|_| c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap()).collect();
+    assert_eq!(status(c.transfer_async(&name, TransferOp::Read, &d, no_vouch)), ADXL_RESOURCE_EXHAUSTED);
+    assert_eq!(poll(&c, reqs[0]), (1, ADXL_SUCCESS));
+    let again = c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap();
+    for r in reqs[1..].iter().chain([&again]) {
+        assert_eq!(poll(&c, *r), (1, ADXL_SUCCESS));
+    }
 }
