@@ -543,6 +543,10 @@ impl Engine {
     /// The link a transfer or notify to `remote` uses: the current one, or (with AutoConnect,
     /// or when a same-host peer's channel closed) a new one.
     fn resolve_link(core: &Core, remote: &str, deadline: Instant) -> AdxlResult<Arc<Link>> {
+        // A request queued before Finalize fails instead of dialling for a finalized engine.
+        if core.stopping.load(Ordering::Acquire) {
+            return Err(AdxlError::new(ADXL_NOT_CONNECTED, "the engine was finalized"));
+        }
         let link = match core.link(remote) {
             Some(l) if !l.is_broken() => l,
             found if core.options.auto_connect => {
