@@ -2,12 +2,10 @@
 // Implements the vendor interface adxl::AdxlEngine (declared in adxl/adxl_engine.h) on the
 // library's native C API (ascendless.h): every member converts its C++ arguments and calls the
 // matching ascendless_* function, which checks them, catches panics and returns the ADXL
-// status numbers. The members the engine does not have yet (asynchronous transfers and
-// notifies) return UNSUPPORTED; they must still exist, since code built against
-// the vendor class references each symbol.
+// status numbers. TransferArgs of TransferAsync carries nothing yet and is ignored.
 //
 // No member lets an exception escape: anything that could throw (allocating the option
-// arrays) is caught and turned into FAILED.
+// arrays, appending to GetNotifies' vector) is caught and turned into FAILED.
 
 #include "adxl/adxl_engine.h"
 
