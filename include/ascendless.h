@@ -51,6 +51,21 @@ typedef struct AscendlessTransferDesc {
   size_t len;
 } AscendlessTransferDesc;
 
+/*
+ One notify received (`adxl::NotifyDesc`), as `ascendless_engine_get_notifies` hands it
+ out: two NUL-terminated strings owned by the array they are in.
+ */
+typedef struct AscendlessNotify {
+  /*
+   The notify's name.
+   */
+  char *name;
+  /*
+   The notify's message.
+   */
+  char *notify_msg;
+} AscendlessNotify;
+
 #define ADXL_SUCCESS 0
 
 #define ADXL_PARAM_INVALID 103900
@@ -233,6 +248,87 @@ AdxlStatus ascendless_engine_transfer_sync(AscendlessEngine engine,
                                            const struct AscendlessTransferDesc *op_descs,
                                            size_t num_descs,
                                            int32_t timeout_in_millis);
+
+/*
+ `AdxlEngine::TransferAsync`: checks and copies the descriptors (the array may be reused
+ once this returns), queues the transfer and stores a request handle in `*req` at once; the
+ engine's worker threads move the data (same host or TCP, as TransferSync). Errors found at
+ submission are those of `ascendless_engine_transfer_sync` (no link without `AutoConnect`:
+ `ADXL_NOT_CONNECTED`); a NULL `req` is `ADXL_PARAM_INVALID`; 4096 requests already held by
+ the engine (submitted and not yet reported done by `ascendless_engine_get_transfer_status`)
+ is `ADXL_RESOURCE_EXHAUSTED`. Each request has a time limit of 60 s
+ (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it); a dead peer fails it at once.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
+ `num_descs` descriptors; `req` is NULL or valid for a write of a `void *`; every local
+ range that is not runtime memory stays valid (writable for READ) until the request is
+ reported COMPLETED or FAILED.
+ */
+AdxlStatus ascendless_engine_transfer_async(AscendlessEngine engine,
+                                            const char *remote_engine,
+                                            int32_t operation,
+                                            const struct AscendlessTransferDesc *op_descs,
+                                            size_t num_descs,
+                                            void **req);
+
+/*
+ `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`) or 3
+ (`FAILED`). After COMPLETED or FAILED the request is freed: asking again is
+ `ADXL_PARAM_INVALID`, as is a value that is not a request of this engine. A NULL `req` is
+ `ADXL_FAILED`; a NULL `status` `ADXL_PARAM_INVALID`. A request that failed because its link
+ went away (peer died, Disconnect, Finalize) stores `FAILED` and returns
+ `ADXL_NOT_CONNECTED`; any other failure stores `FAILED` and returns `ADXL_SUCCESS` (the
+ reason is logged).
+
+ # Safety
+ `status` is NULL or valid for a write of an `int32_t`.
+ */
+AdxlStatus ascendless_engine_get_transfer_status(AscendlessEngine engine,
+                                                 void *req,
+                                                 int32_t *status);
+
+/*
+ `AdxlEngine::SendNotify`: sends `{name, notify_msg}` to `remote_engine` and returns once the
+ peer has queued it (acknowledged). Transfers to the same peer submitted with
+ `ascendless_engine_transfer_async` before this call land first (the notify waits for them
+ within the time-out). A name or message over 1024 bytes, `timeout_in_millis` <= 0, or a
+ NULL string: `ADXL_PARAM_INVALID`; no link (without `AutoConnect`): `ADXL_NOT_CONNECTED`;
+ no acknowledgement in time: `ADXL_TIMEOUT`; the peer already holds 4096 notifies from this
+ engine that its GetNotifies has not taken: `ADXL_RESOURCE_EXHAUSTED`; the connection broke:
+ `ADXL_NOTIFY_FAILED`.
+
+ # Safety
+ `remote_engine`, `name` and `notify_msg` are NULL or NUL-terminated strings.
+ */
+AdxlStatus ascendless_engine_send_notify(AscendlessEngine engine,
+                                         const char *remote_engine,
+                                         const char *name,
+                                         const char *notify_msg,
+                                         int32_t timeout_in_millis);
+
+/*
+ `AdxlEngine::GetNotifies`: takes every notify received from any peer since the last call
+ (oldest first) and stores them in a new array `*notifies` of `*count` elements, to be
+ freed with `ascendless_notifies_free`; none: `*notifies` NULL and `*count` 0. NULL
+ pointers: `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `notifies` and `count` are NULL or valid for a write of their type.
+ */
+AdxlStatus ascendless_engine_get_notifies(AscendlessEngine engine,
+                                          struct AscendlessNotify **notifies,
+                                          size_t *count);
+
+/*
+ Frees an array from `ascendless_engine_get_notifies` (`count` as it reported); NULL is
+ ignored.
+
+ # Safety
+ `notifies` is NULL or an array returned by `ascendless_engine_get_notifies` with `count`
+ elements, not freed before.
+ */
+void ascendless_notifies_free(struct AscendlessNotify *notifies, size_t count);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -44,7 +44,7 @@ from . import _lib
 
 __all__ = [
     "Engine", "MemHandle", "TransferDesc", "AdxlError",
-    "Status", "TransferOp", "MemType", "FeatureType",
+    "Status", "TransferOp", "TransferStatus", "MemType", "FeatureType", "Notify",
     "FEATURE_SUPPORTED", "FEATURE_NOT_SUPPORTED",
     "OPTION_RDMA_TRAFFIC_CLASS", "OPTION_RDMA_SERVICE_LEVEL", "OPTION_BUFFER_POOL",
     "OPTION_LOCAL_COMM_RES", "OPTION_AUTO_CONNECT",
@@ -71,6 +71,22 @@ class TransferOp(enum.IntEnum):
 
     READ = 0
     WRITE = 1
+
+
+class TransferStatus(enum.IntEnum):
+    """``adxl::TransferStatus``: what :meth:`Engine.get_transfer_status` reports."""
+
+    WAITING = 0
+    COMPLETED = 1
+    TIMEOUT = 2
+    FAILED = 3
+
+
+class Notify(NamedTuple):
+    """``adxl::NotifyDesc``: a notify received (:meth:`Engine.get_notifies`)."""
+
+    name: str
+    notify_msg: str
 
 
 class MemType(enum.IntEnum):
@@ -132,6 +148,12 @@ class _Desc(ctypes.Structure):
     _fields_ = [("local_addr", c_size_t), ("remote_addr", c_size_t), ("len", c_size_t)]
 
 
+class _Notify(ctypes.Structure):
+    """``AscendlessNotify``."""
+
+    _fields_ = [("name", c_void_p), ("notify_msg", c_void_p)]
+
+
 class TransferDesc(NamedTuple):
     """One contiguous copy: ``length`` bytes between a local and a remote address.
 
@@ -160,6 +182,13 @@ _PROTOTYPES = {
     "ascendless_engine_transfer_sync": (
         c_uint32, [_Engine, c_char_p, c_int32, POINTER(_Desc), c_size_t, c_int32]
     ),
+    "ascendless_engine_transfer_async": (
+        c_uint32, [_Engine, c_char_p, c_int32, POINTER(_Desc), c_size_t, POINTER(c_void_p)]
+    ),
+    "ascendless_engine_get_transfer_status": (c_uint32, [_Engine, c_void_p, POINTER(c_int32)]),
+    "ascendless_engine_send_notify": (c_uint32, [_Engine, c_char_p, c_char_p, c_char_p, c_int32]),
+    "ascendless_engine_get_notifies": (c_uint32, [_Engine, POINTER(POINTER(_Notify)), POINTER(c_size_t)]),
+    "ascendless_notifies_free": (None, [POINTER(_Notify), c_size_t]),
 }
 
 
@@ -194,6 +223,18 @@ def _name(value: str) -> bytes:
     if not isinstance(value, str):
         raise TypeError("an engine name is a str such as '127.0.0.1:26000', not %r" % (value,))
     return value.encode("utf-8")
+
+
+def _descs(descs: Iterable[Any], call: str) -> Tuple[Any, List[Any]]:
+    """The C array of `descs` and the list it was made from."""
+    items = list(descs)
+    arr = (_Desc * max(len(items), 1))()
+    for i, desc in enumerate(items):
+        local_addr, remote_addr, length = (int(field) for field in desc)
+        if local_addr < 0 or remote_addr < 0 or length < 0:
+            raise AdxlError(Status.PARAM_INVALID, "descriptor %d has a negative field" % i, call)
+        arr[i] = _Desc(local_addr, remote_addr, length)
+    return arr, items
 
 
 def _timeout(value: int) -> int:
@@ -456,17 +497,66 @@ class Engine:
         timeout_ms <= 0 or a zero address, NOT_CONNECTED (unless AutoConnect), TIMEOUT, FAILED
         when the peer died. Local memory must stay valid until the call returns.
         """
-        items = list(descs)
-        arr = (_Desc * max(len(items), 1))()
-        for i, desc in enumerate(items):
-            local_addr, remote_addr, length = (int(field) for field in desc)
-            if local_addr < 0 or remote_addr < 0 or length < 0:
-                raise AdxlError(Status.PARAM_INVALID, "descriptor %d has a negative field" % i, "transfer_sync")
-            arr[i] = _Desc(local_addr, remote_addr, length)
+        arr, items = _descs(descs, "transfer_sync")
         status = _native("ascendless_engine_transfer_sync")(
             self._h(), _name(remote), int(op), arr, len(items), _timeout(timeout_ms)
         )
         _check(status, "transfer_sync")
+
+    def transfer_async(
+        self,
+        remote: str,
+        op: Union[TransferOp, int],
+        descs: Iterable[Union[TransferDesc, Tuple[int, int, int]]],
+    ) -> int:
+        """``AdxlEngine::TransferAsync``: queues the copies and returns a request (an int) at once;
+        the engine's worker threads move the data. Poll it with :meth:`get_transfer_status`.
+        NOT_CONNECTED (unless AutoConnect), RESOURCE_EXHAUSTED when the engine already holds
+        4096 requests. Local memory must stay valid until the request is reported done.
+        """
+        arr, items = _descs(descs, "transfer_async")
+        req = c_void_p()
+        status = _native("ascendless_engine_transfer_async")(
+            self._h(), _name(remote), int(op), arr, len(items), byref(req)
+        )
+        _check(status, "transfer_async")
+        return int(req.value or 0)
+
+    def get_transfer_status(self, req: int) -> TransferStatus:
+        """``AdxlEngine::GetTransferStatus``: WAITING, COMPLETED or FAILED; a request reported
+        COMPLETED or FAILED is freed (asking again: PARAM_INVALID). A request whose link went
+        away raises NOT_CONNECTED (it is freed too)."""
+        value = c_int32(-1)
+        status = _native("ascendless_engine_get_transfer_status")(self._h(), c_void_p(int(req)), byref(value))
+        _check(status, "get_transfer_status")
+        return TransferStatus(value.value)
+
+    def send_notify(self, remote: str, name: str, msg: str = "", timeout_ms: int = 1000) -> None:
+        """``AdxlEngine::SendNotify``: returns once `remote` acknowledged the notify; it lands after
+        the data of this engine's earlier :meth:`transfer_async` requests to `remote`.
+        PARAM_INVALID (name or msg over 1024 bytes), NOT_CONNECTED, TIMEOUT,
+        RESOURCE_EXHAUSTED (4096 queued at the peer), NOTIFY_FAILED."""
+        status = _native("ascendless_engine_send_notify")(
+            self._h(), _name(remote), str(name).encode("utf-8"), str(msg).encode("utf-8"), _timeout(timeout_ms)
+        )
+        _check(status, "send_notify")
+
+    def get_notifies(self) -> List[Notify]:
+        """``AdxlEngine::GetNotifies``: every notify received from any peer since the last call,
+        oldest first."""
+        arr = POINTER(_Notify)()
+        count = c_size_t(0)
+        _check(_native("ascendless_engine_get_notifies")(self._h(), byref(arr), byref(count)), "get_notifies")
+        try:
+            return [
+                Notify(
+                    ctypes.string_at(arr[i].name).decode("utf-8", errors="replace"),
+                    ctypes.string_at(arr[i].notify_msg).decode("utf-8", errors="replace"),
+                )
+                for i in range(count.value)
+            ]
+        finally:
+            _native("ascendless_notifies_free")(arr, count.value)
 
     def _transfer_buffer(
         self,

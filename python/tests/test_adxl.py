@@ -176,7 +176,7 @@ def test_error_carries_status_and_message_and_pickles() -> None:
 def test_capability() -> None:
     assert isinstance(adxl.get_capability(adxl.FeatureType.AUTO_CONNECT), bool)
     assert Engine.capability(adxl.FeatureType.CLIENT_SERVER_COMM) is True
-    assert adxl.get_capability(adxl.FeatureType.AUTO_CONNECT) is False
+    assert adxl.get_capability(adxl.FeatureType.AUTO_CONNECT) is True
     assert adxl.get_capability(7) is False
     with pytest.raises(AdxlError) as info:
         adxl.get_capability(-3)
@@ -305,6 +305,37 @@ def test_transfer_between_two_engines(pair: Tuple[Engine, Engine, str]) -> None:
 
     client.transfer_sync(name, TransferOp.READ, [])  # nothing to do
     client.disconnect(name)
+
+
+def test_transfer_async_and_notifies(pair: Tuple[Engine, Engine, str]) -> None:
+    server, client, name = pair
+    size = 1 << 20
+    remote = np.arange(size // 4, dtype=np.uint32)
+    local = np.zeros(size // 4, dtype=np.uint32)
+    rh = server.register(remote)
+    client.register(local)
+    with pytest.raises(AdxlError) as err:
+        client.transfer_async(name, TransferOp.READ, [(adxl.buffer_address(local), rh.addr, 16)])
+    assert err.value.status == Status.NOT_CONNECTED
+    client.connect(name, timeout_ms=5000)
+    base, chunk = adxl.buffer_address(local), 1 << 16
+    reqs = [client.transfer_async(name, TransferOp.READ, [(base + off, rh.addr + off, chunk)]) for off in range(0, size, chunk)]
+    for req in reqs:
+        while True:
+            st = client.get_transfer_status(req)
+            if st != adxl.TransferStatus.WAITING:
+                break
+        assert st == adxl.TransferStatus.COMPLETED
+        with pytest.raises(AdxlError) as err:
+            client.get_transfer_status(req)
+        assert err.value.status == Status.PARAM_INVALID
+    assert np.array_equal(local, remote)
+    client.send_notify(name, "kv_ready", "layer 0", timeout_ms=5000)
+    with pytest.raises(AdxlError) as err:
+        client.send_notify(name, "x" * 1025)
+    assert err.value.status == Status.PARAM_INVALID
+    assert server.get_notifies() == [adxl.Notify("kv_ready", "layer 0")]
+    assert server.get_notifies() == []
 
 
 def test_device_memory_transfer(pair: Tuple[Engine, Engine, str], device: int) -> None:

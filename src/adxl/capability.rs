@@ -36,9 +36,9 @@ impl Feature {
         match self {
             // Engines without a port connect to engines with one and transfer both ways.
             Feature::ClientServerComm => true,
-            // Transfers to an unconnected engine do not connect on their own yet (no
-            // AutoConnect option handling, no heartbeat).
-            Feature::AutoConnect => false,
+            // `AutoConnect=1`: transfers and notifies connect on demand; a heartbeat drops
+            // links of dead peers.
+            Feature::AutoConnect => true,
         }
     }
 }

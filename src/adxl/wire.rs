@@ -6,7 +6,7 @@
 //! ```text
 //! offset size  field
 //!      0    4  magic "ADXL"
-//!      4    2  protocol version (1)
+//!      4    2  protocol version (2)
 //!      6    2  message type (see `Message`)
 //!      8    4  body length
 //! ```
@@ -19,7 +19,7 @@
 use std::io::{self, Read};
 
 pub const MAGIC: [u8; 4] = *b"ADXL";
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 pub const HEADER_LEN: usize = 12;
 /// Largest body of any frame (a HELLO with [`MAX_REGIONS`] regions fits).
 pub const MAX_BODY: usize = 1 << 20;
@@ -103,6 +103,11 @@ pub enum Message {
     Complete { id: u64, status: u32, failed: u32, message: String },
     /// The sender closes the connection next.
     Bye,
+    /// SendNotify: a name and a message (each at most [`MAX_TEXT`] bytes) for the peer's
+    /// GetNotifies; answered by COMPLETE with the same id (status 0: queued).
+    Notify { id: u64, name: String, msg: String },
+    /// Heartbeat (AutoConnect): answered by COMPLETE with the same id and status 0.
+    Ping { id: u64 },
 }
 
 /// Why a frame was refused; the connection is then closed.
@@ -134,6 +139,8 @@ impl Message {
             Message::ReadData { .. } => 7,
             Message::Complete { .. } => 8,
             Message::Bye => 9,
+            Message::Notify { .. } => 10,
+            Message::Ping { .. } => 11,
         }
     }
 
@@ -190,6 +197,12 @@ impl Message {
                 text(&mut b, message);
             }
             Message::Bye => {}
+            Message::Notify { id, name, msg } => {
+                b.extend_from_slice(&id.to_le_bytes());
+                text(&mut b, name);
+                text(&mut b, msg);
+            }
+            Message::Ping { id } => b.extend_from_slice(&id.to_le_bytes()),
         }
         let body = b.len() - HEADER_LEN;
         assert!(body <= MAX_BODY, "frame body over the limit");
@@ -251,6 +264,8 @@ impl Message {
             }
             8 => Message::Complete { id: c.u64()?, status: c.u32()?, failed: c.u32()?, message: c.text()? },
             9 => Message::Bye,
+            10 => Message::Notify { id: c.u64()?, name: c.text()?, msg: c.text()? },
+            11 => Message::Ping { id: c.u64()? },
             k => return Err(WireError::UnknownType(k)),
         };
         if !c.b.is_empty() {
@@ -270,7 +285,7 @@ pub fn parse_header(h: &[u8; HEADER_LEN]) -> Result<(u16, usize), WireError> {
         return Err(WireError::BadVersion(version));
     }
     let kind = u16::from_le_bytes([h[6], h[7]]);
-    if !(1..=9).contains(&kind) {
+    if !(1..=11).contains(&kind) {
         return Err(WireError::UnknownType(kind));
     }
     let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
@@ -380,6 +395,8 @@ mod tests {
             Desc { remote_addr: 0x2000, len: 0, local_kind: MemKind::Unregistered },
         ];
         vec![
+            Message::Notify { id: 3, name: "kv".into(), msg: "x".repeat(MAX_TEXT) },
+            Message::Ping { id: 9 },
             Message::Hello { name: "127.0.0.1".into(), regions: regions.clone(), host: None },
             Message::Hello {
                 name: "127.0.0.1".into(),
@@ -416,7 +433,7 @@ mod tests {
             let frame = m.encode();
             assert_eq!(Message::read_from(&mut frame.as_slice()).unwrap(), m);
         }
-        assert_eq!(samples()[6].payload_len(), 10);
+        assert_eq!(samples()[8].payload_len(), 10);
     }
 
     /// A small fuzz run: valid frames with random bytes changed, cut or extended, and random
@@ -481,8 +498,8 @@ mod tests {
         f[0] = b'X';
         assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::BadMagic)));
         let mut f = good.clone();
-        f[4] = 2;
-        assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::BadVersion(2))));
+        f[4] = 1;
+        assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::BadVersion(1))));
         let mut f = good.clone();
         f[6] = 77;
         assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::UnknownType(77))));

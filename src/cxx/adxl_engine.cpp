@@ -2,12 +2,10 @@
 // Implements the vendor interface adxl::AdxlEngine (declared in adxl/adxl_engine.h) on the
 // library's native C API (ascendless.h): every member converts its C++ arguments and calls the
 // matching ascendless_* function, which checks them, catches panics and returns the ADXL
-// status numbers. The members the engine does not have yet (asynchronous transfers and
-// notifies) return UNSUPPORTED; they must still exist, since code built against
-// the vendor class references each symbol.
+// status numbers. TransferArgs of TransferAsync carries nothing yet and is ignored.
 //
 // No member lets an exception escape: anything that could throw (allocating the option
-// arrays) is caught and turned into FAILED.
+// arrays, appending to GetNotifies' vector) is caught and turned into FAILED.
 
 #include "adxl/adxl_engine.h"
 
@@ -91,21 +89,50 @@ Status AdxlEngine::TransferSync(const AscendString &remote_engine, TransferOp op
                                          op_descs.size(), timeout_in_millis);
 }
 
-Status AdxlEngine::TransferAsync(const AscendString &, TransferOp, const std::vector<TransferOpDesc> &,
-                                 const TransferArgs &, TransferReq &) {
-  return UNSUPPORTED;
+Status AdxlEngine::TransferAsync(const AscendString &remote_engine, TransferOp operation,
+                                 const std::vector<TransferOpDesc> &op_descs, const TransferArgs &,
+                                 TransferReq &req) {
+  return ascendless_engine_transfer_async(ENGINE, remote_engine.GetString(), static_cast<int32_t>(operation),
+                                          reinterpret_cast<const AscendlessTransferDesc *>(op_descs.data()),
+                                          op_descs.size(), &req);
 }
 
-Status AdxlEngine::GetTransferStatus(const TransferReq &, TransferStatus &) {
-  return UNSUPPORTED;
+Status AdxlEngine::GetTransferStatus(const TransferReq &req, TransferStatus &status) {
+  int32_t value = 0;
+  Status ret = ascendless_engine_get_transfer_status(ENGINE, req, &value);
+  if (ret == SUCCESS || ret == NOT_CONNECTED) {
+    status = static_cast<TransferStatus>(value);
+  }
+  return ret;
 }
 
-Status AdxlEngine::SendNotify(const AscendString &, const NotifyDesc &, int32_t) {
-  return UNSUPPORTED;
+Status AdxlEngine::SendNotify(const AscendString &remote_engine, const NotifyDesc &notify,
+                              int32_t timeout_in_millis) {
+  return ascendless_engine_send_notify(ENGINE, remote_engine.GetString(), notify.name.GetString(),
+                                       notify.notify_msg.GetString(), timeout_in_millis);
 }
 
-Status AdxlEngine::GetNotifies(std::vector<NotifyDesc> &) {
-  return UNSUPPORTED;
+Status AdxlEngine::GetNotifies(std::vector<NotifyDesc> &notifies) {
+  AscendlessNotify *got = nullptr;
+  size_t count = 0;
+  Status ret = ascendless_engine_get_notifies(ENGINE, &got, &count);
+  if (ret != SUCCESS) {
+    return ret;
+  }
+  try {
+    notifies.reserve(notifies.size() + count);
+    for (size_t i = 0; i < count; ++i) {
+      NotifyDesc desc;
+      desc.name = AscendString(got[i].name);
+      desc.notify_msg = AscendString(got[i].notify_msg);
+      notifies.push_back(std::move(desc));
+    }
+  } catch (...) {
+    ascendless_notifies_free(got, count);
+    return FAILED;
+  }
+  ascendless_notifies_free(got, count);
+  return SUCCESS;
 }
 
 Status AdxlEngine::MallocMem(MemType type, size_t size, void **ptr) {

@@ -360,19 +360,221 @@ pub unsafe extern "C" fn ascendless_engine_transfer_sync(
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         let op = TransferOp::from_raw(operation)?;
-        let descs: &[AscendlessTransferDesc] = if num_descs == 0 {
-            &[]
-        } else if op_descs.is_null() || !op_descs.is_aligned() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
-        } else {
-            // SAFETY: non-NULL and aligned (checked); `num_descs` elements by the contract.
-            unsafe { std::slice::from_raw_parts(op_descs, num_descs) }
-        };
-        let descs: Vec<TransferDesc> = descs
-            .iter()
-            .map(|d| TransferDesc { local_addr: d.local_addr, remote_addr: d.remote_addr, len: d.len })
-            .collect();
+        // SAFETY: forwarded contract.
+        let descs = unsafe { copy_descs(op_descs, num_descs) }?;
         // SAFETY: the caller promises the local ranges are valid until this call returns.
         e.transfer_sync(remote, op, &descs, timeout_in_millis, |r| unsafe { vouch(r) })
     })
+}
+
+/// Copies the C descriptor array (NULL allowed only with `num_descs` 0).
+///
+/// # Safety
+/// `op_descs` is NULL or an array of `num_descs` descriptors.
+unsafe fn copy_descs(
+    op_descs: *const AscendlessTransferDesc,
+    num_descs: usize,
+) -> AdxlResult<Vec<TransferDesc>> {
+    let descs: &[AscendlessTransferDesc] = if num_descs == 0 {
+        &[]
+    } else if op_descs.is_null() || !op_descs.is_aligned() {
+        return Err(AdxlError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
+    } else {
+        // SAFETY: non-NULL and aligned (checked); `num_descs` elements by the contract.
+        unsafe { std::slice::from_raw_parts(op_descs, num_descs) }
+    };
+    Ok(descs
+        .iter()
+        .map(|d| TransferDesc { local_addr: d.local_addr, remote_addr: d.remote_addr, len: d.len })
+        .collect())
+}
+
+/// `AdxlEngine::TransferAsync`: checks and copies the descriptors (the array may be reused
+/// once this returns), queues the transfer and stores a request handle in `*req` at once; the
+/// engine's worker threads move the data (same host or TCP, as TransferSync). Errors found at
+/// submission are those of `ascendless_engine_transfer_sync` (no link without `AutoConnect`:
+/// `ADXL_NOT_CONNECTED`); a NULL `req` is `ADXL_PARAM_INVALID`; 4096 requests already held by
+/// the engine (submitted and not yet reported done by `ascendless_engine_get_transfer_status`)
+/// is `ADXL_RESOURCE_EXHAUSTED`. Each request has a time limit of 60 s
+/// (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it); a dead peer fails it at once.
+///
+/// # Safety
+/// `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
+/// `num_descs` descriptors; `req` is NULL or valid for a write of a `void *`; every local
+/// range that is not runtime memory stays valid (writable for READ) until the request is
+/// reported COMPLETED or FAILED.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_transfer_async(
+    engine: AscendlessEngine,
+    remote_engine: *const c_char,
+    operation: i32,
+    op_descs: *const AscendlessTransferDesc,
+    num_descs: usize,
+    req: *mut *mut c_void,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_transfer_async", || {
+        let e = self::engine(engine)?;
+        // SAFETY: forwarded contract.
+        let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
+        let op = TransferOp::from_raw(operation)?;
+        if req.is_null() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "req must not be NULL"));
+        }
+        check_optional(req, "req")?;
+        // SAFETY: forwarded contract.
+        let descs = unsafe { copy_descs(op_descs, num_descs) }?;
+        // SAFETY: the caller promises the local ranges stay valid until the request is done.
+        let h = e.transfer_async(remote, op, &descs, |r| unsafe { vouch(r) })?;
+        // SAFETY: forwarded contract; checked non-NULL and aligned.
+        if let Err(err) = unsafe { write_out(req, std::ptr::without_provenance_mut(h as usize), "req") } {
+            let _ = e.transfer_status(h);
+            return Err(err.into());
+        }
+        Ok(())
+    })
+}
+
+/// `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`) or 3
+/// (`FAILED`). After COMPLETED or FAILED the request is freed: asking again is
+/// `ADXL_PARAM_INVALID`, as is a value that is not a request of this engine. A NULL `req` is
+/// `ADXL_FAILED`; a NULL `status` `ADXL_PARAM_INVALID`. A request that failed because its link
+/// went away (peer died, Disconnect, Finalize) stores `FAILED` and returns
+/// `ADXL_NOT_CONNECTED`; any other failure stores `FAILED` and returns `ADXL_SUCCESS` (the
+/// reason is logged).
+///
+/// # Safety
+/// `status` is NULL or valid for a write of an `int32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_get_transfer_status(
+    engine: AscendlessEngine,
+    req: *mut c_void,
+    status: *mut i32,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_get_transfer_status", || {
+        let e = self::engine(engine)?;
+        if status.is_null() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "status must not be NULL"));
+        }
+        check_optional(status, "status")?;
+        let (value, result) = e.transfer_status(req.addr() as u64);
+        if let Some(v) = value {
+            // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
+            unsafe { write_out(status, v, "status") }?;
+        }
+        result
+    })
+}
+
+/// One notify received (`adxl::NotifyDesc`), as `ascendless_engine_get_notifies` hands it
+/// out: two NUL-terminated strings owned by the array they are in.
+#[repr(C)]
+#[derive(Debug)]
+pub struct AscendlessNotify {
+    /// The notify's name.
+    pub name: *mut c_char,
+    /// The notify's message.
+    pub notify_msg: *mut c_char,
+}
+
+/// `AdxlEngine::SendNotify`: sends `{name, notify_msg}` to `remote_engine` and returns once the
+/// peer has queued it (acknowledged). Transfers to the same peer submitted with
+/// `ascendless_engine_transfer_async` before this call land first (the notify waits for them
+/// within the time-out). A name or message over 1024 bytes, `timeout_in_millis` <= 0, or a
+/// NULL string: `ADXL_PARAM_INVALID`; no link (without `AutoConnect`): `ADXL_NOT_CONNECTED`;
+/// no acknowledgement in time: `ADXL_TIMEOUT`; the peer already holds 4096 notifies from this
+/// engine that its GetNotifies has not taken: `ADXL_RESOURCE_EXHAUSTED`; the connection broke:
+/// `ADXL_NOTIFY_FAILED`.
+///
+/// # Safety
+/// `remote_engine`, `name` and `notify_msg` are NULL or NUL-terminated strings.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_send_notify(
+    engine: AscendlessEngine,
+    remote_engine: *const c_char,
+    name: *const c_char,
+    notify_msg: *const c_char,
+    timeout_in_millis: i32,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_send_notify", || {
+        let e = self::engine(engine)?;
+        // SAFETY: forwarded contract.
+        let (remote, name, msg) = unsafe {
+            (
+                required_str(remote_engine, "remote_engine")?,
+                required_str(name, "name")?,
+                required_str(notify_msg, "notify_msg")?,
+            )
+        };
+        e.send_notify(remote, name, msg, timeout_in_millis)
+    })
+}
+
+fn c_string(s: String) -> *mut c_char {
+    let mut bytes = s.into_bytes();
+    if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+        bytes.truncate(nul);
+    }
+    std::ffi::CString::new(bytes).unwrap_or_default().into_raw()
+}
+
+/// `AdxlEngine::GetNotifies`: takes every notify received from any peer since the last call
+/// (oldest first) and stores them in a new array `*notifies` of `*count` elements, to be
+/// freed with `ascendless_notifies_free`; none: `*notifies` NULL and `*count` 0. NULL
+/// pointers: `ADXL_PARAM_INVALID`.
+///
+/// # Safety
+/// `notifies` and `count` are NULL or valid for a write of their type.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_engine_get_notifies(
+    engine: AscendlessEngine,
+    notifies: *mut *mut AscendlessNotify,
+    count: *mut usize,
+) -> AdxlStatus {
+    adxl_call("ascendless_engine_get_notifies", || {
+        let e = self::engine(engine)?;
+        if notifies.is_null() || count.is_null() {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, "notifies and count must not be NULL"));
+        }
+        check_optional(notifies, "notifies")?;
+        check_optional(count, "count")?;
+        let taken = e.take_notifies()?;
+        let n = taken.len();
+        let out: *mut AscendlessNotify = if n == 0 {
+            std::ptr::null_mut()
+        } else {
+            let array: Box<[AscendlessNotify]> = taken
+                .into_iter()
+                .map(|x| AscendlessNotify { name: c_string(x.name), notify_msg: c_string(x.msg) })
+                .collect();
+            Box::into_raw(array).cast()
+        };
+        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
+        unsafe {
+            write_out(notifies, out, "notifies")?;
+            write_out(count, n, "count")?;
+        }
+        Ok(())
+    })
+}
+
+/// Frees an array from `ascendless_engine_get_notifies` (`count` as it reported); NULL is
+/// ignored.
+///
+/// # Safety
+/// `notifies` is NULL or an array returned by `ascendless_engine_get_notifies` with `count`
+/// elements, not freed before.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_notifies_free(notifies: *mut AscendlessNotify, count: usize) {
+    if notifies.is_null() || count == 0 {
+        return;
+    }
+    // SAFETY: by the contract, the array was made by `Box::into_raw` of `count` elements whose
+    // strings came from `CString::into_raw`, and is freed once.
+    unsafe {
+        let array = Box::from_raw(std::ptr::slice_from_raw_parts_mut(notifies, count));
+        for n in array.iter() {
+            drop(std::ffi::CString::from_raw(n.name));
+            drop(std::ffi::CString::from_raw(n.notify_msg));
+        }
+    }
 }

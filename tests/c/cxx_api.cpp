@@ -64,6 +64,37 @@ static void transfer_between_engines(const char *port) {
     CHECK(client.TransferSync(server_name.c_str(), WRITE, descs, 5000) == SUCCESS);
     CHECK(remote == local);
     CHECK(client.TransferSync("127.0.0.1:1", READ, descs) == NOT_CONNECTED);
+
+    // TransferAsync / GetTransferStatus, then a notify that lands after the data.
+    for (size_t i = 0; i < remote.size(); i++) remote[i] = static_cast<unsigned char>(i * 7 + 2);
+    std::vector<TransferReq> reqs;
+    for (int k = 0; k < 16; k++) {
+        TransferReq req = nullptr;
+        std::vector<TransferOpDesc> one{descs[static_cast<size_t>(k)]};
+        CHECK(client.TransferAsync(server_name.c_str(), READ, one, TransferArgs{}, req) == SUCCESS && req != nullptr);
+        reqs.push_back(req);
+    }
+    for (TransferReq req : reqs) {
+        TransferStatus st = TransferStatus::WAITING;
+        int spins = 0;
+        while (client.GetTransferStatus(req, st) == SUCCESS && st == TransferStatus::WAITING && spins++ < 100000) {
+        }
+        CHECK(st == TransferStatus::COMPLETED);
+        CHECK(client.GetTransferStatus(req, st) == PARAM_INVALID);
+    }
+    CHECK(std::memcmp(local.data(), remote.data(), remote.size()) == 0);
+    TransferStatus st = TransferStatus::WAITING;
+    CHECK(client.GetTransferStatus(nullptr, st) == FAILED);
+    TransferReq req = nullptr;
+    CHECK(client.TransferAsync("127.0.0.1:1", READ, descs, TransferArgs{}, req) == NOT_CONNECTED);
+    NotifyDesc note{"kv_ready", "layer 3"};
+    CHECK(client.SendNotify(server_name.c_str(), note) == SUCCESS);
+    CHECK(client.SendNotify("127.0.0.1:1", note) == NOT_CONNECTED);
+    std::vector<NotifyDesc> notes{NotifyDesc{"kept", ""}};
+    CHECK(server.GetNotifies(notes) == SUCCESS);
+    CHECK(notes.size() == 2 && notes[1].name == "kv_ready" && notes[1].notify_msg == "layer 3");
+    notes.clear();
+    CHECK(server.GetNotifies(notes) == SUCCESS && notes.empty());
     CHECK(client.TransferSync(server_name.c_str(), READ, descs, 0) == PARAM_INVALID);
     CHECK(client.Disconnect(server_name.c_str()) == SUCCESS);
     CHECK(client.Disconnect(server_name.c_str()) == NOT_CONNECTED);

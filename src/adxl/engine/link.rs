@@ -265,6 +265,14 @@ impl Link {
         }
     }
 
+    /// An idle connection, if one is (for the heartbeat, which never waits or dials).
+    pub fn take_idle(&self) -> Option<Conn> {
+        if self.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        self.lock().idle.pop()
+    }
+
     /// Returns a connection whose conversation ended cleanly.
     pub fn give_back(&self, conn: Conn) {
         if self.closed.load(Ordering::Acquire) {

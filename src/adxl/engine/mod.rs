@@ -6,7 +6,9 @@
 //! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer
 //! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
 //! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
-//! direct copy, kernel copy; per-engine counters). The wire format is [`crate::adxl::wire`].
+//! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
+//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue). The heartbeat of
+//! engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
@@ -28,21 +30,25 @@
 
 mod fast;
 mod link;
+mod notify;
 mod pool;
 mod reader;
 mod registry;
+mod requests;
 mod serve;
 mod shm;
 mod transfer;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use fast::CounterValues;
+pub use notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
+pub use requests::{MAX_REQUESTS, Outcome};
 pub use transfer::TransferOp;
 
 use super::name::EngineName;
@@ -120,6 +126,13 @@ pub(crate) struct Core {
     /// The same-host listener (engines with a port, unless forced to TCP).
     shm: Mutex<Option<Arc<shm::Server>>>,
     counters: fast::Counters,
+    /// Requests of TransferAsync held (see [`requests`]).
+    held: Arc<AtomicUsize>,
+    workers: requests::Workers,
+    /// Requests not yet done, so a notify can wait for the transfers submitted before it.
+    inflight: Mutex<Vec<Arc<requests::Request>>>,
+    /// Notifies received, until GetNotifies.
+    notifies: Mutex<notify::Queue>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -172,6 +185,10 @@ impl Core {
         for (_, l) in lock(&self.links).drain() {
             l.close();
         }
+        self.workers.stop();
+        // Requests of this engine are freed: GetTransferStatus after Finalize is FAILED anyway.
+        let me = self as *const Core as usize;
+        drop(requests::REQUESTS.remove_where(|r| r.owner == me));
         self.registry.clear();
     }
 }
@@ -204,6 +221,83 @@ fn positive_timeout(timeout_ms: i32) -> AdxlResult<Duration> {
         return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
     }
     Ok(Duration::from_millis(timeout_ms as u64))
+}
+
+/// The heartbeat's interval unless `ASCENDLESS_ADXL_HEARTBEAT_MS` (> 0) says otherwise.
+pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
+/// Heartbeats a peer may miss in a row before its link is dropped, unless
+/// `ASCENDLESS_ADXL_HEARTBEAT_MISSES` (> 0) says otherwise.
+pub const HEARTBEAT_MISSES: u32 = 3;
+
+/// The heartbeat of an engine with AutoConnect: every interval each link gets a PING on one
+/// of its idle connections (a link with none idle is busy, so alive), answered within the
+/// interval. A connection that ends or resets (the peer died) drops the link at once; a peer
+/// that misses the configured number of answers in a row is dropped too. A dropped link is
+/// closed (its requests in flight fail, reported NOT_CONNECTED) and the next transfer or
+/// notify connects again.
+fn heartbeat(core: &std::sync::Weak<Core>) {
+    let interval = requests::env_ms("ASCENDLESS_ADXL_HEARTBEAT_MS").unwrap_or(HEARTBEAT_INTERVAL);
+    let allowed = std::env::var("ASCENDLESS_ADXL_HEARTBEAT_MISSES")
+        .ok()
+        .and_then(|v| v.trim().parse::<u32>().ok())
+        .filter(|&v| v > 0)
+        .unwrap_or(HEARTBEAT_MISSES);
+    let mut missed: HashMap<String, u32> = HashMap::new();
+    loop {
+        let start = Instant::now();
+        while start.elapsed() < interval {
+            std::thread::sleep((interval - start.elapsed()).min(Duration::from_millis(50)));
+            match core.upgrade() {
+                Some(c) if !c.stopping.load(Ordering::Acquire) => {}
+                _ => return,
+            }
+        }
+        let Some(core) = core.upgrade() else { return };
+        let links: Vec<(String, Arc<Link>)> =
+            lock(&core.links).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        missed.retain(|k, _| links.iter().any(|(n, _)| n == k));
+        for (name, link) in links {
+            let dead = link.is_broken()
+                || match transfer::ping(&link, Instant::now() + interval) {
+                    Ok(()) => {
+                        missed.remove(&name);
+                        false
+                    }
+                    Err(true) => true,
+                    Err(false) => {
+                        let m = missed.entry(name.clone()).or_default();
+                        *m += 1;
+                        *m >= allowed
+                    }
+                };
+            if dead {
+                missed.remove(&name);
+                let mut links = lock(&core.links);
+                if links.get(&name).is_some_and(|l| Arc::ptr_eq(l, &link)) {
+                    links.remove(&name);
+                }
+                drop(links);
+                log::debug!(target: TARGET, "heartbeat: {name} is gone, its link is dropped");
+                link.close();
+            }
+        }
+    }
+}
+
+/// Zero addresses and ranges that wrap are PARAM_INVALID.
+fn check_descs(descs: &[TransferDesc]) -> AdxlResult<()> {
+    for (i, d) in descs.iter().enumerate() {
+        if d.local_addr == 0 || d.remote_addr == 0 {
+            return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
+        }
+        if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
+            return Err(AdxlError::new(
+                ADXL_PARAM_INVALID,
+                format!("descriptor {i} wraps the address space"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The span for a local range: the runtime's view of its memory, or the caller's word.
@@ -263,6 +357,10 @@ impl Engine {
             transport,
             shm: Mutex::new(None),
             counters: fast::Counters::default(),
+            held: Arc::new(AtomicUsize::new(0)),
+            workers: requests::Workers::default(),
+            inflight: Mutex::new(Vec::new()),
+            notifies: Mutex::new(notify::Queue::default()),
         });
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::listen(&core, addr)?;
@@ -270,6 +368,10 @@ impl Engine {
             if transport != Transport::Tcp {
                 *lock(&core.shm) = shm::Server::start(&core, addr.port());
             }
+        }
+        if core.options.auto_connect {
+            let weak = Arc::downgrade(&core);
+            let _ = std::thread::Builder::new().name("adxl-heartbeat".into()).spawn(move || heartbeat(&weak));
         }
         log::debug!(target: TARGET, "engine {local_engine} initialized ({transport:?})");
         *state = State::Running(core);
@@ -432,22 +534,24 @@ impl Engine {
     ) -> AdxlResult<()> {
         let core = self.core()?;
         let deadline = Instant::now() + positive_timeout(timeout_ms)?;
-        for (i, d) in descs.iter().enumerate() {
-            if d.local_addr == 0 || d.remote_addr == 0 {
-                return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
-            }
-            if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
-                return Err(AdxlError::new(
-                    ADXL_PARAM_INVALID,
-                    format!("descriptor {i} wraps the address space"),
-                ));
-            }
+        check_descs(descs)?;
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        let locals = Self::locals(&core, op, descs, &mut vouch)?;
+        Self::execute(&core, &link, op, &locals, deadline)
+    }
+
+    /// The link a transfer or notify to `remote` uses: the current one, or (with AutoConnect,
+    /// or when a same-host peer's channel closed) a new one.
+    fn resolve_link(core: &Core, remote: &str, deadline: Instant) -> AdxlResult<Arc<Link>> {
+        // A request queued before Finalize fails instead of dialling for a finalized engine.
+        if core.stopping.load(Ordering::Acquire) {
+            return Err(AdxlError::new(ADXL_NOT_CONNECTED, "the engine was finalized"));
         }
         let link = match core.link(remote) {
             Some(l) if !l.is_broken() => l,
             found if core.options.auto_connect => {
                 drop(found);
-                match Self::connect_core(&core, remote, deadline) {
+                match Self::connect_core(core, remote, deadline) {
                     Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                     Err(e) => return Err(e),
                 }
@@ -460,16 +564,25 @@ impl Engine {
         // A same-host peer whose channel closed is gone (finalized, exited, killed): dial
         // again, as TCP does after a dead connection, so a restarted peer is reached and a
         // dead one fails here (FAILED), never through its old memory.
-        let link = if link.shm.as_ref().is_some_and(|s| !s.alive()) {
-            match Self::connect_core(&core, remote, deadline) {
+        if link.shm.as_ref().is_some_and(|s| !s.alive()) {
+            match Self::connect_core(core, remote, deadline) {
                 Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                 Err(e) => return Err(e),
             }
-            core.link(remote)
-                .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?
-        } else {
-            link
-        };
+            return core
+                .link(remote)
+                .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+        }
+        Ok(link)
+    }
+
+    /// Resolves every descriptor's local side to memory the engine may touch.
+    fn locals(
+        core: &Core,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        vouch: &mut impl FnMut(HostRange) -> RawSpan,
+    ) -> AdxlResult<Vec<Local>> {
         let mut locals = Vec::with_capacity(descs.len());
         // Descriptors of one call usually fall in one registration: try the last one first.
         let mut last: Option<Arc<registry::Registered>> = None;
@@ -501,13 +614,159 @@ impl Engine {
                     ));
                 }
             };
-            let span = local_span(d.local_addr, d.len, op == TransferOp::Read, &mut vouch)?;
+            let span = local_span(d.local_addr, d.len, op == TransferOp::Read, vouch)?;
             locals.push(Local {
                 span,
                 desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
             });
         }
-        if let Some(result) = fast::try_run(&core.counters, &link, op, &locals) {
+        Ok(locals)
+    }
+
+    /// `TransferAsync(remote_engine, operation, op_descs, args, req)`: checks and copies the
+    /// descriptors, resolves local memory, and queues the transfer for the engine's workers;
+    /// returns the request's handle at once. No link (without AutoConnect) is NOT_CONNECTED;
+    /// [`MAX_REQUESTS`] requests held already is RESOURCE_EXHAUSTED. `vouch`'s spans must stay
+    /// valid until the request is done.
+    pub fn transfer_async(
+        &self,
+        remote: &str,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> AdxlResult<u64> {
+        let core = self.core()?;
+        check_descs(descs)?;
+        if !core.options.auto_connect && core.link(remote).is_none() {
+            return Err(AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+        }
+        let locals = Self::locals(&core, op, descs, &mut vouch)?;
+        let owner = Arc::as_ptr(&core) as usize;
+        let request = Arc::new(requests::Request::new(remote, owner, &core.held).ok_or_else(|| {
+            AdxlError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_REQUESTS} transfer requests held"))
+        })?);
+        let deadline = Instant::now() + requests::async_timeout();
+        lock(&core.inflight).push(request.clone());
+        let handle = requests::REQUESTS.insert_arc(request.clone());
+        let job_core = core.clone();
+        let job = Box::new(move || {
+            let core = job_core;
+            let remote = request.remote.clone();
+            let (result, gone) = match Self::resolve_link(&core, &remote, deadline) {
+                Err(e) => {
+                    let gone = e.status == ADXL_NOT_CONNECTED;
+                    (Err(e), gone)
+                }
+                Ok(link) => {
+                    let r = Self::execute(&core, &link, op, &locals, deadline);
+                    let gone = r.is_err()
+                        && (link.is_broken() || !core.link(&remote).is_some_and(|l| Arc::ptr_eq(&l, &link)));
+                    (r, gone)
+                }
+            };
+            drop(locals);
+            request.finish(result, gone);
+            lock(&core.inflight).retain(|r| !Arc::ptr_eq(r, &request));
+        });
+        if !core.workers.submit(job) {
+            let _ = requests::REQUESTS.remove(handle);
+            return Err(AdxlError::new(ADXL_FAILED, "the engine is finalizing"));
+        }
+        Ok(handle)
+    }
+
+    /// `GetTransferStatus(req, status)`: the status to report (0 WAITING, 1 COMPLETED, 3
+    /// FAILED; `None` when nothing is reported) and the call's result. A request reported
+    /// COMPLETED or FAILED is freed (asking again: PARAM_INVALID). NULL: FAILED. A request
+    /// whose link went away: status FAILED and NOT_CONNECTED.
+    pub fn transfer_status(&self, req: u64) -> (Option<i32>, AdxlResult<()>) {
+        let core = match self.core() {
+            Ok(c) => c,
+            Err(e) => return (None, Err(e)),
+        };
+        if req == 0 {
+            return (None, Err(AdxlError::new(ADXL_FAILED, "the transfer request is NULL")));
+        }
+        let request = match requests::REQUESTS.get(req) {
+            Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
+            Ok(_) => {
+                return (
+                    None,
+                    Err(AdxlError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
+                );
+            }
+            Err(e) => {
+                return (None, Err(AdxlError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
+            }
+        };
+        match request.outcome() {
+            Outcome::Waiting => (Some(0), Ok(())),
+            Outcome::Completed => {
+                let _ = requests::REQUESTS.remove(req);
+                (Some(1), Ok(()))
+            }
+            Outcome::Failed { status, message, link_gone } => {
+                let _ = requests::REQUESTS.remove(req);
+                log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
+                if link_gone {
+                    let e = AdxlError::new(
+                        ADXL_NOT_CONNECTED,
+                        format!("the link to {} went away: {message}", request.remote),
+                    );
+                    (Some(3), Err(e))
+                } else {
+                    (Some(3), Ok(()))
+                }
+            }
+        }
+    }
+
+    /// `SendNotify(remote_engine, {name, msg}, timeout)`: returns once the peer has queued the
+    /// notify. Transfers to `remote` submitted with TransferAsync before this call land first
+    /// (the notify waits for them, within the time-out). Name or message over
+    /// [`MAX_NOTIFY_LEN`] bytes, or timeout <= 0: PARAM_INVALID; no link (without AutoConnect):
+    /// NOT_CONNECTED; no answer in time: TIMEOUT; the peer holds [`MAX_NOTIFIES`] from this
+    /// engine already: RESOURCE_EXHAUSTED; the connection broke: NOTIFY_FAILED.
+    pub fn send_notify(&self, remote: &str, name: &str, msg: &str, timeout_ms: i32) -> AdxlResult<()> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        for (what, text) in [("name", name), ("message", msg)] {
+            if text.len() > MAX_NOTIFY_LEN {
+                return Err(AdxlError::new(
+                    ADXL_PARAM_INVALID,
+                    format!("notify {what} of {} bytes is over {MAX_NOTIFY_LEN}", text.len()),
+                ));
+            }
+        }
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        let before: Vec<Arc<requests::Request>> =
+            lock(&core.inflight).iter().filter(|r| r.remote == remote).cloned().collect();
+        for r in before {
+            if !r.wait(deadline) {
+                return Err(AdxlError::new(
+                    ADXL_TIMEOUT,
+                    format!("notify to {remote}: earlier transfers did not finish in time"),
+                ));
+            }
+        }
+        transfer::notify(&core, &link, name, msg, deadline)
+    }
+
+    /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
+    /// oldest first; the queue is emptied.
+    pub fn take_notifies(&self) -> AdxlResult<Vec<Notified>> {
+        Ok(lock(&self.core()?.notifies).take())
+    }
+
+    /// Moves the bytes: the same-host path when it applies, else TCP.
+    fn execute(
+        core: &Core,
+        link: &Link,
+        op: TransferOp,
+        locals: &[Local],
+        deadline: Instant,
+    ) -> AdxlResult<()> {
+        if let Some(result) = fast::try_run(&core.counters, link, op, locals) {
             return result;
         }
         core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());
@@ -515,7 +774,7 @@ impl Engine {
         // relays (the relay rule is about the whole call).
         let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
             && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
-        transfer::run(&core, &link, op, &locals, direct, deadline)
+        transfer::run(core, link, op, locals, direct, deadline)
     }
 }
 

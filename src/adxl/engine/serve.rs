@@ -123,7 +123,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         && stream.set_write_timeout(Some(STALL)).is_ok();
     drop(turn);
     if ok {
-        if let Err(e) = requests(core, &stream, &served) {
+        if let Err(e) = requests(core, &stream, &served, &peer) {
             log::debug!(target: TARGET, "connection from {peer} closed: {e}");
         }
     }
@@ -132,7 +132,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
 }
 
 /// Answers requests until BYE, end of file or a malformed frame.
-fn requests(core: &Core, s: &TcpStream, served: &Served) -> io::Result<()> {
+fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Result<()> {
     let mut reader = FrameReader::default();
     loop {
         let m = reader.frame(s).map_err(|e| io::Error::other(e.to_string()))?;
@@ -144,6 +144,19 @@ fn requests(core: &Core, s: &TcpStream, served: &Served) -> io::Result<()> {
             Message::Read { id, descs } => {
                 let _turn = served.lock();
                 serve_read(core, s, id, &descs)?
+            }
+            Message::Notify { id, name, msg } => {
+                let status = super::lock(&core.notifies).push(peer, super::notify::Notified { name, msg });
+                let message = if status == 0 { String::new() } else { "too many notifies queued".into() };
+                let _turn = served.lock();
+                send_all(s, &Message::Complete { id, status, failed: u32::MAX, message }.encode())?
+            }
+            Message::Ping { id } => {
+                let _turn = served.lock();
+                send_all(
+                    s,
+                    &Message::Complete { id, status: 0, failed: u32::MAX, message: String::new() }.encode(),
+                )?
             }
             Message::MemAdd { .. } | Message::MemRemove { .. } => {}
             Message::Bye => return Ok(()),

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use super::link::{Conn, Link, io_status, remaining, wire_status};
 use crate::adxl::wire::{Desc, MAX_DESCS, Message};
-use crate::error::adxl_status::ADXL_FAILED;
+use crate::error::adxl_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::span::RawSpan;
 use crate::sys::stream_io::{Part, send_all, send_gather};
@@ -247,6 +247,74 @@ fn converse(
     match first_error {
         Some(e) => Err(Fault::Refused(e)),
         None => Ok(()),
+    }
+}
+
+/// Sends `message` (NOTIFY or PING, id 0) on `conn` and reads its COMPLETE: the peer's
+/// status and message.
+fn exchange(
+    conn: &mut Conn,
+    link: &Link,
+    message: &Message,
+    deadline: Instant,
+) -> Result<(u32, String), Fault> {
+    let remote = link.remote.as_str();
+    set_timeouts(conn, remote, deadline)?;
+    send_all(&conn.stream, &message.encode()).map_err(|e| from_io(remote, e))?;
+    match next(conn, link)? {
+        Message::Complete { id: 0, status, message, .. } => Ok((status, message)),
+        _ => Err(Fault::Lost(AdxlError::new(ADXL_FAILED, format!("{remote} answered out of order")))),
+    }
+}
+
+/// SendNotify on one connection of `link`: the peer's refusal is returned as is; a broken
+/// connection is NOTIFY_FAILED; a time-out TIMEOUT.
+pub fn notify(core: &super::Core, link: &Link, name: &str, msg: &str, deadline: Instant) -> AdxlResult<()> {
+    let mut conn = link.take(core, deadline)?;
+    let message = Message::Notify { id: 0, name: name.to_owned(), msg: msg.to_owned() };
+    let notify_failed = |e: AdxlError| AdxlError::new(ADXL_NOTIFY_FAILED, e.message);
+    match exchange(&mut conn, link, &message, deadline) {
+        Ok((0, _)) => {
+            link.give_back(conn);
+            Ok(())
+        }
+        Ok((status, why)) => {
+            link.give_back(conn);
+            Err(AdxlError::new(status, format!("{}: {why}", link.remote)))
+        }
+        Err(Fault::Refused(e)) => {
+            link.give_back(conn);
+            Err(e)
+        }
+        Err(Fault::Lost(e)) => {
+            link.discard(conn, false);
+            Err(if e.status == ADXL_TIMEOUT { e } else { notify_failed(e) })
+        }
+        Err(Fault::Broken(e)) => {
+            link.discard(conn, true);
+            Err(notify_failed(e))
+        }
+    }
+}
+
+/// One heartbeat on an idle connection of `link` (none idle: the link is busy, so alive):
+/// `Ok(())` when the peer answered, `Err(true)` when the connection broke (end of file,
+/// reset), `Err(false)` on a time-out.
+pub fn ping(link: &Link, deadline: Instant) -> Result<(), bool> {
+    let Some(mut conn) = link.take_idle() else { return Ok(()) };
+    match exchange(&mut conn, link, &Message::Ping { id: 0 }, deadline) {
+        Ok(_) | Err(Fault::Refused(_)) => {
+            link.give_back(conn);
+            Ok(())
+        }
+        Err(Fault::Lost(_)) => {
+            link.discard(conn, false);
+            Err(false)
+        }
+        Err(Fault::Broken(_)) => {
+            link.discard(conn, true);
+            Err(true)
+        }
     }
 }
 

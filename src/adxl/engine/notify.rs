@@ -1,0 +1,68 @@
+//! Notifies: short named messages an engine sends a peer (SendNotify) and the peer collects
+//! (GetNotifies).
+//!
+//! The receiving engine queues each NOTIFY it serves, at most [`MAX_QUEUED`] per sending
+//! engine (by name); one more is answered RESOURCE_EXHAUSTED, which the sender's SendNotify
+//! returns. GetNotifies takes everything queued, from every peer, in arrival order.
+
+use std::collections::HashMap;
+
+use crate::error::adxl_status::ADXL_RESOURCE_EXHAUSTED;
+
+/// Most notifies queued from one peer until GetNotifies takes them.
+pub const MAX_QUEUED: usize = 4096;
+/// Longest name or message of a notify, in bytes.
+pub const MAX_LEN: usize = crate::adxl::wire::MAX_TEXT;
+
+/// One notify received.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notified {
+    pub name: String,
+    pub msg: String,
+}
+
+#[derive(Default)]
+pub struct Queue {
+    list: Vec<(String, Notified)>,
+    per_peer: HashMap<String, usize>,
+}
+
+impl Queue {
+    /// Queues a notify from `peer`: 0, or RESOURCE_EXHAUSTED when `peer` has [`MAX_QUEUED`].
+    pub fn push(&mut self, peer: &str, n: Notified) -> u32 {
+        let count = self.per_peer.entry(peer.to_owned()).or_default();
+        if *count >= MAX_QUEUED {
+            return ADXL_RESOURCE_EXHAUSTED;
+        }
+        *count += 1;
+        self.list.push((peer.to_owned(), n));
+        0
+    }
+
+    /// Everything queued, oldest first; the queue is left empty.
+    pub fn take(&mut self) -> Vec<Notified> {
+        self.per_peer.clear();
+        self.list.drain(..).map(|(_, n)| n).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn at_most_max_queued_per_peer_and_take_clears() {
+        let mut q = Queue::default();
+        let n = |i: usize| Notified { name: format!("n{i}"), msg: String::new() };
+        for i in 0..MAX_QUEUED {
+            assert_eq!(q.push("a", n(i)), 0);
+        }
+        assert_eq!(q.push("a", n(0)), ADXL_RESOURCE_EXHAUSTED);
+        assert_eq!(q.push("b", n(1)), 0);
+        let all = q.take();
+        assert_eq!(all.len(), MAX_QUEUED + 1);
+        assert_eq!(all[0].name, "n0");
+        assert!(q.take().is_empty());
+        assert_eq!(q.push("a", n(0)), 0);
+    }
+}
