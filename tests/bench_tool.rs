@@ -71,15 +71,18 @@ fn adxl_spawn_write_and_read() {
 }
 
 #[test]
-fn adxl_shm_is_passed_through_and_async_refused() {
+fn adxl_shm_and_async() {
     let v = run(&["adxl", "--transport", "shm", "--block", "4K", "--duration", "0.2", "--json"]);
     check(&v, "adxl", "memcpy");
     assert_eq!(v["results"][0]["baselines"][0]["name"], "memcpy", "shm is compared with memcpy first");
     assert!(v["results"][0]["note"].as_str().unwrap().contains("ASCENDLESS_TRANSPORT=shm"));
+    let v = run(&["adxl", "--async", "4", "--block", "4K", "--duration", "0.2", "--json"]);
+    check(&v, "adxl", "raw TCP socket pair");
+    assert_eq!(v["params"]["in_flight_per_thread"], 4, "{v}");
+    assert!(v["results"][0]["gbps"].as_f64().unwrap() > 0.0);
     let out =
-        Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(["adxl", "--async", "4"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no asynchronous transfers"));
+        Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(["adxl", "--async", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "zero requests in flight is refused");
 }
 
 #[test]

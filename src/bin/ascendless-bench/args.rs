@@ -31,7 +31,7 @@ options:
   --batch N             descriptors per TransferSync call (default 1)
   --threads N           initiator threads, each with its own memory (default 1)
   --sync                one call in flight per thread (the default and only mode today)
-  --async N             N calls in flight: the engine has no asynchronous transfers yet (refused)
+  --async N             N TransferAsync calls in flight per thread (GetTransferStatus polling)
   --transport T         auto|shm|tcp: sets ASCENDLESS_TRANSPORT for the spawned processes
                         (sweep: a comma-separated list, default tcp,shm)
   --duration SECS       measuring time per case (default 2; sweep: per point, default 0.3)
@@ -85,6 +85,8 @@ pub struct Opts {
     pub block: usize,
     pub batch: usize,
     pub threads: usize,
+    /// TransferAsync requests in flight per thread; 1 means TransferSync (`--sync`).
+    pub in_flight: usize,
     pub transport: String,
     pub duration: f64,
     pub json: bool,
@@ -146,6 +148,7 @@ pub fn parse(args: &[String]) -> Result<Option<Opts>, String> {
         block: 1 << 20,
         batch: 1,
         threads: 1,
+        in_flight: 1,
         transport: if mode == Mode::Sweep { "tcp,shm".into() } else { "auto".into() },
         duration: if mode == Mode::Sweep { 0.3 } else { 2.0 },
         json: false,
@@ -173,14 +176,8 @@ pub fn parse(args: &[String]) -> Result<Option<Opts>, String> {
             "--block" => o.block = parse_size(&value(a)?)?,
             "--batch" => o.batch = count(a, &value(a)?)?,
             "--threads" => o.threads = count(a, &value(a)?)?,
-            "--sync" => {}
-            "--async" => {
-                let n = count(a, &value(a)?)?;
-                return Err(format!(
-                    "--async {n}: the ADXL engine has no asynchronous transfers yet \
-                     (TransferAsync is not implemented); use --sync with --threads N for N calls in flight"
-                ));
-            }
+            "--sync" => o.in_flight = 1,
+            "--async" => o.in_flight = count(a, &value(a)?)?,
             "--transport" => {
                 let v = value(a)?.to_ascii_lowercase();
                 for t in v.split(',') {
@@ -238,8 +235,10 @@ mod tests {
     }
 
     #[test]
-    fn async_is_refused() {
+    fn async_sets_requests_in_flight() {
         let a: Vec<String> = ["adxl", "--async", "4"].iter().map(|s| s.to_string()).collect();
-        assert!(parse(&a).unwrap_err().contains("no asynchronous"));
+        assert_eq!(parse(&a).unwrap().unwrap().in_flight, 4);
+        let a: Vec<String> = ["adxl", "--async", "4", "--sync"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(parse(&a).unwrap().unwrap().in_flight, 1);
     }
 }

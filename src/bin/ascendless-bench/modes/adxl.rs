@@ -85,7 +85,8 @@ pub fn target(o: &Opts) -> Result<(), String> {
     Ok(())
 }
 
-/// TransferSync calls for `o.duration` seconds, one call in flight per thread.
+/// Transfers for `o.duration` seconds: per thread one TransferSync at a time, or with
+/// `--async N` N TransferAsync requests submitted together and polled to completion.
 pub fn initiator(o: &Opts) -> Result<Figures, String> {
     let remote = o.remote.clone().ok_or("no --remote")?;
     let remote_base = o.remote_addr.ok_or("no --remote-addr")?;
@@ -96,7 +97,9 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
         Op::Write => TransferOp::Write,
     };
     let per_thread = o.block * o.batch;
-    let name = format!("adxl {} {} x{} x{}thr", o.op.name(), human(o.block), o.batch, o.threads);
+    let mode = if o.in_flight > 1 { format!(" async{}", o.in_flight) } else { String::new() };
+    let name = format!("adxl {} {} x{} x{}thr{mode}", o.op.name(), human(o.block), o.batch, o.threads);
+    let in_flight = o.in_flight;
     let failure = std::sync::Mutex::new(None);
     let mut f = timed(&name, o.threads, o.duration, |t| {
         let descs: Vec<TransferDesc> = (0..o.batch)
@@ -106,11 +109,18 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
             })
             .collect();
         let (engine, remote, failure) = (&engine, &remote, &failure);
-        move || match engine.transfer_sync(remote, op, &descs, TIMEOUT_MS, runtime_only) {
-            Ok(()) => per_thread as u64,
-            Err(e) => {
-                failure.lock().unwrap().get_or_insert(format!("TransferSync: {e}"));
-                0
+        move || {
+            let result = if in_flight <= 1 {
+                engine.transfer_sync(remote, op, &descs, TIMEOUT_MS, runtime_only).map(|()| 1)
+            } else {
+                run_async(engine, remote, op, &descs, in_flight)
+            };
+            match result {
+                Ok(calls) => (per_thread * calls) as u64,
+                Err(e) => {
+                    failure.lock().unwrap().get_or_insert(format!("transfer: {e}"));
+                    0
+                }
             }
         }
     });
@@ -123,6 +133,35 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
     Ok(f)
 }
 
+/// Submits `n` TransferAsync requests of `descs` and polls them to completion; returns how
+/// many completed.
+fn run_async(
+    engine: &Engine,
+    remote: &str,
+    op: TransferOp,
+    descs: &[TransferDesc],
+    n: usize,
+) -> ascendless::error::AdxlResult<usize> {
+    let reqs: Vec<u64> =
+        (0..n).map(|_| engine.transfer_async(remote, op, descs, runtime_only)).collect::<Result<_, _>>()?;
+    for req in reqs {
+        loop {
+            match engine.transfer_status(req) {
+                (Some(0), Ok(())) => std::hint::spin_loop(),
+                (Some(1), Ok(())) => break,
+                (_, Err(e)) => return Err(e),
+                (status, Ok(())) => {
+                    return Err(ascendless::error::AdxlError::new(
+                        ascendless::error::adxl_status::ADXL_FAILED,
+                        format!("request ended with status {status:?}"),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(n)
+}
+
 fn me() -> Command {
     Command::new(std::env::current_exe().expect("this program's path"))
 }
@@ -133,6 +172,7 @@ fn shape(o: &Opts) -> Vec<String> {
         .map(|s| s.to_string())
         .collect();
     v.extend(["--threads".into(), o.threads.to_string(), "--op".into(), o.op.name().into()]);
+    v.extend(["--async".into(), o.in_flight.to_string()]);
     v
 }
 

@@ -22,7 +22,7 @@ fn emit(o: &Opts, report: &Report) {
 
 fn adxl_params(o: &Opts) -> serde_json::Value {
     json!({ "op": o.op.name(), "block": o.block, "batch": o.batch, "threads": o.threads,
-            "transport": o.transport, "duration": o.duration, "in_flight_per_thread": 1 })
+            "transport": o.transport, "duration": o.duration, "in_flight_per_thread": o.in_flight })
 }
 
 /// The baselines of an ADXL case: raw TCP doing the same exchange, and memcpy of the same bytes.
