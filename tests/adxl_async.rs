@@ -4,35 +4,18 @@
 //! answering one line of numbers (the status first). Engines bind only to 127.0.0.1.
 
 use std::ffi::{CString, c_void};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::{BufRead, Write};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use ascendless::error::adxl_status::*;
 use ascendless::ffi::ascendless::*;
+use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_ASYNC_CHILD";
 const MIB: usize = 1 << 20;
-
-fn pattern(len: usize, seed: u64) -> Vec<u8> {
-    let mut v = Vec::with_capacity(len + 8);
-    let mut i = 0u64;
-    while v.len() < len {
-        v.extend_from_slice(&(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed).to_le_bytes());
-        i += 1;
-    }
-    v.truncate(len);
-    v
-}
-
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    for &b in bytes {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    h
-}
 
 fn cstr(s: &str) -> CString {
     CString::new(s).unwrap()
@@ -227,53 +210,27 @@ fn child() {
     }
 }
 
-struct Engine {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
+/// An engine in a child process.
+struct Engine(Scripted);
+
+impl std::ops::Deref for Engine {
+    type Target = Scripted;
+    fn deref(&self) -> &Scripted {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Engine {
+    fn deref_mut(&mut self) -> &mut Scripted {
+        &mut self.0
+    }
 }
 
 impl Engine {
     fn named(name: &str, options: &str, env: &[(&str, &str)]) -> Engine {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
-            .env(ROLE, "1")
-            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        let mut e = Engine { child, input, output };
+        let mut e = Engine(Scripted::spawn(ROLE, env));
         assert_eq!(e.ask(&format!("init {name} {options}"))[0], 0);
         e
-    }
-
-    fn ask(&mut self, command: &str) -> Vec<u64> {
-        writeln!(self.input, "{command}").unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(self.output.read_line(&mut line).unwrap() > 0, "the engine ended during {command:?}");
-            let words: Vec<u64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
-            if !words.is_empty() {
-                return words;
-            }
-        }
-    }
-
-    fn value(&mut self, command: &str) -> u64 {
-        let r = self.ask(command);
-        assert_eq!(r[0], 0, "{command}: {r:?}");
-        r[1]
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

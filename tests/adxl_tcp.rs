@@ -6,44 +6,23 @@
 //! by step. Engines bind only to 127.0.0.1, on ports the system hands out.
 
 use std::ffi::{CString, c_void};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::{BufRead, Write};
+use std::process::{Command, Stdio};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
+
+mod common;
 
 use ascendless::error::adxl_status::*;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
 use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtFreeHost, aclrtMalloc, aclrtMallocHost, aclrtMemcpy};
 use ascendless::ffi::ascendless::*;
+use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_TEST_CHILD";
 const MIB: usize = 1 << 20;
 
 // ---- the child: one engine ----
-
-/// The pattern of `len` bytes for `seed` (words, so debug builds fill 64 MiB quickly).
-fn pattern(len: usize, seed: u64) -> Vec<u8> {
-    let mut v = Vec::with_capacity(len + 8);
-    let mut i = 0u64;
-    while v.len() < len {
-        v.extend_from_slice(&(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed).to_le_bytes());
-        i += 1;
-    }
-    v.truncate(len);
-    v
-}
-
-fn checksum(bytes: &[u8]) -> u64 {
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
-    let mut words = bytes.chunks_exact(8);
-    for w in &mut words {
-        h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(0x100_0000_01b3).rotate_left(7);
-    }
-    for &b in words.remainder() {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    h
-}
 
 /// Copies between host and any memory (device memory included) with `ACL_MEMCPY_DEFAULT`.
 fn memcpy(dst: usize, src: usize, len: usize) {
@@ -371,27 +350,27 @@ wait "$server"
 
 // ---- the parent's side ----
 
-struct Engine {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
+/// An engine in a child process (TCP unless the test's environment says otherwise).
+struct Engine(Scripted);
+
+impl std::ops::Deref for Engine {
+    type Target = Scripted;
+    fn deref(&self) -> &Scripted {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Engine {
+    fn deref_mut(&mut self) -> &mut Scripted {
+        &mut self.0
+    }
 }
 
 impl Engine {
     fn start(env: &[(&str, &str)]) -> Engine {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
-            .env(ROLE, "1")
-            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
-            .env("ASCENDLESS_TRANSPORT", "tcp")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        Engine { child, input, output }
+        let mut all = vec![("ASCENDLESS_TRANSPORT", "tcp")];
+        all.extend_from_slice(env);
+        Engine(Scripted::spawn(ROLE, &all))
     }
 
     /// An engine initialised with `name` and options.
@@ -401,48 +380,12 @@ impl Engine {
         e
     }
 
-    fn send(&mut self, command: &str) {
-        writeln!(self.input, "{command}").unwrap();
-    }
-
-    fn reply(&mut self, command: &str) -> Vec<u64> {
-        loop {
-            let mut line = String::new();
-            assert!(self.output.read_line(&mut line).unwrap() > 0, "the engine ended during {command:?}");
-            let words: Vec<u64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
-            // The test harness prints its own lines; replies start with a number.
-            if !words.is_empty() {
-                return words;
-            }
-        }
-    }
-
-    fn ask(&mut self, command: &str) -> Vec<u64> {
-        self.send(command);
-        self.reply(command)
-    }
-
     fn code(&mut self, command: &str) -> u32 {
         self.ask(command)[0] as u32
     }
 
-    /// Runs a command that must succeed; its first value.
-    fn value(&mut self, command: &str) -> u64 {
-        let r = self.ask(command);
-        assert_eq!(r[0], 0, "{command}");
-        r[1]
-    }
-
-    fn finish(mut self) {
-        self.send("exit");
-        assert!(self.child.wait().unwrap().success());
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn finish(self) {
+        self.0.finish();
     }
 }
 

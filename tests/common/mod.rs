@@ -1,0 +1,100 @@
+//! Helpers shared by the multi-process ADXL tests: a child process (this test binary run again
+//! with a role variable) that obeys one command per line on its standard input and answers one
+//! line per command, and the test data both sides compute alike.
+//!
+//! Each test binary uses part of this module.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+/// A scripted child process. Dropping it kills the child.
+pub struct Scripted {
+    pub child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+}
+
+impl Scripted {
+    /// Runs this test binary's `child` test with `role=1` and `env` (logging off).
+    pub fn spawn(role: &str, env: &[(&str, &str)]) -> Scripted {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
+            .env(role, "1")
+            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        Scripted { child, input, output }
+    }
+
+    pub fn send(&mut self, command: &str) {
+        writeln!(self.input, "{command}").unwrap();
+    }
+
+    /// The numbers of the next reply (the test harness prints lines of its own; replies start
+    /// with a number).
+    pub fn reply(&mut self, command: &str) -> Vec<u64> {
+        loop {
+            let mut line = String::new();
+            assert!(self.output.read_line(&mut line).unwrap() > 0, "the child ended during {command:?}");
+            let words: Vec<u64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
+            if !words.is_empty() {
+                return words;
+            }
+        }
+    }
+
+    pub fn ask(&mut self, command: &str) -> Vec<u64> {
+        self.send(command);
+        self.reply(command)
+    }
+
+    /// Runs a command that must succeed; its first value.
+    pub fn value(&mut self, command: &str) -> u64 {
+        let r = self.ask(command);
+        assert_eq!(r[0], 0, "{command}: {r:?}");
+        r[1]
+    }
+
+    /// Ends the child with "exit" and checks it succeeded.
+    pub fn finish(mut self) {
+        self.send("exit");
+        assert!(self.child.wait().unwrap().success());
+    }
+}
+
+impl Drop for Scripted {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The pattern of `len` bytes for `seed` (words, so debug builds fill 64 MiB quickly).
+pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
+    let mut v = Vec::with_capacity(len + 8);
+    let mut i = 0u64;
+    while v.len() < len {
+        v.extend_from_slice(&(i.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ seed).to_le_bytes());
+        i += 1;
+    }
+    v.truncate(len);
+    v
+}
+
+pub fn checksum(bytes: &[u8]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut words = bytes.chunks_exact(8);
+    for w in &mut words {
+        h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(0x100_0000_01b3).rotate_left(7);
+    }
+    for &b in words.remainder() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+    }
+    h
+}
