@@ -4,10 +4,11 @@
 //! scripts the other process step by step.
 
 use std::ffi::{CStr, CString, c_char, c_void};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::io::{BufRead, Write};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
+
+mod common;
 
 use ascendless::error::acl_codes::*;
 use ascendless::error::rt_codes::*;
@@ -16,6 +17,7 @@ use ascendless::ffi::acl_rt::ipc::*;
 use ascendless::ffi::acl_rt::memory::*;
 use ascendless::ffi::acl_rt::notify::*;
 use ascendless::ffi::acl_rt::stream::*;
+use common::Scripted;
 
 const ROLE: &str = "ASCENDLESS_IPC_TEST_CHILD";
 const SIZE: usize = 1 << 20;
@@ -113,40 +115,18 @@ fn child() {
 
 // ---- the parent's side ----
 
-struct Peer {
-    child: Child,
-    input: ChildStdin,
-    output: BufReader<ChildStdout>,
-}
+/// The other process, scripted command by command.
+struct Peer(Scripted);
 
 impl Peer {
     fn start(env: &[(&str, &str)]) -> Peer {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
-            .env(ROLE, "1")
-            .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
-            .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        Peer { child, input, output }
+        Peer(Scripted::spawn(ROLE, env))
     }
 
     /// Sends one command; returns the reply's words (the first is the return code).
     fn ask(&mut self, command: &str) -> Vec<String> {
-        writeln!(self.input, "{command}").unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(self.output.read_line(&mut line).unwrap() > 0, "the child ended during {command:?}");
-            let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
-            // The test harness prints its own lines; replies start with a number.
-            if words.first().is_some_and(|w| w.parse::<i64>().is_ok()) {
-                return words;
-            }
-        }
+        self.0.send(command);
+        self.0.reply_words(command)
     }
 
     fn code(&mut self, command: &str) -> i32 {
@@ -157,16 +137,13 @@ impl Peer {
         self.ask("pid")[1].parse().unwrap()
     }
 
-    fn finish(mut self) {
-        let _ = writeln!(self.input, "exit");
-        assert!(self.child.wait().unwrap().success());
+    fn kill(&mut self) {
+        self.0.child.kill().unwrap();
+        let _ = self.0.child.wait();
     }
-}
 
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn finish(self) {
+        self.0.finish();
     }
 }
 
@@ -407,7 +384,7 @@ fn a_killed_importer_ends_a_wait_without_limit() {
         assert_eq!(peer.code(&format!("import_notify {nkey} 0")), ACL_SUCCESS);
         assert_eq!(aclrtWaitAndResetNotify(o.notify, o.stream, 0), ACL_SUCCESS);
         let started = Instant::now();
-        peer.child.kill().unwrap();
+        peer.kill();
         assert_eq!(aclrtSynchronizeStreamWithTimeout(o.stream, 10_000), ACL_ERROR_RT_IPC_ERROR);
         assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
         // Nothing of either process is left in the file system (memfds and abstract sockets).

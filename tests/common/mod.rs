@@ -1,4 +1,4 @@
-//! Helpers shared by the multi-process ADXL tests: a child process (this test binary run again
+//! Helpers shared by the multi-process tests (ADXL, IPC): a child process (this test binary run again
 //! with a role variable) that obeys one command per line on its standard input and answers one
 //! line per command, and the test data both sides compute alike.
 //!
@@ -36,17 +36,22 @@ impl Scripted {
         writeln!(self.input, "{command}").unwrap();
     }
 
-    /// The numbers of the next reply (the test harness prints lines of its own; replies start
+    /// The words of the next reply (the test harness prints lines of its own; replies start
     /// with a number).
-    pub fn reply(&mut self, command: &str) -> Vec<u64> {
+    pub fn reply_words(&mut self, command: &str) -> Vec<String> {
         loop {
             let mut line = String::new();
             assert!(self.output.read_line(&mut line).unwrap() > 0, "the child ended during {command:?}");
-            let words: Vec<u64> = line.split_whitespace().map_while(|w| w.parse().ok()).collect();
-            if !words.is_empty() {
+            let words: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+            if words.first().is_some_and(|w| w.parse::<i64>().is_ok()) {
                 return words;
             }
         }
+    }
+
+    /// The leading numbers of the next reply.
+    pub fn reply(&mut self, command: &str) -> Vec<u64> {
+        self.reply_words(command).iter().map_while(|w| w.parse().ok()).collect()
     }
 
     pub fn ask(&mut self, command: &str) -> Vec<u64> {
