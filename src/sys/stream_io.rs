@@ -44,42 +44,33 @@ pub fn recv_into(stream: &TcpStream, span: &RawSpan, offset: usize, len: usize) 
 /// closed peer is an error. Panics if the range is outside the span.
 pub fn send_from(stream: &TcpStream, span: &RawSpan, offset: usize, len: usize) -> io::Result<()> {
     assert!(offset.checked_add(len).is_some_and(|e| e <= span.len()), "range outside the span");
-    let mut done = 0;
-    while done < len {
-        // SAFETY: the range lies inside the span (asserted above), which its maker vouched is
-        // readable memory.
-        let n = unsafe {
-            libc::send(
-                stream.as_raw_fd(),
-                (span.addr() + offset + done) as *const libc::c_void,
-                len - done,
-                libc::MSG_NOSIGNAL,
-            )
-        };
-        match n {
-            n if n >= 0 => done += n as usize,
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
-        }
-    }
-    Ok(())
+    // SAFETY: the range lies inside the span (asserted above), which its maker vouched is
+    // readable memory for as long as the span lives (it outlives this call).
+    unsafe { send_raw(stream, span.addr() + offset, len) }
 }
 
 /// Sends all of `data`, never raising SIGPIPE (`std`'s `write_all` on a `TcpStream` does not
 /// set `MSG_NOSIGNAL`; Rust programs ignore SIGPIPE, but a C host may not).
 pub fn send_all(stream: &TcpStream, data: &[u8]) -> io::Result<()> {
+    // SAFETY: `data` is a valid borrowed slice for the whole call.
+    unsafe { send_raw(stream, data.as_ptr() as usize, data.len()) }
+}
+
+/// The send loop of [`send_from`] and [`send_all`]: all `len` bytes at `addr`, retrying on
+/// EINTR, with `MSG_NOSIGNAL`.
+///
+/// # Safety
+/// `[addr, addr + len)` is readable memory for the whole call.
+unsafe fn send_raw(stream: &TcpStream, addr: usize, len: usize) -> io::Result<()> {
     let mut done = 0;
-    while done < data.len() {
-        // SAFETY: `data[done..]` is a valid borrowed slice the kernel only reads.
+    while done < len {
+        // SAFETY: `[addr + done, addr + len)` is inside the range the caller vouched is
+        // readable; the kernel only reads it.
         let n = unsafe {
             libc::send(
                 stream.as_raw_fd(),
-                data[done..].as_ptr().cast(),
-                data.len() - done,
+                (addr + done) as *const libc::c_void,
+                len - done,
                 libc::MSG_NOSIGNAL,
             )
         };
