@@ -28,6 +28,7 @@
 //! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
 //! restarted peer is reachable without a Disconnect.
 
+mod admit;
 mod fast;
 mod link;
 mod notify;
@@ -46,9 +47,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub use admit::{HELLO_DEADLINE, MAX_PENDING as MAX_PENDING_HELLOS};
 pub use fast::CounterValues;
 pub use notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
 pub use requests::{MAX_REQUESTS, Outcome};
+pub use serve::{MAX_SERVED, STALL};
 pub use transfer::TransferOp;
 
 use super::name::EngineName;

@@ -1,5 +1,6 @@
 //! The serving side: the listener of an engine named with a port, and one thread per
-//! accepted connection that answers HELLO and then READ and WRITE requests.
+//! accepted connection that answers HELLO and then READ and WRITE requests. Connections that
+//! have not finished HELLO are bounded in number and time by [`super::admit`].
 //!
 //! Every range of a request is checked against this engine's own registry: inside a
 //! registration it is read or written in place (device memory through the runtime's view);
@@ -11,9 +12,10 @@ use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::Core;
+use super::admit::{Admission, HELLO_DEADLINE, Slot, Until};
 use super::reader::FrameReader;
 use super::registry::Registered;
 use crate::adxl::wire::{Desc, MemKind, Message};
@@ -26,10 +28,9 @@ use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 
 /// Most connections one engine serves at once (the vendor's link limit).
 pub const MAX_SERVED: usize = 512;
-/// A peer that accepts no bytes for this long loses its connection (a send makes no progress).
-const STALL: Duration = Duration::from_secs(10);
-/// How long a new connection may take to say HELLO.
-const HELLO_WAIT: Duration = Duration::from_secs(10);
+/// A peer that accepts no bytes for this long, or sends none in the middle of a WRITE's
+/// payload, loses its connection (a send or receive makes no progress).
+pub const STALL: Duration = Duration::from_secs(10);
 
 /// Binds `addr` and starts accepting; returns the thread (it ends when `core.stopping` is set
 /// and it is woken by a connection).
@@ -40,14 +41,22 @@ pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> AdxlResult<JoinHandle<()>> 
     std::thread::Builder::new()
         .name("adxl-listen".into())
         .spawn(move || {
+            let mut admission = Admission::default();
             for stream in listener.incoming() {
                 if core.stopping.load(Ordering::Acquire) {
                     break;
                 }
-                let Ok(stream) = stream else { continue };
+                let Ok(stream) = stream else {
+                    // E.g. out of descriptors: do not spin.
+                    std::thread::sleep(Duration::from_millis(10));
+                    continue;
+                };
+                // Beyond the cap the stream is dropped here: closed before a byte is read.
+                let Some(slot) = admission.admit(&core.name.text) else { continue };
                 let core = core.clone();
-                let _ =
-                    std::thread::Builder::new().name("adxl-serve".into()).spawn(move || serve(&core, stream));
+                let _ = std::thread::Builder::new()
+                    .name("adxl-serve".into())
+                    .spawn(move || serve(&core, stream, slot));
             }
         })
         .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
@@ -88,12 +97,24 @@ impl Served {
     }
 }
 
-fn serve(core: &Arc<Core>, stream: TcpStream) {
+/// Serves one accepted connection; `slot` (its place among the pending handshakes) is given
+/// back once HELLO is answered.
+fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     let _ = stream.set_nodelay(true);
-    let _ = stream.set_read_timeout(Some(HELLO_WAIT));
-    let peer = match Message::read_from(&mut &stream) {
+    // HELLO_ACK (up to 16384 regions) is sent under the write lock: a peer that reads nothing
+    // must not hold it, and the thread, for ever.
+    let _ = stream.set_write_timeout(Some(STALL));
+    let mut hello = Until { stream: &stream, deadline: Instant::now() + HELLO_DEADLINE };
+    let peer = match Message::read_from(&mut hello) {
         Ok(Message::Hello { name, .. }) => name,
-        _ => return,
+        Ok(other) => {
+            log::debug!(target: TARGET, "a new connection sent {other:?} before HELLO; closed");
+            return;
+        }
+        Err(e) => {
+            log::debug!(target: TARGET, "a new connection did not say HELLO ({e}); closed");
+            return;
+        }
     };
     let Ok(clone) = stream.try_clone() else { return };
     let served = Arc::new(Served { stream: clone, write: Mutex::new(()) });
@@ -118,10 +139,9 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         message: String::new(),
         host: if super::lock(&core.shm).is_some() { super::shm::host() } else { None },
     };
-    let ok = send_all(&stream, &ack.encode()).is_ok()
-        && stream.set_read_timeout(None).is_ok()
-        && stream.set_write_timeout(Some(STALL)).is_ok();
+    let ok = send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok();
     drop(turn);
+    drop(slot);
     if ok {
         if let Err(e) = requests(core, &stream, &served, &peer) {
             log::debug!(target: TARGET, "connection from {peer} closed: {e}");
@@ -138,8 +158,14 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
         let m = reader.frame(s).map_err(|e| io::Error::other(e.to_string()))?;
         match m {
             Message::Write { id, descs } => {
+                // The payload is read without the write lock (announcements may go out
+                // meanwhile) and under a stall bound, so a peer that stops in the middle
+                // holds neither this engine's RegisterMem nor the thread for ever.
+                s.set_read_timeout(Some(STALL))?;
+                let refusal = serve_write(core, s, &mut reader, &descs)?;
+                s.set_read_timeout(None)?;
                 let _turn = served.lock();
-                serve_write(core, s, &mut reader, id, &descs)?
+                complete(s, id, refusal)?
             }
             Message::Read { id, descs } => {
                 let _turn = served.lock();
@@ -239,13 +265,13 @@ fn bad_address(i: usize, addr: usize, e: &io::Error) -> Refusal {
     (ADXL_PARAM_INVALID, i as u32, format!("unregistered address {addr:#x} cannot be accessed: {e}"))
 }
 
+/// Reads a WRITE's payload into place; the refusal to answer with, if any.
 fn serve_write(
     core: &Core,
     s: &TcpStream,
     reader: &mut FrameReader,
-    id: u64,
     descs: &[Desc],
-) -> io::Result<()> {
+) -> io::Result<Option<Refusal>> {
     let (targets, mut refusal) = match plan(core, descs) {
         Ok(t) => (t, None),
         Err(r) => (Vec::new(), Some(r)),
@@ -261,7 +287,7 @@ fn serve_write(
             })
             .collect();
         reader.payload(s, &ranges, None)?;
-        return complete(s, id, None);
+        return Ok(None);
     }
     for (i, d) in descs.iter().enumerate() {
         let (addr, len) = (d.remote_addr as usize, d.len as usize);
@@ -287,7 +313,7 @@ fn serve_write(
             }
         }
     }
-    complete(s, id, refusal)
+    Ok(refusal)
 }
 
 fn serve_read(core: &Core, s: &TcpStream, id: u64, descs: &[Desc]) -> io::Result<()> {
