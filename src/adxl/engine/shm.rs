@@ -44,6 +44,8 @@ const REMOVE: u32 = 2;
 const DONE: u32 = 3;
 const ACK: u32 = 4;
 const NO_FD: u64 = u64::MAX;
+/// Most same-host initiators served at once (as many as TCP connections, `MAX_SERVED`).
+pub const MAX_PEERS: usize = super::serve::MAX_SERVED;
 /// How often blocking loops look at their stop flag.
 const TICK: Duration = Duration::from_millis(100);
 
@@ -155,6 +157,8 @@ impl Server {
                     if core.stopping.load(Ordering::Acquire) {
                         break;
                     }
+                    // Every tick, so a closed channel's descriptor goes even if no one connects.
+                    s.prune();
                     let conn = match listener.accept(Some(TICK)) {
                         Ok(Some(conn)) => conn,
                         Ok(None) => continue,
@@ -165,7 +169,10 @@ impl Server {
                         }
                     };
                     match conn.peer_credentials() {
-                        Ok(c) if c.uid == uid => s.welcome(&core, conn),
+                        Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_PEERS => s.welcome(&core, conn),
+                        Ok(c) if c.uid == uid => {
+                            log::warn!(target: TARGET, "{MAX_PEERS} same-host peers already; one more refused (it uses TCP)")
+                        }
                         Ok(c) => {
                             log::warn!(target: TARGET, "same-host connection from uid {} refused", c.uid)
                         }
@@ -192,6 +199,17 @@ impl Server {
         if !ok {
             peer.dead.store(true, Ordering::Release);
         }
+    }
+
+    /// Forgets the peers that closed their end (a link that was closed or whose process
+    /// died): without this, every connect/close cycle would keep a descriptor until the next
+    /// registration change.
+    fn prune(&self) {
+        lock(&self.peers).retain(|p| {
+            // A peer busy with an announcement is alive enough; it is checked next time.
+            let closed = p.conn.try_lock().is_ok_and(|c| c.peer_closed());
+            !closed && !p.dead.load(Ordering::Acquire)
+        });
     }
 
     fn live_peers(&self) -> Vec<Arc<Peer>> {
