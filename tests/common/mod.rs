@@ -103,3 +103,16 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     }
     h
 }
+
+/// The child's side of [`Scripted`]: runs `command` on the words of each line of standard
+/// input and prints its reply as one line, until `command` answers `None` or input ends.
+pub fn obey(mut command: impl FnMut(&[&str]) -> Option<String>) {
+    use std::io::Write as _;
+    let out = std::io::stdout();
+    for line in std::io::stdin().lock().lines() {
+        let line = line.unwrap();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(reply) = command(&words) else { return };
+        writeln!(out.lock(), "{reply}").unwrap();
+    }
+}
