@@ -351,3 +351,26 @@ fn silent_and_garbage_clients_do_not_stop_imports() {
         assert!(conn.try_recv(&mut [0u8; 64], 1).unwrap().is_none());
     }
 }
+
+#[test]
+fn oversized_requests_and_requests_carrying_descriptors_are_dropped_unanswered() {
+    use ascendless::ipc::wire::Request;
+    use std::os::fd::AsFd;
+    let (key, fd, lost) = exported(false);
+    let name = key.broker_name();
+    let request = Request::Import(key).encode();
+    let oversized = Conn::connect(&name, T).unwrap();
+    oversized.send(&[request.as_slice(), &[0u8; 64 * 1024]].concat(), &[]).unwrap();
+    // A good request, but with a descriptor the broker did not ask for.
+    let with_fd = Conn::connect(&name, T).unwrap();
+    with_fd.send(&request, &[fd.as_fd()]).unwrap();
+    for conn in [&oversized, &with_fd] {
+        conn.set_read_timeout(Some(T)).unwrap();
+        let mut buf = [0u8; 64];
+        assert!(conn.recv(&mut buf, 1).unwrap().is_none(), "closed without an answer (and no import)");
+    }
+    assert_eq!(ipc::importers(&key), 0);
+    assert!(lost.try_recv().is_err(), "nothing was imported, so nothing is lost");
+    // The broker goes on.
+    assert!(ipc::import(&key.to_string(), T).is_ok());
+}

@@ -559,3 +559,22 @@ fn transfer_async_holds_at_most_max_requests() {
         assert_eq!(poll(&c, *r), (1, ADXL_SUCCESS));
     }
 }
+
+#[test]
+fn the_513th_link_is_resource_exhausted_and_a_disconnect_frees_a_slot() {
+    let tcp = [("adxl.Transport", "tcp")];
+    let servers: Vec<(Engine, String)> = (0..=MAX_LINKS).map(|_| server(&tcp)).collect();
+    let c = client(&tcp);
+    for (_, name) in &servers[..MAX_LINKS] {
+        c.connect(name, 5000).unwrap();
+    }
+    let last = &servers[MAX_LINKS].1;
+    let e = c.connect(last, 5000).unwrap_err();
+    assert_eq!(e.status, ADXL_RESOURCE_EXHAUSTED, "{e}");
+    c.disconnect(&servers[0].1, 5000).unwrap();
+    c.connect(last, 5000).unwrap();
+    c.finalize();
+    for (s, _) in servers {
+        s.finalize();
+    }
+}
