@@ -2,8 +2,10 @@
 //! (GetNotifies).
 //!
 //! The receiving engine queues each NOTIFY it serves, at most [`MAX_QUEUED`] per sending
-//! engine (by name); one more is answered RESOURCE_EXHAUSTED, which the sender's SendNotify
-//! returns. GetNotifies takes everything queued, from every peer, in arrival order.
+//! engine (by name) and [`MAX_TOTAL`] in all (a peer names itself in its HELLO, so a peer
+//! that changes names would otherwise grow the queue without bound); one more is answered
+//! RESOURCE_EXHAUSTED, which the sender's SendNotify returns. GetNotifies takes everything
+//! queued, from every peer, in arrival order.
 
 use std::collections::HashMap;
 
@@ -11,6 +13,8 @@ use crate::error::adxl_status::ADXL_RESOURCE_EXHAUSTED;
 
 /// Most notifies queued from one peer until GetNotifies takes them.
 pub const MAX_QUEUED: usize = 4096;
+/// Most notifies queued from all peers together (at most 2 KiB of text each).
+pub const MAX_TOTAL: usize = 16 * MAX_QUEUED;
 /// Longest name or message of a notify, in bytes.
 pub const MAX_LEN: usize = crate::adxl::wire::MAX_TEXT;
 
@@ -28,8 +32,12 @@ pub struct Queue {
 }
 
 impl Queue {
-    /// Queues a notify from `peer`: 0, or RESOURCE_EXHAUSTED when `peer` has [`MAX_QUEUED`].
+    /// Queues a notify from `peer`: 0, or RESOURCE_EXHAUSTED when `peer` has [`MAX_QUEUED`]
+    /// or all peers have [`MAX_TOTAL`].
     pub fn push(&mut self, peer: &str, n: Notified) -> u32 {
+        if self.list.len() >= MAX_TOTAL {
+            return ADXL_RESOURCE_EXHAUSTED;
+        }
         let count = self.per_peer.entry(peer.to_owned()).or_default();
         if *count >= MAX_QUEUED {
             return ADXL_RESOURCE_EXHAUSTED;
@@ -64,5 +72,17 @@ mod tests {
         assert_eq!(all[0].name, "n0");
         assert!(q.take().is_empty());
         assert_eq!(q.push("a", n(0)), 0);
+    }
+
+    #[test]
+    fn at_most_max_total_from_all_peers_together() {
+        let mut q = Queue::default();
+        let n = Notified { name: "n".into(), msg: String::new() };
+        for i in 0..MAX_TOTAL {
+            assert_eq!(q.push(&format!("peer{}", i / MAX_QUEUED), n.clone()), 0);
+        }
+        assert_eq!(q.push("a new name", n.clone()), ADXL_RESOURCE_EXHAUSTED);
+        assert_eq!(q.take().len(), MAX_TOTAL);
+        assert_eq!(q.push("a new name", n), 0);
     }
 }
