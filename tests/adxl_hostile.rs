@@ -1,7 +1,7 @@
 //! Hostile peers against a real serving engine (a child process, forced to TCP, on 127.0.0.1
 //! with a port the system hands out): raw TCP attackers that send garbage, truncated or
 //! oversized frames, wrong magic or version, frames out of order, too many descriptors, a
-//! payload that lies, or nothing at all, and a slow-loris. Meanwhile a good peer (an engine
+//! payload that lies, or nothing at all, a slow-loris, and a served peer that reads nothing. Meanwhile a good peer (an engine
 //! in this process) keeps writing and reading back its bytes over an established link.
 //!
 //! Asserted: the server closes every attacker within a bound, the good link's bytes stay
@@ -329,6 +329,35 @@ fn prompt_attacks(addr: SocketAddr, region: u64) {
     eprintln!("a payload that lies, then close: closed after {:?}", closed_within(&s, PROMPT));
 }
 
+/// A served peer that asks for `READS` MiB (READ of a registered MiB, again and again) and
+/// reads none of it: the server's answer waits once the buffers are full (a few MiB), and
+/// after STALL the server drops the connection. Says on `stalled` once the requests are
+/// sent and the buffers had time to fill; returns how long it took the server to drop it.
+fn read_nothing(addr: SocketAddr, at: u64, stalled: std::sync::mpsc::Sender<()>) -> JoinHandle<Duration> {
+    const READS: u64 = 256;
+    std::thread::spawn(move || {
+        let s = served(addr);
+        let start = Instant::now();
+        let d = Desc { remote_addr: at, len: MIB as u64, local_kind: MemKind::Host };
+        let reads: Vec<u8> =
+            (0..READS).flat_map(|id| Message::Read { id, descs: vec![d] }.encode()).collect();
+        (&s).write_all(&reads).unwrap();
+        std::thread::sleep(Duration::from_secs(1));
+        let _ = stalled.send(());
+        // The server closes with data unread: the next write (or the one after) is refused.
+        loop {
+            // The kernel counts STALL per send call, and the last call that moved some bytes
+            // returns them after its STALL: up to twice STALL.
+            let bound = 2 * STALL + Duration::from_secs(15);
+            assert!(start.elapsed() < bound, "the server kept a peer that reads nothing");
+            match (&s).write_all(&Message::Ping { id: 0 }.encode()) {
+                Ok(_) => std::thread::sleep(Duration::from_millis(100)),
+                Err(_) => return start.elapsed(),
+            }
+        }
+    })
+}
+
 /// A HELLO sent one byte a second: it would take minutes, the deadline is for the whole HELLO.
 fn slow_loris(addr: SocketAddr) -> JoinHandle<Duration> {
     std::thread::spawn(move || {
@@ -360,14 +389,18 @@ fn attackers_are_dropped_and_the_good_link_keeps_every_byte() {
 
     // Slow ones run in the background while the prompt ones go one after another.
     let loris = slow_loris(server.addr);
+    let (flood_stalled, stalled_rx) = std::sync::mpsc::channel();
+    let spare = (server.region + 3 * MIB) as u64;
+    let flood = read_nothing(server.addr, spare, flood_stalled);
     let idle: Vec<TcpStream> = (0..8).map(|_| dial(server.addr)).collect();
     let opened = Instant::now();
-    let spare = (server.region + 3 * MIB) as u64;
     prompt_attacks(server.addr, spare);
     good.advances(3);
 
-    // A served connection that stops in the middle of a WRITE's payload: the server's
-    // RegisterMem goes on meanwhile, and the connection is dropped after STALL.
+    // A served connection that stops in the middle of a WRITE's payload, and one that reads
+    // none of its answers: the server's RegisterMem (which tells every served connection)
+    // goes on meanwhile, and both connections are dropped after STALL.
+    stalled_rx.recv_timeout(Duration::from_secs(30)).expect("the peer reading nothing has asked");
     let stalled = served(server.addr);
     let w = Message::Write {
         id: 1,
@@ -388,6 +421,7 @@ fn attackers_are_dropped_and_the_good_link_keeps_every_byte() {
     let took = loris.join().unwrap();
     assert!(took >= HELLO_DEADLINE - Duration::from_secs(1), "the slow-loris was closed after {took:?}");
     eprintln!("slow-loris closed after {took:?}");
+    eprintln!("a peer reading nothing dropped after {:?}", flood.join().unwrap());
     eprintln!("stalled WRITE closed after {:?}", closed_within(&stalled, STALL + Duration::from_secs(10)));
     good.advances(3);
 

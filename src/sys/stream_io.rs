@@ -105,6 +105,15 @@ pub fn peer_closed(stream: &TcpStream) -> bool {
     }
 }
 
+/// Whether a send of a small frame would not wait now (`poll` for `POLLOUT`, no waiting): a
+/// peer that has left its receive window full answers `false`.
+pub fn writable(stream: &TcpStream) -> bool {
+    let mut p = [libc::pollfd { fd: stream.as_raw_fd(), events: libc::POLLOUT, revents: 0 }];
+    // SAFETY: `p` is a valid array of one pollfd; a zero timeout never blocks.
+    let n = unsafe { libc::poll(p.as_mut_ptr(), 1, 0) };
+    n > 0 && p[0].revents & libc::POLLOUT != 0
+}
+
 /// One piece of a gathered send.
 #[derive(Debug, Clone, Copy)]
 pub enum Part<'a> {

@@ -37,6 +37,7 @@ mod reader;
 mod registry;
 mod requests;
 mod serve;
+mod served;
 mod shm;
 mod transfer;
 
@@ -121,7 +122,7 @@ pub(crate) struct Core {
     registry: Registry,
     pool: RelayPool,
     links: Mutex<HashMap<String, Arc<Link>>>,
-    served: Mutex<(u64, HashMap<u64, Arc<serve::Served>>)>,
+    served: Mutex<(u64, HashMap<u64, Arc<served::Served>>)>,
     stopping: AtomicBool,
     listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
     /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
@@ -145,7 +146,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 impl Core {
     /// Records a served connection; `None` at the limit.
-    fn add_served(&self, served: Arc<serve::Served>) -> Option<u64> {
+    fn add_served(&self, served: Arc<served::Served>) -> Option<u64> {
         let mut map = lock(&self.served);
         if map.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
             return None;
@@ -158,7 +159,7 @@ impl Core {
 
     /// Tells every engine connected to this one about a change of its memory.
     fn push(&self, message: &Message) {
-        let all: Vec<Arc<serve::Served>> = lock(&self.served).1.values().cloned().collect();
+        let all: Vec<Arc<served::Served>> = lock(&self.served).1.values().cloned().collect();
         let frame = message.encode();
         for s in all {
             s.send(&frame);

@@ -9,8 +9,8 @@
 
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -18,6 +18,7 @@ use super::Core;
 use super::admit::{Admission, HELLO_DEADLINE, Slot, Until};
 use super::reader::FrameReader;
 use super::registry::Registered;
+use super::served::Served;
 use crate::adxl::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::{AdxlError, AdxlResult};
@@ -75,28 +76,6 @@ pub fn wake(addr: SocketAddr) {
     let _ = TcpStream::connect_timeout(&target, Duration::from_secs(1));
 }
 
-/// One connection this engine serves, shared with [`Core::push`]: every frame is written
-/// under `write`, so an announcement never lands inside a response.
-pub struct Served {
-    pub stream: TcpStream,
-    write: Mutex<()>,
-}
-
-impl Served {
-    fn lock(&self) -> MutexGuard<'_, ()> {
-        self.write.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Sends an announcement between responses. A peer that has not read for [`STALL`] loses
-    /// the connection (a half-written frame would break it anyway).
-    pub fn send(&self, frame: &[u8]) {
-        let _turn = self.lock();
-        if send_all(&self.stream, frame).is_err() {
-            let _ = self.stream.shutdown(Shutdown::Both);
-        }
-    }
-}
-
 /// Serves one accepted connection; `slot` (its place among the pending handshakes) is given
 /// back once HELLO is answered.
 fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
@@ -117,7 +96,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
         }
     };
     let Ok(clone) = stream.try_clone() else { return };
-    let served = Arc::new(Served { stream: clone, write: Mutex::new(()) });
+    let served = Arc::new(Served::new(clone));
     // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
     // the memory list is read after registering, so no registration is missed either.
     let turn = served.lock();
