@@ -556,3 +556,36 @@ fn a_same_host_peer_that_sends_garbage_delays_registration_at_most_the_ack_wait(
     drop(raw);
     server.settles_to(before, Duration::from_secs(5));
 }
+
+#[test]
+fn same_host_channels_stop_at_max_peers_and_a_closed_one_frees_its_slot() {
+    use ascendless::adxl::engine::MAX_SAME_HOST_PEERS as MAX_PEERS;
+    use ascendless::sys::socket::Conn;
+    let server = Server::with_transport("auto");
+    let name = format!("ascendless-adxl/{}/{}", server.proc.child.id(), server.addr.port());
+    // A channel is welcomed when its list of registrations ends with DONE (kind 3).
+    let welcomed = |c: &Conn| {
+        c.set_read_timeout(Some(PROMPT)).unwrap();
+        let mut buf = [0u8; 64];
+        while let Some(_m) = c.recv(&mut buf, 1).unwrap() {
+            if buf[0] == 3 {
+                return true;
+            }
+        }
+        false
+    };
+    let mut conns: Vec<Conn> =
+        (0..MAX_PEERS).map(|_| Conn::connect(name.as_bytes(), PROMPT).unwrap()).collect();
+    assert!(conns.iter().all(welcomed));
+    let refused = Conn::connect(name.as_bytes(), PROMPT).unwrap();
+    assert!(!welcomed(&refused), "the channel over the limit is closed unwelcomed");
+    drop(conns.pop());
+    let start = Instant::now();
+    loop {
+        let c = Conn::connect(name.as_bytes(), PROMPT).unwrap();
+        if welcomed(&c) {
+            break;
+        }
+        assert!(start.elapsed() < PROMPT, "the closed channel's slot did not come back");
+    }
+}

@@ -53,6 +53,7 @@ pub use fast::CounterValues;
 pub use notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
 pub use requests::{MAX_REQUESTS, Outcome};
 pub use serve::{MAX_SERVED, STALL};
+pub use shm::MAX_PEERS as MAX_SAME_HOST_PEERS;
 pub use transfer::TransferOp;
 
 use super::name::EngineName;
