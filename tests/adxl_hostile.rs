@@ -410,7 +410,8 @@ fn attackers_are_dropped_and_the_good_link_keeps_every_byte() {
     std::thread::sleep(Duration::from_millis(300));
     let start = Instant::now();
     server.proc.value(&format!("register {} {SPARE}", server.spare));
-    assert!(start.elapsed() < Duration::from_secs(3), "RegisterMem took {:?}", start.elapsed());
+    // Well under STALL, which the stalled peers would have cost before.
+    assert!(start.elapsed() < STALL / 2, "RegisterMem took {:?}", start.elapsed());
     good.advances(3);
 
     for s in &idle {
@@ -449,7 +450,7 @@ fn handshakes_beyond_max_pending_are_closed_at_once_and_served_links_go_on() {
     }
     for i in 0..5 {
         let s = dial(server.addr);
-        let took = closed_within(&s, Duration::from_secs(2));
+        let took = closed_within(&s, PROMPT);
         eprintln!("connection {} over the cap: closed after {took:?}", MAX_PENDING_HELLOS + i + 1);
     }
     good.advances(3);
@@ -552,7 +553,7 @@ fn a_same_host_peer_that_sends_garbage_delays_registration_at_most_the_ack_wait(
     let start = Instant::now();
     server.proc.value(&format!("register {} {SPARE}", server.spare));
     let took = start.elapsed();
-    assert!(took < Duration::from_secs(3), "RegisterMem took {took:?}");
+    assert!(took < Duration::from_secs(5), "RegisterMem took {took:?}");
     drop(raw);
     server.settles_to(before, Duration::from_secs(5));
 }
