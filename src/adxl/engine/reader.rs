@@ -65,7 +65,20 @@ impl FrameReader {
         let body = &self.buf[self.start + HEADER_LEN..self.start + HEADER_LEN + len];
         let m = Message::decode(kind, body);
         self.start += HEADER_LEN + len;
+        self.shrink();
         m
+    }
+
+    /// Gives back the room a large frame (up to 1 MiB) needed once it is read, so each of
+    /// hundreds of connections keeps only [`AHEAD`] between large frames.
+    fn shrink(&mut self) {
+        if self.buf.len() > AHEAD && self.buffered() <= AHEAD {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+            self.buf.truncate(AHEAD);
+            self.buf.shrink_to_fit();
+        }
     }
 
     /// Fills `out` from the connection.
@@ -134,5 +147,26 @@ mod tests {
         r.read_exact(&b, &mut tail).unwrap();
         assert_eq!(&tail, b"xyz");
         assert!(matches!(r.frame(&b), Err(WireError::Io(_))));
+    }
+
+    #[test]
+    fn the_room_of_a_large_frame_is_given_back() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (b, _) = l.accept().unwrap();
+        let big = Message::Complete { id: 1, status: 0, failed: 0, message: "x".repeat(1000) };
+        let regions = (0..10_000u64)
+            .map(|i| crate::adxl::wire::Region {
+                addr: (i + 1) << 20,
+                len: 4096,
+                kind: crate::adxl::wire::MemKind::Host,
+            })
+            .collect();
+        let large = Message::MemAdd { regions };
+        send_all(&a, &[large.encode(), big.encode()].concat()).unwrap();
+        let mut r = FrameReader::default();
+        assert!(matches!(r.frame(&b).unwrap(), Message::MemAdd { .. }));
+        assert_eq!(r.buf.len(), AHEAD);
+        assert_eq!(r.frame(&b).unwrap(), big);
     }
 }
