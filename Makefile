@@ -54,6 +54,14 @@ test-install: build
 test-sanitizers: build
 	tests/sanitizers/run.sh "$(RELEASE_DIR)" "$(VERSION)"
 
+# The soak (not part of `make test`): worker processes moving and checking data and ringing IPC
+# notifies for DURATION seconds, printing RSS and descriptor counts every INTERVAL seconds.
+DURATION ?= 60
+INTERVAL ?= 5
+soak:
+	$(CARGO) build --release --bin ascendless-soak
+	$(RELEASE_DIR)/ascendless-soak --duration $(DURATION) --interval $(INTERVAL)
+
 # The Python `acl` package (python/): installed with pip into a virtualenv under build/, as a
 # user would, then its pytest suite against the release library.
 test-python: build
