@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC1007 # `CDPATH= cd` clears CDPATH for that one command
 # Runs every C and C++ example (examples-c/, its IPC pair through run_ipc.sh, the vendor-style
-# ADXL sample through its run.sh) and the C++ test programs other tests run (tests/c/cxx_api.cpp,
-# tests/c/adxl_peer.cpp), built against an installed package as a user would, twice:
+# ADXL sample through its run.sh) and the C++ programs other tests run (tests/c/cxx_api.cpp,
+# tests/c/adxl_peer.cpp, tests/install/cxx_preload_app.cpp), built against an installed package
+# as a user would, twice:
 #   asan      compiled with AddressSanitizer + UndefinedBehaviorSanitizer, LeakSanitizer on;
 #   valgrind  compiled plainly (-O0 -g) and run under valgrind memcheck.
 # Any report fails the run. Only the programs are instrumented, not the library; but both tools
@@ -55,10 +56,15 @@ build() {
         cp "$work/$mode/examples/$app" "$real/"
     done
     cp "$work/$mode/sample/adxl_server" "$work/$mode/sample/adxl_client" "$real/"
-    for prog in cxx_api adxl_peer; do
+    # The C++ programs other tests run; the LD_PRELOAD test's program with the vendor's old
+    # string ABI and library name, as it is built there.
+    for src in tests/c/cxx_api.cpp tests/c/adxl_peer.cpp tests/install/cxx_preload_app.cpp; do
+        local prog=${src##*/} abi=() lib=-lascendless
+        prog=${prog%.cpp}
+        [ "$prog" = cxx_preload_app ] && abi=(-D_GLIBCXX_USE_CXX11_ABI=0) lib=-lllm_datadist
         # shellcheck disable=SC2086 # the flags are words
-        quiet c++ -std=c++17 -g -Wall -Wextra -Werror $flags -I"$prefix/include" -o "$real/$prog" \
-            "$here/tests/c/$prog.cpp" $ldflags -L"$prefix/lib64" -lascendless
+        quiet c++ -std=c++17 -g -Wall -Wextra -Werror $flags "${abi[@]}" -I"$prefix/include" -o "$real/$prog" \
+            "$here/$src" $ldflags -L"$prefix/lib64" "$lib"
     done
     local runner
     case $mode in
@@ -103,6 +109,8 @@ run_all() {
     grep -q "client: READ .* verified" "$work/out.log" || fail "$mode: the ADXL sample did not verify its data"
     quiet timeout $t "$bin/cxx_api" "$(free_port)"
     grep -q "0 failures" "$work/out.log" || fail "$mode: cxx_api: $(cat "$work/out.log")"
+    quiet timeout $t "$bin/cxx_preload_app" "$(free_port)"
+    grep -q 'READ and WRITE of .* bytes verified' "$work/out.log" || fail "$mode: cxx_preload_app: $(cat "$work/out.log")"
     peer_pair "$bin"
     reports "$mode"
 }
