@@ -8,6 +8,7 @@ mod coordinator;
 mod initiator;
 mod pattern;
 mod protocol;
+mod region;
 mod ring;
 mod usage;
 mod worker;

@@ -9,17 +9,17 @@
 use std::io::{BufRead, Write};
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ascendless::adxl::engine::{Engine, MemType};
-use ascendless::runtime::memory::{self, Limits};
+use ascendless::adxl::engine::Engine;
+use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 
 use crate::initiator;
-use crate::pattern::checksum;
 use crate::protocol::{Peer, Stats};
+use crate::region::Region;
 use crate::ring::Ring;
 
 /// Bytes of a peer's region that one initiator thread owns (its slot); only that thread
@@ -140,44 +140,22 @@ fn command(rx: &Receiver<String>, deadline: Instant) -> Result<String, String> {
 }
 
 pub fn run(role: Role) -> Result<(), String> {
-    let started = Instant::now();
-    let deadline = started + Duration::from_secs(role.deadline_s);
+    let deadline = Instant::now() + Duration::from_secs(role.deadline_s);
     let rx = commands();
     let device = (role.index % 2) as i32;
     let counters = Arc::new(Counters::default());
     let (engine, name) = start_engine(&role.transport)?;
     let engine = Arc::new(engine);
-
-    // The region peers transfer into: one slot per (process, initiator thread).
-    let slots = role.procs * role.threads;
-    let region_len = slots * SLOT;
-    let (region, kind) = if role.device_region {
-        let a = memory::alloc_device(device, region_len, 0, &Limits::configured())
-            .map_err(|e| format!("aclrtMalloc({region_len}): {e}"))?;
-        (a, MemType::Device)
-    } else {
-        (
-            memory::alloc_host(region_len).map_err(|e| format!("aclrtMallocHost({region_len}): {e}"))?,
-            MemType::Host,
-        )
-    };
-    let region_handle = engine
-        .register_mem(region, region_len, kind, runtime_only)
-        .map_err(|e| format!("RegisterMem: {e}"))?;
-
+    let region = Region::serve(&engine, role.procs * role.threads, role.device_region, device)?;
     let ring = Ring::create(device)?;
-    say(&format!("READY {} {name} {region:#x} {}", std::process::id(), ring.key()));
+    say(&format!("READY {} {name} {:#x} {}", std::process::id(), region.addr, ring.key()));
 
     let peers = Peer::parse_all(&command(&rx, deadline)?)?;
     ring.allow(&peers.iter().map(|p| p.pid as i32).collect::<Vec<_>>())?;
     say("ALLOWED");
-    match command(&rx, deadline)? {
-        c if c == "START" => {}
-        c => return Err(format!("expected START, got {c:?}")),
-    }
-    let next = &peers[(role.index + 1) % role.procs];
-    let ring = Arc::new(ring.join(&next.key)?);
-    let others: Vec<Peer> = peers.iter().filter(|p| p.index != role.index).cloned().collect();
+    expect(&rx, deadline, "START")?;
+    let ring = Arc::new(ring.join(&peers[(role.index + 1) % role.procs].key)?);
+    let others: Vec<Peer> = peers.into_iter().filter(|p| p.index != role.index).collect();
     for p in &others {
         engine.connect(&p.engine, TIMEOUT_MS).map_err(|e| format!("Connect({}): {e}", p.engine))?;
     }
@@ -198,26 +176,7 @@ pub fn run(role: Role) -> Result<(), String> {
             std::thread::spawn(move || initiator::run(job))
         })
         .collect();
-
-    // Serve, drain ADXL notifies and report until STOP (or the end of stdin, or the deadline).
-    let interval = Duration::from_secs_f64(role.stat_interval_s);
-    let mut last_report = Instant::now();
-    let stopped_by = loop {
-        match rx.recv_timeout(Duration::from_millis(50)) {
-            Ok(c) if c == "STOP" => break Ok(()),
-            Ok(c) => break Err(format!("unexpected command {c:?}")),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break Err("stdin closed".into()),
-        }
-        if Instant::now() > deadline {
-            break Err("the worker's own deadline passed".into());
-        }
-        drain_notifies(&engine, &counters);
-        if last_report.elapsed() >= interval {
-            say(&format!("STAT {}", counters.stats()));
-            last_report = Instant::now();
-        }
-    };
+    let stopped_by = serve(&rx, deadline, &engine, &counters, Duration::from_secs_f64(role.stat_interval_s));
     counters.stop.store(true, Ordering::Release);
     let shadows: Vec<initiator::Shadows> = initiators
         .into_iter()
@@ -239,14 +198,9 @@ pub fn run(role: Role) -> Result<(), String> {
     say("STOPPED");
 
     // Every initiator of every process has stopped: what each slot holds is final.
-    match command(&rx, deadline)? {
-        c if c == "CHECK" => {}
-        c => return Err(format!("expected CHECK, got {c:?}")),
-    }
-    let mut buf = vec![0u8; SLOT];
-    for slot in 0..slots {
-        span(region + slot * SLOT, SLOT).read_into(&mut buf);
-        say(&format!("HOLD {slot} {:016x}", checksum(&buf)));
+    expect(&rx, deadline, "CHECK")?;
+    for (slot, sum) in region.sums().iter().enumerate() {
+        say(&format!("HOLD {slot} {sum:016x}"));
     }
     drain_notifies(&engine, &counters);
     let paths = engine.counters();
@@ -254,20 +208,50 @@ pub fn run(role: Role) -> Result<(), String> {
     for p in &others {
         let _ = engine.disconnect(&p.engine, TIMEOUT_MS);
     }
-    engine.deregister_mem(region_handle).map_err(|e| format!("DeregisterMem: {e}"))?;
+    region.release(&engine)?;
     engine.finalize();
-    let freed = if role.device_region {
-        memory::free(region, memory::AllocKind::Device)
-    } else {
-        memory::free(region, memory::AllocKind::Host)
-    };
-    freed.map_err(|e| format!("freeing the region: {e}"))?;
     drop(ring);
     say(&format!("DONE {}", counters.stats()));
     match counters.first_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
         Some(e) => Err(format!("{} error(s), the first: {e}", counters.errors.load(Ordering::Relaxed))),
         None if counters.corrupt.load(Ordering::Relaxed) > 0 => Err("corrupted bytes".into()),
         None => Ok(()),
+    }
+}
+
+/// Waits for the command `word`.
+fn expect(rx: &Receiver<String>, deadline: Instant, word: &str) -> Result<(), String> {
+    match command(rx, deadline)? {
+        c if c == word => Ok(()),
+        c => Err(format!("expected {word}, got {c:?}")),
+    }
+}
+
+/// While the initiators run: drains ADXL notifies and reports the counters every `interval`
+/// until STOP; the end of stdin or the worker's deadline is an error.
+fn serve(
+    rx: &Receiver<String>,
+    deadline: Instant,
+    engine: &Engine,
+    counters: &Counters,
+    interval: Duration,
+) -> Result<(), String> {
+    let mut last_report = Instant::now();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(c) if c == "STOP" => return Ok(()),
+            Ok(c) => return Err(format!("unexpected command {c:?}")),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Err("stdin closed".into()),
+        }
+        if Instant::now() > deadline {
+            return Err("the worker's own deadline passed".into());
+        }
+        drain_notifies(engine, counters);
+        if last_report.elapsed() >= interval {
+            say(&format!("STAT {}", counters.stats()));
+            last_report = Instant::now();
+        }
     }
 }
 
