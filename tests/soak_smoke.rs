@@ -37,3 +37,39 @@ fn bad_arguments_are_refused() {
     let help = soak().arg("--help").output().unwrap();
     assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("usage:"));
 }
+
+/// Whether process `pid` still runs (gone or a zombie waiting to be reaped: not running).
+fn running(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| s.rsplit(')').next().and_then(|r| r.split_whitespace().next()) != Some("Z"))
+        .unwrap_or(false)
+}
+
+#[test]
+fn workers_end_when_the_coordinator_is_killed() {
+    use std::io::{BufRead, BufReader};
+    let mut coordinator = soak()
+        .args(["--duration", "60", "--interval", "0.5"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // The first report line: every worker is up and transferring.
+    let mut out = BufReader::new(coordinator.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains(" p0 ") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "the soak ended before its first report");
+    }
+    let id = coordinator.id();
+    let children = std::fs::read_to_string(format!("/proc/{id}/task/{id}/children")).unwrap();
+    let workers: Vec<&str> = children.split_whitespace().collect();
+    assert_eq!(workers.len(), 4, "{children:?}");
+    coordinator.kill().unwrap();
+    coordinator.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while workers.iter().any(|p| running(p)) {
+        assert!(Instant::now() < deadline, "workers still running 30 s after the coordinator died");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
