@@ -1,12 +1,10 @@
 //! The coordinator: starts the worker processes, hands each the others' addresses and keys,
 //! lets them run for the duration while printing one line per worker every interval (its
-//! counters, RSS and open descriptors), then stops them, cross-checks what every initiator
-//! wrote against what every target holds, and judges whether RSS and descriptors stayed flat.
+//! counters, RSS and open descriptors), then stops them and has [`verdict`] judge the run.
 //!
 //! Every worker is killed (by its pid, through its `Child`) on any way out of [`run`],
 //! including a panic; a worker also ends by itself when its stdin closes or at its deadline.
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -14,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::protocol::{Peer, Stats};
 use crate::usage::{self, Sample};
+use crate::verdict::{self, Ended};
 
 /// How a run is shaped (the command line).
 #[derive(Debug, Clone)]
@@ -143,14 +142,11 @@ fn collect(rx: &Receiver<Said>, workers: &mut Workers, last: &str) -> Result<Vec
     Ok(got)
 }
 
-fn mib(kib: u64) -> f64 {
-    kib as f64 / 1024.0
-}
-
 fn print_row(at: f64, i: usize, w: &Worker, s: Option<Sample>) {
     let st = &w.stats;
-    let (rss, fds) =
-        s.map_or(("gone".into(), "-".into()), |s| (format!("{:.1}", mib(s.rss_kib)), s.fds.to_string()));
+    let (rss, fds) = s.map_or(("gone".into(), "-".into()), |s| {
+        (format!("{:.1}", s.rss_kib as f64 / 1024.0), s.fds.to_string())
+    });
     println!(
         "{at:7.1}s  p{i} {:>4}/{:<6} transfers {:>8}  {:>9.1} MiB  ring {:>7}  notifies {:>5}/{:<5}  errors {}  corrupt {}  RSS {rss} MiB  fds {fds}",
         w.transport,
@@ -219,144 +215,14 @@ pub fn run(plan: &Plan) -> Result<bool, String> {
     let stopped = collect(&rx, &mut workers, "STOPPED")?;
     workers.send_all("CHECK")?;
     let checked = collect(&rx, &mut workers, "DONE")?;
-    let mut statuses = Vec::new();
-    for w in &mut workers.0 {
+    let mut ended = Vec::new();
+    for (i, (w, (stopped, checked))) in workers.0.iter_mut().zip(stopped.into_iter().zip(checked)).enumerate()
+    {
         drop(w.stdin.take());
-        statuses.push(w.child.wait().map_err(|e| e.to_string())?);
+        let status = w.child.wait().map_err(|e| e.to_string())?;
+        let done = checked.last().and_then(|l| l.strip_prefix("DONE ")).and_then(Stats::parse);
+        let stats = done.ok_or_else(|| format!("worker {i}: no final counters"))?;
+        ended.push(Ended { stats, samples: std::mem::take(&mut w.samples), stopped, checked, status });
     }
-    for (i, lines) in checked.iter().enumerate() {
-        let done = lines.last().and_then(|l| l.strip_prefix("DONE ")).and_then(Stats::parse);
-        workers.0[i].stats = done.ok_or_else(|| format!("worker {i}: no final counters"))?;
-    }
-    Ok(summary(&workers, &stopped, &checked, &statuses, run_s))
-}
-
-/// Prints the verdict; `true` when everything held.
-fn summary(
-    workers: &Workers,
-    stopped: &[Vec<String>],
-    checked: &[Vec<String>],
-    statuses: &[std::process::ExitStatus],
-    run_s: f64,
-) -> bool {
-    let mut ok = true;
-    let mut fail = |why: String| {
-        println!("FAIL: {why}");
-        ok = false;
-    };
-    let total = workers.0.iter().fold(Stats::default(), |a, w| {
-        let s = &w.stats;
-        Stats {
-            transfers: a.transfers + s.transfers,
-            bytes: a.bytes + s.bytes,
-            notifies: a.notifies + s.notifies,
-            adxl_sent: a.adxl_sent + s.adxl_sent,
-            adxl_received: a.adxl_received + s.adxl_received,
-            errors: a.errors + s.errors,
-            corrupt: a.corrupt + s.corrupt,
-        }
-    });
-    println!(
-        "summary: {run_s:.1} s, {} transfers, {:.1} MiB moved and checked, {} notify-ring rounds, {} ADXL notifies sent / {} received, {} errors, {} corrupted bytes",
-        total.transfers,
-        total.bytes as f64 / (1 << 20) as f64,
-        total.notifies,
-        total.adxl_sent,
-        total.adxl_received,
-        total.errors,
-        total.corrupt
-    );
-    if total.errors > 0 || total.corrupt > 0 {
-        fail(format!("{} errors, {} corrupted bytes", total.errors, total.corrupt));
-    }
-    if total.transfers == 0 || total.notifies == 0 {
-        fail("no transfers or no notify rounds completed".into());
-    }
-    if total.adxl_sent != total.adxl_received {
-        fail(format!("{} ADXL notifies sent but {} received", total.adxl_sent, total.adxl_received));
-    }
-    for (i, s) in statuses.iter().enumerate() {
-        if !s.success() {
-            fail(format!("worker {i} exited with {s}"));
-        }
-    }
-
-    // What each initiator thread wrote last into each peer's slot, against what the peer holds.
-    let mut holds: HashMap<(usize, usize), String> = HashMap::new();
-    for (target, lines) in checked.iter().enumerate() {
-        for l in lines.iter().filter_map(|l| l.strip_prefix("HOLD ")) {
-            if let [slot, sum] = l.split_whitespace().collect::<Vec<_>>()[..] {
-                holds.insert((target, slot.parse().unwrap_or(usize::MAX)), sum.to_owned());
-            }
-        }
-    }
-    let (mut compared, mut differ) = (0, 0);
-    for lines in stopped {
-        for l in lines.iter().filter(|l| l.starts_with("SHADOW ")) {
-            if let [_, target, slot, sum] = l.split_whitespace().collect::<Vec<_>>()[..] {
-                let key = (target.parse().unwrap_or(usize::MAX), slot.parse().unwrap_or(usize::MAX));
-                if sum == "unknown" {
-                    continue;
-                }
-                compared += 1;
-                if holds.get(&key).map(String::as_str) != Some(sum) {
-                    differ += 1;
-                    fail(format!(
-                        "slot {} of worker {}: the writer expects {sum}, it holds {:?}",
-                        key.1,
-                        key.0,
-                        holds.get(&key)
-                    ));
-                }
-            }
-        }
-    }
-    println!("final check: {compared} slots compared between writer and holder, {differ} differ");
-    if compared == 0 {
-        fail("no slot could be compared".into());
-    }
-
-    for (i, lines) in checked.iter().enumerate() {
-        if let Some(l) = lines.iter().find_map(|l| l.strip_prefix("PATHS ")) {
-            let v: Vec<f64> = l.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-            if let [shared, tcp] = v[..] {
-                let m = (1 << 20) as f64;
-                println!(
-                    "p{i}: its transfers went {:.1} MiB through shared memory, {:.1} MiB over TCP",
-                    shared / m,
-                    tcp / m
-                );
-            }
-        }
-    }
-    for (i, w) in workers.0.iter().enumerate() {
-        let (first, last) = (w.samples.first(), w.samples.last());
-        if let (Some(a), Some(b)) = (first, last) {
-            print!(
-                "p{i}: RSS {:.1} -> {:.1} MiB, fds {} -> {} (first -> last sample)",
-                mib(a.rss_kib),
-                mib(b.rss_kib),
-                a.fds,
-                b.fds
-            );
-        }
-        match usage::trend(&w.samples, run_s) {
-            Some(t) => {
-                println!(
-                    "; quarters: RSS median {:.1} -> {:.1} MiB, fds max {} -> {}: {}",
-                    mib(t.rss_kib.0),
-                    mib(t.rss_kib.1),
-                    t.fds.0,
-                    t.fds.1,
-                    if t.growth.is_none() { "flat" } else { "GROWING" }
-                );
-                if let Some(why) = t.growth {
-                    fail(format!("p{i}: {why}"));
-                }
-            }
-            None => println!("; too few samples to judge flatness"),
-        }
-    }
-    println!("{}", if ok { "soak passed" } else { "soak FAILED" });
-    ok
+    Ok(verdict::judge(&ended, run_s))
 }

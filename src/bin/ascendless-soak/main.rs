@@ -11,6 +11,7 @@ mod protocol;
 mod region;
 mod ring;
 mod usage;
+mod verdict;
 mod worker;
 
 const USAGE: &str =
