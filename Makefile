@@ -14,6 +14,7 @@ PYENV := build/pyenv
 PYTHON ?= python3
 
 .PHONY: all build headers install uninstall demo examples test test-rust test-install test-python bench clean
+.PHONY: test-sanitizers soak
 
 all: build
 
@@ -36,6 +37,7 @@ demo: build
 	scripts/demo.sh "$(DEMO_PREFIX)"
 
 test: test-rust test-install test-python
+test: test-sanitizers
 
 # The ABI tests (tests/c_abi.rs) read target/debug/libascendless.so, which `cargo test` does
 # not build (it builds the library only as a dependency, under deps/), so build it first.
@@ -46,6 +48,19 @@ test-rust:
 # Install into a temporary prefix and build programs against it every way a user would.
 test-install: build
 	tests/install/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+
+# The C/C++ examples and test programs, against an installed package, compiled with ASan+UBSan
+# (LeakSanitizer on) and run under valgrind memcheck: any report fails.
+test-sanitizers: build
+	tests/sanitizers/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+
+# The soak (not part of `make test`): worker processes moving and checking data and ringing IPC
+# notifies for DURATION seconds, printing RSS and descriptor counts every INTERVAL seconds.
+DURATION ?= 60
+INTERVAL ?= 5
+soak:
+	$(CARGO) build --release --bin ascendless-soak
+	$(RELEASE_DIR)/ascendless-soak --duration $(DURATION) --interval $(INTERVAL)
 
 # The Python `acl` package (python/): installed with pip into a virtualenv under build/, as a
 # user would, then its pytest suite against the release library.

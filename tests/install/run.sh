@@ -3,7 +3,8 @@
 # Installs ascendless into a temporary prefix and builds and runs programs against it every way
 # a user would: find_package, the vendor's CMake style after set_env.sh, pkg-config (shared and
 # static), LD_PRELOAD over another libascendcl and another libllm_datadist, the vendor-style ADXL
-# sample (server and client, both string ABIs), a moved install tree, valgrind; then uninstalls.
+# sample (server and client, both string ABIs), a moved install tree; then uninstalls.
+# (tests/sanitizers/run.sh runs the same programs under ASan and valgrind.)
 # It also checks the install machinery itself: the Makefile's targets (CARGO_TARGET_DIR, DESTDIR,
 # test-rust), exact uninstall and upgrade, existing files, odd prefixes, set_env.sh under several
 # shells, the CMake version file and the installed library's exported symbols.
@@ -176,14 +177,6 @@ done
 nm -C "$work/sample1/adxl_client" | grep 'std::__cxx11::' >/dev/null || fail "the ABI 1 sample does not use the new string ABI"
 if nm -C "$work/sample0/adxl_client" | grep 'std::__cxx11::' >/dev/null; then fail "the ABI 0 sample uses the new string ABI"; fi
 ok "vendor-style ADXL sample (ASCEND_PATH, llm_datadist graph ascendcl, -Werror) server/client verify under string ABIs 0 and 1"
-
-# valgrind memcheck on the C and C++ examples.
-if command -v valgrind >/dev/null; then
-    for app in acl_init runtime_copy adxl_capabilities; do
-        quiet valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$work/examples/$app"
-    done
-    ok "examples run clean under valgrind memcheck"
-fi
 
 # A moved tree still works (the CMake config and pkg-config file are relative).
 mv "$prefix" "$work/moved"

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# shellcheck disable=SC1007 # `CDPATH= cd` clears CDPATH for that one command
+# Runs every C and C++ example (examples-c/, its IPC pair through run_ipc.sh, the vendor-style
+# ADXL sample through its run.sh) and the C++ programs other tests run (tests/c/cxx_api.cpp,
+# tests/c/adxl_peer.cpp, tests/install/cxx_preload_app.cpp), built against an installed package
+# as a user would, twice:
+#   asan      compiled with AddressSanitizer + UndefinedBehaviorSanitizer, LeakSanitizer on;
+#   valgrind  compiled plainly (-O0 -g) and run under valgrind memcheck.
+# Any report fails the run. Only the programs are instrumented, not the library; but both tools
+# replace malloc for the whole process, so a leak or a bad heap access inside the library shows
+# up as well. Reports are also collected from log files, so one from a forked child or a second
+# process counts even when its exit status is lost.
+# Usage: run.sh BUILD_DIR VERSION [asan|valgrind ...]   (default: both)
+set -euo pipefail
+
+build=$(CDPATH= cd -- "$1" >/dev/null && pwd) version=$2
+shift 2
+modes=("$@")
+[ ${#modes[@]} -gt 0 ] || modes=(asan valgrind)
+here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." >/dev/null && pwd)
+supp=$here/tests/sanitizers
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+prefix=$work/toolkit
+pass=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+fail() { echo "not ok - $*" >&2; exit 1; }
+# quiet CMD...: runs CMD; if it fails, shows its output and any sanitizer or valgrind report.
+quiet() {
+    "$@" >"$work/out.log" 2>&1 && return
+    cat "$work/out.log" "$work"/*/logs/* >&2 2>/dev/null || true
+    fail "$*"
+}
+
+"$here/scripts/install.sh" "$prefix" "$prefix" "$build" "$version" >/dev/null
+# shellcheck source=/dev/null
+source "$prefix/set_env.sh"
+# The library's own log lines are not what is checked here.
+export ASCEND_GLOBAL_LOG_LEVEL=4
+
+# A port the kernel picks as free right now (python3 is needed by `make test` anyway).
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# build MODE CFLAGS LDFLAGS: every program, into $work/MODE/real; then $work/MODE/bin holds one
+# wrapper per program that runs it the MODE's way, so the example run scripts need no change.
+build() {
+    local mode=$1 flags=$2 ldflags=$3 real=$work/$1/real
+    mkdir -p "$real" "$work/$mode/bin" "$work/$mode/logs"
+    quiet cmake -S "$here/examples-c" -B "$work/$mode/examples" -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$ldflags"
+    quiet cmake --build "$work/$mode/examples" -j 2
+    quiet cmake -S "$here/examples-c/vendor-style" -B "$work/$mode/sample" -DCMAKE_BUILD_TYPE=Debug \
+        -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$ldflags"
+    quiet cmake --build "$work/$mode/sample" -j 2
+    for app in acl_init adxl_capabilities adxl_transfer adxl_prefill_decode runtime_copy ipc_owner ipc_peer; do
+        cp "$work/$mode/examples/$app" "$real/"
+    done
+    cp "$work/$mode/sample/adxl_server" "$work/$mode/sample/adxl_client" "$real/"
+    # The C++ programs other tests run; the LD_PRELOAD test's program with the vendor's old
+    # string ABI and library name, as it is built there.
+    for src in tests/c/cxx_api.cpp tests/c/adxl_peer.cpp tests/install/cxx_preload_app.cpp; do
+        local prog=${src##*/} abi=() lib=-lascendless
+        prog=${prog%.cpp}
+        [ "$prog" = cxx_preload_app ] && abi=(-D_GLIBCXX_USE_CXX11_ABI=0) lib=-lllm_datadist
+        # shellcheck disable=SC2086 # the flags are words
+        quiet c++ -std=c++17 -g -Wall -Wextra -Werror $flags "${abi[@]}" -I"$prefix/include" -o "$real/$prog" \
+            "$here/$src" $ldflags -L"$prefix/lib64" "$lib"
+    done
+    local runner
+    case $mode in
+        asan) runner= ;;
+        valgrind)
+            runner="valgrind --tool=memcheck --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite"
+            runner+=" --suppressions=$supp/valgrind.supp --log-file=$work/$mode/logs/vg.%p"
+            ;;
+    esac
+    for prog in "$real"/*; do
+        printf '#!/bin/sh\nexec %s "%s" "$@"\n' "$runner" "$prog" >"$work/$mode/bin/${prog##*/}"
+        chmod +x "$work/$mode/bin/${prog##*/}"
+    done
+}
+
+# reports MODE: fails if any process of the run wrote a report.
+reports() {
+    local mode=$1 logs=$work/$1/logs bad=()
+    case $mode in
+        asan) mapfile -t bad < <(find "$logs" -type f) ;;
+        valgrind) mapfile -t bad < <(grep -L 'ERROR SUMMARY: 0 errors' "$logs"/vg.* 2>/dev/null) ;;
+    esac
+    if [ ${#bad[@]} -gt 0 ]; then
+        cat "${bad[@]}" >&2
+        fail "$mode: ${#bad[@]} report(s)"
+    fi
+}
+
+# run_all MODE: every program, each the way the other tests run it.
+run_all() {
+    local mode=$1 bin=$work/$1/bin t=180
+    quiet timeout $t "$bin/acl_init"
+    quiet timeout $t "$bin/adxl_capabilities"
+    quiet timeout $t "$bin/runtime_copy"
+    ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet timeout $t "$bin/runtime_copy"
+    quiet timeout $t "$bin/adxl_transfer"
+    ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet timeout $t "$bin/adxl_transfer"
+    quiet timeout $t "$bin/adxl_prefill_decode"
+    ASCENDLESS_TRANSPORT=tcp quiet timeout $t "$bin/adxl_prefill_decode"
+    quiet timeout $t "$here/examples-c/run_ipc.sh" "$bin"
+    quiet timeout $t "$here/examples-c/vendor-style/run.sh" "$bin" "$(free_port)"
+    grep -q "client: READ .* verified" "$work/out.log" || fail "$mode: the ADXL sample did not verify its data"
+    quiet timeout $t "$bin/cxx_api" "$(free_port)"
+    grep -q "0 failures" "$work/out.log" || fail "$mode: cxx_api: $(cat "$work/out.log")"
+    quiet timeout $t "$bin/cxx_preload_app" "$(free_port)"
+    grep -q 'READ and WRITE of .* bytes verified' "$work/out.log" || fail "$mode: cxx_preload_app: $(cat "$work/out.log")"
+    peer_pair "$bin"
+    reports "$mode"
+}
+
+# line_of FILE N: waits (up to 180 s) until FILE has N lines and prints line N.
+line_of() {
+    for _ in $(seq 1800); do
+        [ "$(wc -l <"$1")" -ge "$2" ] && { sed -n "$2p" "$1"; return; }
+        sleep 0.1
+    done
+    fail "no line $2 in $1: $(cat "$1")"
+}
+
+# peer_pair BIN: tests/c/adxl_peer.cpp as a server and a client process; the server's commands
+# come through a FIFO held open on fd 7 until the end.
+peer_pair() {
+    local bin=$1 port size=$((1 << 20)) addr pid out=$work/peer.out
+    port=$(free_port)
+    rm -f "$work/peer.in" && mkfifo "$work/peer.in"
+    timeout 180 "$bin/adxl_peer" server "127.0.0.1:$port" "$size" <"$work/peer.in" >"$out" 2>&1 &
+    pid=$!
+    exec 7>"$work/peer.in"
+    addr=$(line_of "$out" 1)
+    [[ $addr == ready* ]] || fail "adxl_peer server: $addr"
+    quiet timeout 180 "$bin/adxl_peer" client 127.0.0.1 "127.0.0.1:$port" "${addr#ready }" "$size"
+    echo "check 2" >&7
+    [ "$(line_of "$out" 2)" = ok ] || fail "adxl_peer server sees: $(cat "$out")"
+    exec 7>&-
+    wait "$pid" || fail "adxl_peer server exited with $?: $(cat "$out")"
+}
+
+for mode in "${modes[@]}"; do
+    start=$SECONDS
+    case $mode in
+        asan)
+            flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+            build asan "$flags" "-fsanitize=address,undefined"
+            export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$work/asan/logs/asan"
+            export LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
+            export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$work/asan/logs/ubsan"
+            run_all asan
+            unset ASAN_OPTIONS LSAN_OPTIONS UBSAN_OPTIONS
+            ok "examples and C++ test programs run clean under ASan+UBSan+LSan ($((SECONDS - start)) s)"
+            ;;
+        valgrind)
+            command -v valgrind >/dev/null || fail "valgrind is not installed"
+            build valgrind "-O0 -g" ""
+            run_all valgrind
+            ok "examples and C++ test programs run clean under valgrind memcheck ($((SECONDS - start)) s)"
+            ;;
+        *) fail "unknown mode $mode" ;;
+    esac
+done
+echo "$pass passed, 0 failed"
