@@ -407,19 +407,12 @@ fn a_peer_killed_during_a_striped_transfer_fails_it_in_time_and_a_restarted_one_
     server.finish();
 }
 
-/// SIGSTOP or SIGCONT for a child.
-fn signal(p: &Peer, sig: &str) {
-    let ok =
-        Command::new("kill").args([sig, &p.0.child.id().to_string()]).status().is_ok_and(|s| s.success());
-    assert!(ok, "kill {sig}");
-}
-
 #[test]
 fn a_peer_killed_during_connect_fails_it_in_time_and_a_restarted_one_is_reached() {
     let survivor = Survivor::new(MIB);
     // The peer stopped: the kernel accepts the connection, HELLO waits unanswered.
     let (mut server, name, _) = Peer::serve(MIB, 1);
-    signal(&server, "-STOP");
+    common::stop(server.0.child.id());
     let (code, after_kill) = std::thread::scope(|s| {
         let connect = s.spawn(|| survivor.connect(&name));
         std::thread::sleep(ms(300));

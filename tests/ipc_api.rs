@@ -5,7 +5,6 @@
 
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::io::{BufRead, Write};
-use std::process::Command;
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
@@ -459,12 +458,13 @@ fn an_exporter_killed_during_an_import_fails_it_in_time_and_a_restarted_one_serv
         // A stopped exporter: the kernel takes the connection and the request, nobody answers.
         let mut peer = Peer::start(&[]);
         let key = peer.ask(&format!("export_{kind}"))[1].clone();
-        let pid = peer.pid().to_string();
-        assert!(Command::new("kill").args(["-STOP", &pid]).status().unwrap().success());
+        common::stop(peer.pid() as u32);
         let started = Instant::now();
         let importer = std::thread::spawn(move || import_and_release(kind, &key));
         std::thread::sleep(Duration::from_millis(300));
-        assert!(!importer.is_finished(), "{kind}: the import did not wait for the stopped exporter");
+        if importer.is_finished() {
+            panic!("{kind}: the import did not wait for the stopped exporter: {}", importer.join().unwrap());
+        }
         peer.kill();
         let killed = Instant::now();
         assert_eq!(importer.join().unwrap(), ACL_ERROR_RT_IPC_ERROR, "{kind}");

@@ -98,6 +98,25 @@ impl Drop for Scripted {
     }
 }
 
+/// Stops process `pid` (SIGSTOP) and waits until the kernel reports it stopped, so that what
+/// the caller does next meets a process that answers nothing (its kernel still accepts
+/// connections for it).
+pub fn stop(pid: u32) {
+    let pid = pid.to_string();
+    assert!(Command::new("kill").args(["-STOP", &pid]).status().is_ok_and(|s| s.success()));
+    let stat = format!("/proc/{pid}/stat");
+    // The state follows the command name, which ends with the last ')'.
+    let stopped = || {
+        std::fs::read_to_string(&stat)
+            .is_ok_and(|s| s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('T')))
+    };
+    let t = std::time::Instant::now();
+    while !stopped() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "process {pid} did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 /// Whether this machine lets an unprivileged test make user and network namespaces with veth
 /// pairs (`unshare -rn`, `ip`); if not, says the test is skipped.
 pub fn namespaces_allowed() -> bool {
