@@ -536,3 +536,65 @@ fn faults_and_a_kill_between_two_network_namespaces() {
     );
     eprintln!("namespace run in {:?}", t.elapsed());
 }
+
+// ---- the proxy itself ----
+
+/// A server that sends `len` bytes of a pattern to each connection and closes its side, then
+/// reads until the other side closes; its address.
+fn pattern_server(len: usize) -> SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for s in listener.incoming().take(4) {
+            let Ok(mut s) = s else { return };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let _ = s.write_all(&common::pattern(len, 9));
+                let _ = s.shutdown(std::net::Shutdown::Write);
+                let _ = s.read_to_end(&mut Vec::new());
+            });
+        }
+    });
+    addr
+}
+
+/// Reads through `proxy` until end of file or an error (10 s at most): what arrived, whether
+/// it ended with an error (a reset), and how long it took.
+fn read_through(proxy: &Proxy) -> (Vec<u8>, bool, Duration) {
+    use std::io::Read;
+    let mut s = std::net::TcpStream::connect(proxy.addr()).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let t = Instant::now();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return (got, false, t.elapsed()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(_) => return (got, true, t.elapsed()),
+        }
+    }
+}
+
+#[test]
+fn the_proxy_forwards_every_byte_and_faults_where_told() {
+    let len = 300_000;
+    let want = common::pattern(len, 9);
+    let target = pattern_server(len);
+    let down = |f| vec![Rule::all(Dir::Down, f)];
+    // Stalled and trickled: every byte, in order, and not before the stall is over.
+    let p = Proxy::start(target, down(Fault::Stall { at: 1000, time: ms(300) }));
+    let (got, reset, took) = read_through(&p);
+    assert!(got == want && !reset && took >= ms(300), "{} bytes, {took:?}", got.len());
+    let p = Proxy::start(target, down(Fault::Trickle { bytes: 30_000, tick: ms(20) }));
+    let (got, _, took) = read_through(&p);
+    assert!(got == want && took >= ms(180), "{} bytes, {took:?}", got.len());
+    // Closed or reset at an offset: exactly the bytes before it.
+    let p = Proxy::start(target, down(Fault::Cut { at: 1000, reset: false }));
+    let (got, reset, _) = read_through(&p);
+    assert!(got == want[..1000] && !reset, "{} bytes, reset {reset}", got.len());
+    let p = Proxy::start(target, down(Fault::Cut { at: 1000, reset: true }));
+    let (got, reset, _) = read_through(&p);
+    assert!(got == want[..1000] && reset, "{} bytes, reset {reset}", got.len());
+    assert_eq!(p.stats().cuts.load(std::sync::atomic::Ordering::Acquire), 1);
+}
