@@ -66,6 +66,8 @@ fn data_dir(op: TransferOp) -> Dir {
 enum Expect {
     Completes,
     Fails,
+    /// Fails well before the time-out (in half of it).
+    FailsAtOnce,
     Either,
 }
 
@@ -153,6 +155,18 @@ const CASES: &[Case] = &[
         in_netns: false,
     },
     Case {
+        name: "one stripe's connection cut while the other's stalls",
+        rules: |d| {
+            vec![
+                Rule::on(0, d, Fault::Stall { at: 2 << 20, time: ms(5000) }),
+                Rule::on(1, d, Fault::Cut { at: 2 << 20, reset: false }),
+            ]
+        },
+        sizes: &[(BIG, Expect::FailsAtOnce)],
+        reorders: false,
+        in_netns: false,
+    },
+    Case {
         name: "slow, then cut after a time",
         rules: |_| {
             vec![
@@ -208,6 +222,11 @@ impl Pair {
     /// destination (cleared first): its status, after checking the time it took and, when it
     /// succeeded, every byte.
     fn transfer(&mut self, via: &str, op: TransferOp, call: Call, len: usize) -> u32 {
+        self.transfer_timed(via, op, call, len).0
+    }
+
+    /// As [`Pair::transfer`]; also how long the transfer took.
+    fn transfer_timed(&mut self, via: &str, op: TransferOp, call: Call, len: usize) -> (u32, Duration) {
         // Odd offsets for small transfers, so they start off any alignment.
         let off = if len < MIB { 4097 } else { 0 };
         // READ copies the server's source to the client, WRITE the client's to the server.
@@ -234,7 +253,7 @@ impl Pair {
             let right = self.side(!from_server).value(&format!("check {dst} {len} {seed} {off}"));
             assert_eq!(right, 1, "{command} completed with wrong bytes");
         }
-        code
+        (code, took)
     }
 }
 
@@ -252,11 +271,15 @@ fn run_case(pair: &mut Pair, case: &Case, turn: &mut usize) {
                 let via = proxy.name();
                 assert_eq!(pair.client.code(&format!("connect {via} {TIMEOUT}")), 0, "{}", case.name);
                 let what = format!("{}: {} {len} bytes {call:?}", case.name, word(op));
-                let code = pair.transfer(&via, op, call, len);
+                let (code, took) = pair.transfer_timed(&via, op, call, len);
                 eprintln!("{what}: status {code}");
                 match expect {
                     Expect::Completes => assert_eq!(code, 0, "{what}"),
                     Expect::Fails => assert_ne!(code, 0, "{what}"),
+                    Expect::FailsAtOnce => {
+                        assert_ne!(code, 0, "{what}");
+                        assert!(took < limit() / 2, "{what}: failed after {took:?}");
+                    }
                     Expect::Either => {}
                 }
                 if case.reorders {
