@@ -265,6 +265,9 @@ fn converse(
     match op {
         TransferOp::Write => {
             for (id, batch) in batches.iter().enumerate() {
+                if id > 0 {
+                    set_timeouts(conn, remote, deadline)?;
+                }
                 let frame =
                     Message::Write { id: id as u64, descs: batch.iter().map(Piece::desc).collect() }.encode();
                 let mut parts = Vec::with_capacity(batch.len() + 1);
@@ -286,6 +289,9 @@ fn converse(
     let mut first_error = None;
     for (id, batch) in batches.iter().enumerate() {
         let id = id as u64;
+        // Each wait gets what is left of the time-out: the socket's, set for an earlier wait,
+        // would let a late one run that long again, past the deadline.
+        set_timeouts(conn, remote, deadline)?;
         let mut msg = next(conn, link)?;
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
             let expected: u64 = batch.iter().map(|p| p.len as u64).sum();
@@ -297,7 +303,9 @@ fn converse(
             }
             let ranges: Vec<(&RawSpan, usize, usize)> =
                 batch.iter().map(|p| (&p.local.span, p.offset, p.len)).collect();
+            set_timeouts(conn, remote, deadline)?;
             conn.reader.payload(&conn.stream, &ranges, Some(deadline)).map_err(io)?;
+            set_timeouts(conn, remote, deadline)?;
             msg = next(conn, link)?;
         }
         match msg {
@@ -317,9 +325,6 @@ fn converse(
                     format!("{remote} answered out of order"),
                 )));
             }
-        }
-        if id + 1 < batches.len() as u64 {
-            set_timeouts(conn, remote, deadline)?;
         }
     }
     match first_error {
