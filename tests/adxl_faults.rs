@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use ascendless::adxl::engine::TransferOp;
+use ascendless::adxl::wire::{MemKind, Message, Region};
 use ascendless::error::adxl_status::*;
 use common::engines::{self, Call, HUNG, Peer, ROLE, client_engine, host_mem, register, sum, transfer};
 use common::proxy::{Dir, Fault, Proxy, Rule};
@@ -167,6 +168,20 @@ const CASES: &[Case] = &[
         in_netns: false,
     },
     Case {
+        name: "the request held, then the data stalled",
+        rules: |d| {
+            vec![
+                // The request (or the WRITE's payload) waits, then the data stops: the engine
+                // must give the later waits only what is left of the time-out.
+                Rule::on(0, Dir::Up, Fault::Stall { at: hello_len() + 1, time: ms(2000) }),
+                Rule::on(0, d, Fault::Stall { at: 2 << 20, time: ms(8000) }),
+            ]
+        },
+        sizes: &[(BIG, Expect::Fails)],
+        reorders: false,
+        in_netns: false,
+    },
+    Case {
         name: "slow, then cut after a time",
         rules: |_| {
             vec![
@@ -182,6 +197,13 @@ const CASES: &[Case] = &[
         in_netns: false,
     },
 ];
+
+/// The length of the client's HELLO (its name and one region), so a fault can act on the
+/// first byte after it.
+fn hello_len() -> u64 {
+    let region = Region { addr: 1, len: 1, kind: MemKind::Host };
+    Message::Hello { name: "127.0.0.1".into(), regions: vec![region], host: None }.encode().len() as u64
+}
 
 const fn ms(n: u64) -> Duration {
     Duration::from_millis(n)
