@@ -182,6 +182,20 @@ const CASES: &[Case] = &[
         in_netns: false,
     },
     Case {
+        name: "the data stalled twice, past the time-out",
+        rules: |d| {
+            vec![
+                // With 4096 descriptors a stripe's payload takes two system calls: the first
+                // ends late, the second must wait only what is left.
+                Rule::on(0, d, Fault::Stall { at: 2 << 20, time: ms(2300) }),
+                Rule::on(0, d, Fault::Stall { at: 12 << 20, time: ms(8000) }),
+            ]
+        },
+        sizes: &[(BIG, Expect::Fails)],
+        reorders: false,
+        in_netns: false,
+    },
+    Case {
         name: "slow, then cut after a time",
         rules: |_| {
             vec![
@@ -264,7 +278,13 @@ impl Pair {
             "xfer {} {via} {} {local} {remote} {len} {} {TIMEOUT}",
             call_word(call),
             word(op),
-            if len >= MIB { 8 } else { 1 }
+            if len >= BIG {
+                4096
+            } else if len >= MIB {
+                8
+            } else {
+                1
+            }
         );
         let t = Instant::now();
         let r = self.client.0.ask(&command);
