@@ -7,7 +7,7 @@
 
 use std::ffi::{CString, c_void};
 use std::io::{BufRead, Write};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
@@ -590,16 +590,7 @@ fn two_clients_with_one_name_transfer_at_the_same_time() {
 
 #[test]
 fn engines_in_two_network_namespaces() {
-    let can = Command::new("unshare")
-        .args(["-rn", "sh", "-c", "ip link add name va type veth peer name vb"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !can {
-        eprintln!(
-            "skipped: this machine allows no user and network namespaces with veth pairs (unshare -rn, ip)"
-        );
+    if !common::namespaces_allowed() {
         return;
     }
     for transport in ["tcp", "auto"] {

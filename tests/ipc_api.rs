@@ -92,6 +92,16 @@ fn child_main() {
                 };
                 format!("{rc} {}", key_text(&buf))
             }
+            ["export_mem"] => {
+                let mut own = null_mut();
+                let mut buf = key_buf();
+                // SAFETY: valid pointers; a 65-byte buffer.
+                let rc = unsafe {
+                    aclrtMalloc(&mut own, SIZE, 0);
+                    aclrtIpcMemGetExportKey(own, SIZE, buf.as_mut_ptr(), 65, 1)
+                };
+                format!("{rc} {}", key_text(&buf))
+            }
             ["close"] => {
                 let k = CString::new(mem_key.as_str()).unwrap();
                 // SAFETY: a C string.
@@ -416,4 +426,55 @@ fn products_and_virtual_instances_without_import() {
     })
     .join()
     .unwrap();
+}
+
+/// Imports `key` (a notify's or memory's) in this process and releases it again: the import's
+/// return code.
+fn import_and_release(kind: &str, key: &str) -> i32 {
+    assert_eq!(aclrtSetDevice(2), ACL_SUCCESS);
+    let k = CString::new(key).unwrap();
+    let mut p = null_mut();
+    // SAFETY: a valid out-pointer and C string.
+    unsafe {
+        if kind == "notify" {
+            let rc = aclrtNotifyImportByKey(&mut p, k.as_ptr(), 0);
+            if rc == ACL_SUCCESS {
+                assert_eq!(aclrtDestroyNotify(p), ACL_SUCCESS);
+            }
+            rc
+        } else {
+            let rc = aclrtIpcMemImportByKey(&mut p, k.as_ptr(), 0);
+            if rc == ACL_SUCCESS {
+                assert_eq!(aclrtIpcMemClose(k.as_ptr()), ACL_SUCCESS);
+            }
+            rc
+        }
+    }
+}
+
+#[test]
+fn an_exporter_killed_during_an_import_fails_it_in_time_and_a_restarted_one_serves() {
+    for kind in ["notify", "mem"] {
+        // A stopped exporter: the kernel takes the connection and the request, nobody answers.
+        let mut peer = Peer::start(&[]);
+        let key = peer.ask(&format!("export_{kind}"))[1].clone();
+        common::stop(peer.pid() as u32);
+        let started = Instant::now();
+        let importer = std::thread::spawn(move || import_and_release(kind, &key));
+        std::thread::sleep(Duration::from_millis(300));
+        if importer.is_finished() {
+            panic!("{kind}: the import did not wait for the stopped exporter: {}", importer.join().unwrap());
+        }
+        peer.kill();
+        let killed = Instant::now();
+        assert_eq!(importer.join().unwrap(), ACL_ERROR_RT_IPC_ERROR, "{kind}");
+        eprintln!("{kind}: import failed {:?} after the kill", killed.elapsed());
+        assert!(killed.elapsed() < Duration::from_secs(2), "{kind}: {:?}", killed.elapsed());
+        assert!(started.elapsed() < ascendless::runtime::share::IMPORT_TIMEOUT, "{kind}");
+        // The exporter started again: its new key imports.
+        let mut again = Peer::start(&[]);
+        let key = again.ask(&format!("export_{kind}"))[1].clone();
+        assert_eq!(std::thread::spawn(move || import_and_release(kind, &key)).join().unwrap(), ACL_SUCCESS);
+        again.finish();
+    }
 }

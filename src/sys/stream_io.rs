@@ -9,7 +9,7 @@
 use std::io;
 use std::net::TcpStream;
 use std::os::fd::AsRawFd;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::span::RawSpan;
 
@@ -127,8 +127,9 @@ const IOV_MAX: usize = 1024;
 
 /// Sends every part in order with as few system calls as the kernel allows (`sendmsg` with
 /// up to 1024 pieces each): a frame, the payload of many descriptors and the next frame go out
-/// together, straight from their memory. Never raises SIGPIPE. A socket time-out bounds each
-/// system call only; `deadline` bounds the whole (`TimedOut` once it has passed). Panics if a span range is
+/// together, straight from their memory. Never raises SIGPIPE. No system call waits
+/// past `deadline` (by more than a tenth of what was left), and the whole is `TimedOut` once it
+/// has passed. Panics if a span range is
 /// outside its span.
 pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Instant>) -> io::Result<()> {
     // (address, length) of every non-empty piece, checked against its span.
@@ -147,9 +148,7 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
     }
     let mut first = 0;
     while first < pieces.len() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
+        let saved = within(stream, false, deadline)?;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
         let mut iov: Vec<libc::iovec> = batch
             .iter()
@@ -163,6 +162,7 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         // ranges inside spans (checked above), which their makers vouched are readable; the
         // kernel only reads them.
         let n = unsafe { libc::sendmsg(stream.as_raw_fd(), &msg, libc::MSG_NOSIGNAL) };
+        restore(stream, false, saved);
         if n < 0 {
             let e = io::Error::last_os_error();
             if e.kind() == io::ErrorKind::Interrupted {
@@ -184,6 +184,35 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         }
     }
     Ok(())
+}
+
+/// For one system call bounded by `deadline`: shortens the stream's receive (`read`) or send
+/// time-out to what is left when it would outlast the deadline by more than a tenth (a wait
+/// begun late would otherwise run the whole time-out again); the time-out to put back after
+/// the call (`None`: unchanged). `TimedOut` once the deadline has passed.
+fn within(stream: &TcpStream, read: bool, deadline: Option<Instant>) -> io::Result<Option<Option<Duration>>> {
+    let Some(deadline) = deadline else { return Ok(None) };
+    let left = deadline
+        .checked_duration_since(Instant::now())
+        .filter(|l| !l.is_zero())
+        .ok_or(io::ErrorKind::TimedOut)?;
+    let current = if read { stream.read_timeout()? } else { stream.write_timeout()? };
+    if current.is_some_and(|t| t <= left + left / 10 + Duration::from_millis(1)) {
+        return Ok(None);
+    }
+    if read {
+        stream.set_read_timeout(Some(left))?;
+    } else {
+        stream.set_write_timeout(Some(left))?;
+    }
+    Ok(Some(current))
+}
+
+/// Puts back a time-out [`within`] shortened.
+fn restore(stream: &TcpStream, read: bool, saved: Option<Option<Duration>>) {
+    if let Some(t) = saved {
+        let _ = if read { stream.set_read_timeout(t) } else { stream.set_write_timeout(t) };
+    }
 }
 
 /// Fills every `(span, offset, len)` range in order from the stream, with as few system calls
@@ -208,9 +237,7 @@ pub fn recv_scatter(
     }
     let mut first = 0;
     while first < pieces.len() {
-        if deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(io::ErrorKind::TimedOut.into());
-        }
+        let saved = within(stream, true, deadline)?;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
         let mut iov: Vec<libc::iovec> = batch
             .iter()
@@ -223,6 +250,7 @@ pub fn recv_scatter(
         // SAFETY: every iovec names a range inside a writable span (checked above), which its
         // maker vouched is writable memory with no Rust reference into it.
         let n = unsafe { libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_WAITALL) };
+        restore(stream, true, saved);
         match n {
             0 => return Err(io::ErrorKind::UnexpectedEof.into()),
             n if n < 0 => {

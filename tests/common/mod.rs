@@ -8,6 +8,9 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+pub mod engines;
+pub mod proxy;
+
 /// A scripted child process. Dropping it kills the child.
 pub struct Scripted {
     pub child: Child,
@@ -18,7 +21,22 @@ pub struct Scripted {
 impl Scripted {
     /// Runs this test binary's `child` test with `role=1` and `env` (logging off).
     pub fn spawn(role: &str, env: &[(&str, &str)]) -> Scripted {
-        let mut child = Command::new(std::env::current_exe().unwrap())
+        Scripted::spawn_via(&[], role, env)
+    }
+
+    /// As [`Scripted::spawn`], started through `prefix` (a program and its arguments that run
+    /// the rest of the command line, such as `nsenter -t PID -n`).
+    pub fn spawn_via(prefix: &[&str], role: &str, env: &[(&str, &str)]) -> Scripted {
+        let exe = std::env::current_exe().unwrap();
+        let mut command = match prefix.split_first() {
+            Some((program, args)) => {
+                let mut c = Command::new(program);
+                c.args(args).arg(exe);
+                c
+            }
+            None => Command::new(exe),
+        };
+        let mut child = command
             .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
             .env(role, "1")
             .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
@@ -78,6 +96,42 @@ impl Drop for Scripted {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Stops process `pid` (SIGSTOP) and waits until the kernel reports it stopped, so that what
+/// the caller does next meets a process that answers nothing (its kernel still accepts
+/// connections for it).
+pub fn stop(pid: u32) {
+    let pid = pid.to_string();
+    assert!(Command::new("kill").args(["-STOP", &pid]).status().is_ok_and(|s| s.success()));
+    let stat = format!("/proc/{pid}/stat");
+    // The state follows the command name, which ends with the last ')'.
+    let stopped = || {
+        std::fs::read_to_string(&stat)
+            .is_ok_and(|s| s.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('T')))
+    };
+    let t = std::time::Instant::now();
+    while !stopped() {
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "process {pid} did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// Whether this machine lets an unprivileged test make user and network namespaces with veth
+/// pairs (`unshare -rn`, `ip`); if not, says the test is skipped.
+pub fn namespaces_allowed() -> bool {
+    let can = Command::new("unshare")
+        .args(["-rn", "sh", "-c", "ip link add name va type veth peer name vb"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can {
+        eprintln!(
+            "skipped: this machine allows no user and network namespaces with veth pairs (unshare -rn, ip)"
+        );
+    }
+    can
 }
 
 /// The pattern of `len` bytes for `seed` (words, so debug builds fill 64 MiB quickly).

@@ -23,10 +23,11 @@
 //! Every call before Initialize or after Finalize is FAILED; Finalize is idempotent, and an
 //! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
 //! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
-//! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
-//! FAILED (nobody listens there); a transfer in flight when its peer dies is FAILED at once
-//! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
-//! restarted peer is reachable without a Disconnect.
+//! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED (links to dead peers that were never
+//! disconnected are dropped first); connecting to a name without a port is FAILED (nobody
+//! listens there); a transfer in flight when its peer dies is FAILED at once (end of file or
+//! reset, not the time-out); the next transfer or Connect dials again, so a restarted peer is
+//! reachable without a Disconnect.
 
 mod admit;
 mod fast;
@@ -289,6 +290,22 @@ fn heartbeat(core: &std::sync::Weak<Core>) {
     }
 }
 
+/// Closes and forgets the links whose peer is gone (killed, exited) but which the caller never
+/// disconnected; how many. Called when the links are at [`MAX_LINKS`], so dead peers cannot
+/// hold the limit (and their memory) for ever; a transfer to a forgotten peer is then
+/// NOT_CONNECTED instead of FAILED.
+fn drop_dead_links(links: &mut HashMap<String, Arc<Link>>) -> usize {
+    let before = links.len();
+    links.retain(|_, l| {
+        let alive = l.is_alive();
+        if !alive {
+            l.close();
+        }
+        alive
+    });
+    before - links.len()
+}
+
 /// Zero addresses and ranges that wrap are PARAM_INVALID.
 fn check_descs(descs: &[TransferDesc]) -> AdxlResult<()> {
     for (i, d) in descs.iter().enumerate() {
@@ -482,22 +499,12 @@ impl Engine {
             )
         })?;
         {
-            let links = lock(&core.links);
-            match links.get(remote) {
-                Some(l) if l.is_alive() => {
-                    return Err(AdxlError::new(
-                        ADXL_ALREADY_CONNECTED,
-                        format!("already connected to {remote}"),
-                    ));
-                }
-                Some(_) => {}
-                None if links.len() >= MAX_LINKS => {
-                    return Err(AdxlError::new(
-                        ADXL_RESOURCE_EXHAUSTED,
-                        format!("already {MAX_LINKS} links"),
-                    ));
-                }
-                None => {}
+            let mut links = lock(&core.links);
+            if links.get(remote).is_some_and(|l| l.is_alive()) {
+                return Err(AdxlError::new(ADXL_ALREADY_CONNECTED, format!("already connected to {remote}")));
+            }
+            if !links.contains_key(remote) && links.len() >= MAX_LINKS && drop_dead_links(&mut links) == 0 {
+                return Err(AdxlError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_LINKS} links")));
             }
         }
         let link = Arc::new(Link::open(core, remote, addr, deadline)?);

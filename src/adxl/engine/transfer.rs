@@ -3,10 +3,13 @@
 //! and into the caller's memory, and the call returns when every request is COMPLETE.
 //!
 //! A large call in direct mode is striped: its bytes are split evenly over [`STRIPES`]
-//! connections of the link, run side by side. Calls that may relay are never striped, so the
+//! connections of the link, run side by side; a stripe whose connection breaks shuts the
+//! others down, so the call fails at once. Calls that may relay are never striped, so the
 //! peer sees the whole call in order and can apply the relay rule to it.
 
 use std::io;
+use std::net::{Shutdown, TcpStream};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::link::{Conn, Link, io_status, remaining, wire_status};
@@ -82,6 +85,53 @@ fn stripes(locals: &[Local], k: usize) -> Vec<Vec<Piece<'_>>> {
     out
 }
 
+/// The connections of a striped call's stripes. A stripe whose connection breaks shuts the
+/// others down, so the call fails at once instead of waiting for a stripe that may be slow or
+/// stalled (up to the time-out) when its result no longer matters.
+struct Siblings {
+    /// Clones of the connections of the stripes still talking, by stripe; `None` once one
+    /// broke (and the others were shut down).
+    open: Mutex<Option<Vec<(usize, TcpStream)>>>,
+}
+
+impl Siblings {
+    fn open(&self) -> std::sync::MutexGuard<'_, Option<Vec<(usize, TcpStream)>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records stripe `i`'s connection; `false` when another stripe broke already.
+    fn join(&self, i: usize, conn: &Conn) -> bool {
+        let mut open = self.open();
+        match open.as_mut() {
+            Some(v) => {
+                if let Ok(clone) = conn.stream.try_clone() {
+                    v.push((i, clone));
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Stripe `i` is done with its connection; `false` when it was shut down meanwhile.
+    fn leave(&self, i: usize) -> bool {
+        match self.open().as_mut() {
+            Some(v) => {
+                v.retain(|(j, _)| *j != i);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A stripe broke: every other stripe's connection is shut down.
+    fn broke(&self) {
+        for (_, s) in self.open().take().unwrap_or_default() {
+            let _ = s.shutdown(Shutdown::Both);
+        }
+    }
+}
+
 /// How a failed conversation leaves the connection.
 enum Fault {
     /// The peer answered with an error status; the connection is still in step.
@@ -111,12 +161,19 @@ pub fn run(
     if !striped || total < STRIPE_MIN {
         let pieces: Vec<Piece> =
             locals.iter().map(|l| Piece { local: l, offset: 0, len: l.span.len() }).collect();
-        return run_one(core, link, op, &pieces, deadline);
+        return run_one(core, link, op, &pieces, deadline, None);
     }
     let parts = stripes(locals, STRIPES);
+    let siblings = Siblings { open: Mutex::new(Some(Vec::new())) };
     let results: Vec<AdxlResult<()>> = std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            parts.iter().map(|p| scope.spawn(move || run_one(core, link, op, p, deadline))).collect();
+        let handles: Vec<_> = parts
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let siblings = &siblings;
+                scope.spawn(move || run_one(core, link, op, p, deadline, Some((i, siblings))))
+            })
+            .collect();
         handles
             .into_iter()
             .map(|h| {
@@ -127,25 +184,46 @@ pub fn run(
     results.into_iter().collect()
 }
 
-/// Runs `pieces` on one connection of `link`.
+/// Runs `pieces` on one connection of `link`; a stripe of a call also gets its number and
+/// its [`Siblings`].
 fn run_one(
     core: &super::Core,
     link: &Link,
     op: TransferOp,
     pieces: &[Piece],
     deadline: Instant,
+    stripe: Option<(usize, &Siblings)>,
 ) -> AdxlResult<()> {
     let mut conn = link.take(core, deadline)?;
-    match converse(&mut conn, link, op, pieces, deadline) {
-        Ok(()) => {
+    if let Some((i, siblings)) = stripe {
+        if !siblings.join(i, &conn) {
+            link.give_back(conn);
+            return Err(AdxlError::new(
+                ADXL_FAILED,
+                format!("transfer with {}: another stripe failed", link.remote),
+            ));
+        }
+    }
+    let result = converse(&mut conn, link, op, pieces, deadline);
+    if let (Err(Fault::Broken(_)), Some((_, siblings))) = (&result, stripe) {
+        siblings.broke();
+    }
+    // A connection a broken sibling shut down is in no state to be used again.
+    let usable = stripe.is_none_or(|(i, siblings)| siblings.leave(i));
+    match result {
+        Ok(()) if usable => {
             link.give_back(conn);
             Ok(())
         }
-        Err(Fault::Refused(e)) => {
+        Err(Fault::Refused(e)) if usable => {
             link.give_back(conn);
             Err(e)
         }
-        Err(Fault::Lost(e)) => {
+        Ok(()) => {
+            link.discard(conn, false);
+            Ok(())
+        }
+        Err(Fault::Refused(e) | Fault::Lost(e)) => {
             link.discard(conn, false);
             Err(e)
         }
@@ -187,6 +265,9 @@ fn converse(
     match op {
         TransferOp::Write => {
             for (id, batch) in batches.iter().enumerate() {
+                if id > 0 {
+                    set_timeouts(conn, remote, deadline)?;
+                }
                 let frame =
                     Message::Write { id: id as u64, descs: batch.iter().map(Piece::desc).collect() }.encode();
                 let mut parts = Vec::with_capacity(batch.len() + 1);
@@ -208,6 +289,9 @@ fn converse(
     let mut first_error = None;
     for (id, batch) in batches.iter().enumerate() {
         let id = id as u64;
+        // Each wait gets what is left of the time-out: the socket's, set for an earlier wait,
+        // would let a late one run that long again, past the deadline.
+        set_timeouts(conn, remote, deadline)?;
         let mut msg = next(conn, link)?;
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
             let expected: u64 = batch.iter().map(|p| p.len as u64).sum();
@@ -219,7 +303,9 @@ fn converse(
             }
             let ranges: Vec<(&RawSpan, usize, usize)> =
                 batch.iter().map(|p| (&p.local.span, p.offset, p.len)).collect();
+            set_timeouts(conn, remote, deadline)?;
             conn.reader.payload(&conn.stream, &ranges, Some(deadline)).map_err(io)?;
+            set_timeouts(conn, remote, deadline)?;
             msg = next(conn, link)?;
         }
         match msg {
@@ -239,9 +325,6 @@ fn converse(
                     format!("{remote} answered out of order"),
                 )));
             }
-        }
-        if id + 1 < batches.len() as u64 {
-            set_timeouts(conn, remote, deadline)?;
         }
     }
     match first_error {
