@@ -7,7 +7,8 @@
 //! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
 //! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
 //! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
-//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue). The heartbeat of
+//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue), [`auth`] (the
+//! shared-secret handshake of `adxl.Secret`). The heartbeat of
 //! engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
 //! # Who vouches for memory
@@ -24,10 +25,12 @@
 //! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
 //! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
 //! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
-//! FAILED (nobody listens there); a transfer in flight when its peer dies is FAILED at once
+//! FAILED (nobody listens there); a Connect refused by the shared-secret handshake (either
+//! side has no secret, or they differ) is FAILED; a transfer in flight when its peer dies is FAILED at once
 //! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
 //! restarted peer is reachable without a Disconnect.
 
+mod auth;
 mod fast;
 mod link;
 mod notify;
@@ -51,6 +54,7 @@ pub use notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified
 pub use requests::{MAX_REQUESTS, Outcome};
 pub use transfer::TransferOp;
 
+use super::access::Access;
 use super::name::EngineName;
 use super::options::Options;
 use super::wire::{Desc, MemKind, Message};
@@ -123,6 +127,8 @@ pub(crate) struct Core {
     listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
     /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
     transport: Transport,
+    /// `adxl.Secret` and `adxl.RemoteAccess`, else their variables.
+    access: Access,
     /// The same-host listener (engines with a port, unless forced to TCP).
     shm: Mutex<Option<Arc<shm::Server>>>,
     counters: fast::Counters,
@@ -345,6 +351,7 @@ impl Engine {
         let name = EngineName::parse(local_engine)?;
         let options = Options::parse(options.iter().copied())?;
         let transport = options.transport.unwrap_or(crate::config::settings().transport);
+        let access = Access::from_env(options.secret.clone(), options.remote_access)?;
         let core = Arc::new(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
@@ -355,6 +362,7 @@ impl Engine {
             stopping: AtomicBool::new(false),
             listener: Mutex::new(None),
             transport,
+            access,
             shm: Mutex::new(None),
             counters: fast::Counters::default(),
             held: Arc::new(AtomicUsize::new(0)),
@@ -373,7 +381,12 @@ impl Engine {
             let weak = Arc::downgrade(&core);
             let _ = std::thread::Builder::new().name("adxl-heartbeat".into()).spawn(move || heartbeat(&weak));
         }
-        log::debug!(target: TARGET, "engine {local_engine} initialized ({transport:?})");
+        log::debug!(
+            target: TARGET,
+            "engine {local_engine} initialized ({transport:?}, secret {}, remote access {:?})",
+            if core.access.secret.is_some() { "set" } else { "unset" },
+            core.access.remote_access
+        );
         *state = State::Running(core);
         Ok(())
     }

@@ -4,7 +4,8 @@
 //! Every range of a request is checked against this engine's own registry: inside a
 //! registration it is read or written in place (device memory through the runtime's view);
 //! outside, it is relayed through the bounded pool with the kernel doing the copy
-//! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here.
+//! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here;
+//! with `adxl.RemoteAccess=registered`, outside is PARAM_INVALID.
 
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -14,8 +15,10 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::Core;
+use super::auth;
 use super::reader::FrameReader;
 use super::registry::Registered;
+use crate::adxl::access::RemoteAccess;
 use crate::adxl::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::{AdxlError, AdxlResult};
@@ -91,10 +94,8 @@ impl Served {
 fn serve(core: &Arc<Core>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(HELLO_WAIT));
-    let peer = match Message::read_from(&mut &stream) {
-        Ok(Message::Hello { name, .. }) => name,
-        _ => return,
-    };
+    let Some(hello) = auth::accept(&stream, core.access.secret.as_ref(), &core.name.text) else { return };
+    let peer = hello.name;
     let Ok(clone) = stream.try_clone() else { return };
     let served = Arc::new(Served { stream: clone, write: Mutex::new(()) });
     // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
@@ -116,7 +117,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream) {
         name: core.name.text.clone(),
         regions: core.registry.regions(),
         message: String::new(),
-        host: if super::lock(&core.shm).is_some() { super::shm::host() } else { None },
+        host: super::lock(&core.shm).as_ref().and_then(|s| s.offer(hello.host.as_ref())),
     };
     let ok = send_all(&stream, &ack.encode()).is_ok()
         && stream.set_read_timeout(None).is_ok()
@@ -190,6 +191,15 @@ fn plan(core: &Core, descs: &[Desc]) -> Result<Vec<Target>, Refusal> {
             Some(r) => {
                 let k = r.kind;
                 (Target::Direct(r), k)
+            }
+            None if core.access.remote_access == RemoteAccess::Registered => {
+                return Err(invalid(
+                    i,
+                    format!(
+                        "remote range {addr:#x} + {len} bytes is not inside memory registered with {}, which only allows registered memory (adxl.RemoteAccess=registered)",
+                        core.name.text
+                    ),
+                ));
             }
             None if core.pool.enabled() => (Target::Relay, MemKind::Unregistered),
             None => {
