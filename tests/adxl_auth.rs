@@ -17,7 +17,7 @@ mod common;
 
 use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::adxl::name::EngineName;
-use ascendless::adxl::wire::{MAC_LEN, Message, NONCE_LEN};
+use ascendless::adxl::wire::{Host, MAC_LEN, Message, NONCE_LEN, TICKET_LEN};
 use ascendless::error::adxl_status::*;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
@@ -283,6 +283,56 @@ fn a_replayed_handshake_is_refused() {
     raw.write_all(&Message::AuthProof { mac: [7; MAC_LEN] }.encode()).unwrap();
     assert!(frame(&mut raw).is_none());
     reads_everything(&[("adxl.Secret", SECRET)], &name, mem, 4096);
+}
+
+/// What the same-host socket of this process's engine on `port` answers to `first`: the kinds
+/// of the packets it sends until it closes (or DONE).
+fn same_host_answer(port: u16, first: &[u8; 40]) -> Vec<u32> {
+    use ascendless::sys::socket::Conn;
+    let socket = format!("ascendless-adxl/{}/{port}", std::process::id());
+    let conn = Conn::connect(socket.as_bytes(), Duration::from_secs(2)).unwrap();
+    conn.send(first, &[]).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut kinds = Vec::new();
+    let mut buf = [0u8; 40];
+    while let Ok(Some(_)) = conn.recv(&mut buf, 4) {
+        kinds.push(u32::from_le_bytes(buf[..4].try_into().unwrap()));
+        if kinds.last() == Some(&3) {
+            break;
+        }
+    }
+    kinds
+}
+
+/// A raw HELLO announcing `pid` on this host; the ticket of the HELLO_ACK as a TICKET packet.
+fn ticket_for(server: SocketAddr, pid: u32) -> [u8; 40] {
+    let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap().trim().to_owned();
+    let host = Host { pid, boot_id, ticket: [0; TICKET_LEN] };
+    let mut raw = TcpStream::connect(server).unwrap();
+    raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    raw.write_all(&Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: Some(host) }.encode())
+        .unwrap();
+    let Some(Message::HelloAck { status: 0, host: Some(h), .. }) = frame(&mut raw) else {
+        panic!("no HELLO_ACK")
+    };
+    assert_ne!(h.ticket, [0; TICKET_LEN]);
+    let mut packet = [0u8; 40];
+    packet[..4].copy_from_slice(&5u32.to_le_bytes());
+    packet[8..8 + TICKET_LEN].copy_from_slice(&h.ticket);
+    packet[32..].copy_from_slice(&u64::MAX.to_le_bytes());
+    packet
+}
+
+#[test]
+fn same_host_tickets_are_one_time_and_bound_to_the_announced_pid() {
+    let (_s, name, _) = server(&[], 4096);
+    let (addr, port) = (addr_of(&name), addr_of(&name).port());
+    // A ticket issued to another pid is refused here.
+    assert_eq!(same_host_answer(port, &ticket_for(addr, std::process::id() + 1)), Vec::<u32>::new());
+    // Ours works once: the registration (ADD), then DONE; a second use is refused.
+    let mine = ticket_for(addr, std::process::id());
+    assert_eq!(same_host_answer(port, &mine), [1, 3]);
+    assert_eq!(same_host_answer(port, &mine), Vec::<u32>::new());
 }
 
 // ---- registered memory only ----
