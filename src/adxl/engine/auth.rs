@@ -24,7 +24,7 @@
 //! secret refuses a server that answers AUTH with anything but AUTH_CHALLENGE and a correct
 //! proof. Every refusal is FAILED.
 
-use std::io;
+use std::io::{self, Read};
 use std::net::TcpStream;
 
 use hmac::{KeyInit, Mac};
@@ -142,8 +142,15 @@ pub struct Greeting {
 /// Runs the server's side up to and including the peer's HELLO: `Some` when the peer may be
 /// answered with HELLO_ACK, `None` when the connection is to be closed (a refusal has then been
 /// sent where the protocol has one, and logged as a warning naming the peer's address).
-pub fn accept(stream: &TcpStream, secret: Option<&Secret>, me: &str) -> Option<Greeting> {
-    let first = Message::read_from(&mut &*stream).ok()?;
+/// Frames are read from `input` (the stream, or the stream under the caller's deadline) and
+/// answers written to `stream`.
+pub fn accept(
+    stream: &TcpStream,
+    input: &mut impl Read,
+    secret: Option<&Secret>,
+    me: &str,
+) -> Option<Greeting> {
+    let first = Message::read_from(input).ok()?;
     let (secret, initiator, theirs) = match (first, secret) {
         (Message::Hello { name, host, .. }, None) => return Some(Greeting { name, host }),
         (Message::Hello { name, .. }, Some(_)) => {
@@ -168,7 +175,7 @@ pub fn accept(stream: &TcpStream, secret: Option<&Secret>, me: &str) -> Option<G
     let mine = nonce().ok()?;
     send_all(stream, &Message::AuthChallenge { name: me.to_owned(), nonce: mine }.encode()).ok()?;
     let t = Transcript { initiator: &initiator, server: me, initiator_nonce: &theirs, server_nonce: &mine };
-    match Message::read_from(&mut &*stream).ok()? {
+    match Message::read_from(input).ok()? {
         Message::AuthProof { mac } if verify(secret, INITIATOR, &t, &mac) => {}
         Message::AuthProof { .. } => {
             return refuse(
@@ -181,7 +188,7 @@ pub fn accept(stream: &TcpStream, secret: Option<&Secret>, me: &str) -> Option<G
         _ => return None,
     }
     send_all(stream, &Message::AuthProof { mac: mac(secret, SERVER, &t) }.encode()).ok()?;
-    match Message::read_from(&mut &*stream).ok()? {
+    match Message::read_from(input).ok()? {
         // The name was authenticated: HELLO must not change it.
         Message::Hello { name, host, .. } if name == initiator => Some(Greeting { name, host }),
         _ => None,

@@ -94,7 +94,10 @@ impl Served {
 fn serve(core: &Arc<Core>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let _ = stream.set_read_timeout(Some(HELLO_WAIT));
-    let Some(hello) = auth::accept(&stream, core.access.secret.as_ref(), &core.name.text) else { return };
+    let Some(hello) = auth::accept(&stream, &mut &stream, core.access.secret.as_ref(), &core.name.text)
+    else {
+        return;
+    };
     let peer = hello.name;
     let Ok(clone) = stream.try_clone() else { return };
     let served = Arc::new(Served { stream: clone, write: Mutex::new(()) });
