@@ -158,7 +158,7 @@ pub fn accept(
                 stream,
                 me,
                 &name,
-                "it did not authenticate, and this engine requires the shared secret (adxl.Secret)",
+                "the peer did not authenticate, and this engine requires the shared secret (adxl.Secret)",
             );
         }
         (Message::Auth { name, .. }, None) => {
@@ -166,7 +166,7 @@ pub fn accept(
                 stream,
                 me,
                 &name,
-                "it asked to authenticate, and this engine has no shared secret (adxl.Secret)",
+                "the peer asked to authenticate, but this engine has no shared secret (adxl.Secret)",
             );
         }
         (Message::Auth { name, nonce }, Some(secret)) => (secret, name, nonce),
@@ -182,7 +182,7 @@ pub fn accept(
                 stream,
                 me,
                 &initiator,
-                "its proof of the shared secret is wrong (adxl.Secret differs)",
+                "the peer's proof of the shared secret is wrong (adxl.Secret differs)",
             );
         }
         _ => return None,
