@@ -501,4 +501,23 @@ fn a_bad_variable_fails_initialize_in_another_process() {
         assert_eq!(child.ask("init 127.0.0.1"), [ADXL_PARAM_INVALID as u64], "{env:?}");
         child.finish();
     }
+    // Bytes that are not UTF-8 are refused too, not taken as unset (the harness passes text
+    // only, so this child is started by hand).
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child", "--nocapture", "--test-threads=1", "--quiet"])
+        .env(ROLE, "1")
+        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+        .env("ASCENDLESS_ADXL_SECRET", std::ffi::OsStr::from_bytes(b"secret-\xff-bytes-of-some-length"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(b"init 127.0.0.1\nexit\n")?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reply = text.lines().find(|l| l.parse::<u32>().is_ok());
+    assert_eq!(reply, Some(ADXL_PARAM_INVALID.to_string().as_str()), "{text}");
 }

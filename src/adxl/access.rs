@@ -119,8 +119,14 @@ impl Access {
         Ok(Access { secret, remote_access })
     }
 
-    /// As [`Access::resolve`] with the process environment.
+    /// As [`Access::resolve`] with the process environment. A variable that is set but not
+    /// UTF-8 is PARAM_INVALID too (never taken as unset).
     pub fn from_env(secret: Option<Secret>, remote_access: Option<RemoteAccess>) -> AdxlResult<Access> {
+        for name in [SECRET_ENV, REMOTE_ACCESS_ENV] {
+            if let Err(std::env::VarError::NotUnicode(_)) = std::env::var(name) {
+                return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("{name} is not valid UTF-8")));
+            }
+        }
         Access::resolve(secret, remote_access, |name| std::env::var(name).ok())
     }
 }
