@@ -8,8 +8,8 @@
 //! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
 //! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
 //! the workers that run them), [`notify`] (SendNotify/GetNotifies queue), [`auth`] (the
-//! shared-secret handshake of `adxl.Secret`). The heartbeat of
-//! engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
+//! shared-secret handshake of `adxl.Secret`). The heartbeat of engines with AutoConnect is
+//! [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
@@ -26,9 +26,9 @@
 //! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
 //! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
 //! FAILED (nobody listens there); a Connect refused by the shared-secret handshake (either
-//! side has no secret, or they differ) is FAILED; a transfer in flight when its peer dies is FAILED at once
-//! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
-//! restarted peer is reachable without a Disconnect.
+//! side has no secret, or they differ) is FAILED; a transfer in flight when its peer dies is
+//! FAILED at once (end of file or reset, not the time-out); the next transfer or Connect dials
+//! again, so a restarted peer is reachable without a Disconnect.
 
 mod auth;
 mod fast;

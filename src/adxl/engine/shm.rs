@@ -7,9 +7,8 @@
 //! (the server checks the uid too), presents the one-time ticket that the peer's HELLO_ACK
 //! gave it (so only an engine that completed the TCP handshake, and with `adxl.Secret` proved
 //! the secret, gets memory; the ticket is bound to its pid), and receives every registration
-//! of the peer: its range
-//! and, when the memory is a memfd of the runtime (`aclrtMalloc`, `aclrtMallocHost`), the
-//! memfd (`SCM_RIGHTS`). The initiator maps each region on first use and keeps the mapping.
+//! of the peer: its range and, when the memory is a memfd of the runtime (`aclrtMalloc`,
+//! `aclrtMallocHost`), the memfd (`SCM_RIGHTS`). The initiator maps each region on first use and keeps the mapping.
 //!
 //! The socket then carries the peer's registration changes, in order: ADD (with the memfd
 //! when shareable) and REMOVE, which the initiator acknowledges (ACK) after recording or
@@ -49,7 +48,7 @@ const DONE: u32 = 3;
 const ACK: u32 = 4;
 const TICKET: u32 = 5;
 /// How long a ticket of HELLO_ACK may wait to be presented.
-pub const TICKET_LIFE: Duration = Duration::from_secs(10);
+const TICKET_LIFE: Duration = Duration::from_secs(10);
 /// Most tickets waiting at once (a link dials up to 8 connections, each gets one; the oldest
 /// is dropped first).
 const MAX_TICKETS: usize = 1024;
