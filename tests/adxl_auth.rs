@@ -17,7 +17,7 @@ mod common;
 
 use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::adxl::name::EngineName;
-use ascendless::adxl::wire::{Host, MAC_LEN, Message, NONCE_LEN, TICKET_LEN};
+use ascendless::adxl::wire::{Desc, Host, MAC_LEN, MemKind, Message, NONCE_LEN, TICKET_LEN, WireError};
 use ascendless::error::adxl_status::*;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
@@ -277,11 +277,43 @@ fn a_replayed_handshake_is_refused() {
         other => panic!("expected a refusal, got {other:?}"),
     }
     assert!(frame(&mut raw).is_none(), "the connection stayed open");
-    // A proof sent before any challenge is not a handshake either.
-    let mut raw = TcpStream::connect(addr_of(&name)).unwrap();
-    raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    raw.write_all(&Message::AuthProof { mac: [7; MAC_LEN] }.encode()).unwrap();
-    assert!(frame(&mut raw).is_none());
+    // A proof before any challenge, or requests without a handshake (alone, after a HELLO, in
+    // place of the proof): never a byte of memory, never a COMPLETE.
+    let read = Message::Read {
+        id: 1,
+        descs: vec![Desc { remote_addr: mem as u64, len: 8, local_kind: MemKind::Host }],
+    };
+    let notify = Message::Notify { id: 2, name: "n".into(), msg: "m".into() };
+    let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: None };
+    let auth = Message::Auth { name: "127.0.0.1".into(), nonce: [1; NONCE_LEN] };
+    let attempts = [
+        vec![Message::AuthProof { mac: [7; MAC_LEN] }],
+        vec![read.clone()],
+        vec![notify.clone()],
+        vec![hello, read.clone(), notify],
+        vec![auth, read],
+    ];
+    for attempt in attempts {
+        let mut raw = TcpStream::connect(addr_of(&name)).unwrap();
+        raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let bytes: Vec<u8> = attempt.iter().flat_map(Message::encode).collect();
+        raw.write_all(&bytes).unwrap();
+        loop {
+            match Message::read_from(&mut raw) {
+                Ok(m) => assert!(
+                    matches!(
+                        m,
+                        Message::AuthChallenge { .. } | Message::HelloAck { status: ADXL_FAILED, .. }
+                    ),
+                    "{attempt:?} got {m:?}"
+                ),
+                Err(WireError::Io(e)) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    panic!("{attempt:?}: the connection was left open")
+                }
+                Err(_) => break,
+            }
+        }
+    }
     reads_everything(&[("adxl.Secret", SECRET)], &name, mem, 4096);
 }
 
