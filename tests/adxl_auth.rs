@@ -25,7 +25,10 @@ use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_AUTH_CHILD";
 const SECRET: &str = "7f3c9a1e5b2d8c4f6a0e1b3d5c7e9f21";
-const T: i32 = 5000;
+/// Time-out of every call: generous, as the machine may be loaded (only a failure would wait it out).
+const T: i32 = 20_000;
+/// The same bound for raw sockets.
+const WAIT: Duration = Duration::from_millis(T as u64);
 
 fn no_vouch(r: HostRange) -> RawSpan {
     panic!("runtime memory only, yet {r:?} needed vouching")
@@ -181,7 +184,7 @@ fn fake_server(script: impl FnOnce(TcpStream) + Send + 'static) -> (String, Join
     let name = l.local_addr().unwrap().to_string();
     let t = std::thread::spawn(move || {
         let (s, _) = l.accept().unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.set_read_timeout(Some(WAIT)).unwrap();
         script(s)
     });
     (name, t)
@@ -267,7 +270,7 @@ fn a_replayed_handshake_is_refused() {
     // The same bytes again, on a new connection: the server's nonce is new, so the recorded
     // proof is wrong; the server says nothing of its memory.
     let mut raw = TcpStream::connect(addr_of(&name)).unwrap();
-    raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    raw.set_read_timeout(Some(WAIT)).unwrap();
     raw.write_all(&captured).unwrap();
     assert!(matches!(frame(&mut raw), Some(Message::AuthChallenge { .. })));
     match frame(&mut raw) {
@@ -295,7 +298,7 @@ fn a_replayed_handshake_is_refused() {
     ];
     for attempt in attempts {
         let mut raw = TcpStream::connect(addr_of(&name)).unwrap();
-        raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        raw.set_read_timeout(Some(WAIT)).unwrap();
         let bytes: Vec<u8> = attempt.iter().flat_map(Message::encode).collect();
         raw.write_all(&bytes).unwrap();
         loop {
@@ -322,9 +325,9 @@ fn a_replayed_handshake_is_refused() {
 fn same_host_answer(port: u16, first: &[u8; 40]) -> Vec<u32> {
     use ascendless::sys::socket::Conn;
     let socket = format!("ascendless-adxl/{}/{port}", std::process::id());
-    let conn = Conn::connect(socket.as_bytes(), Duration::from_secs(2)).unwrap();
+    let conn = Conn::connect(socket.as_bytes(), WAIT).unwrap();
     conn.send(first, &[]).unwrap();
-    conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    conn.set_read_timeout(Some(WAIT)).unwrap();
     let mut kinds = Vec::new();
     let mut buf = [0u8; 40];
     while let Ok(Some(_)) = conn.recv(&mut buf, 4) {
@@ -341,7 +344,7 @@ fn ticket_for(server: SocketAddr, pid: u32) -> [u8; 40] {
     let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap().trim().to_owned();
     let host = Host { pid, boot_id, ticket: [0; TICKET_LEN] };
     let mut raw = TcpStream::connect(server).unwrap();
-    raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    raw.set_read_timeout(Some(WAIT)).unwrap();
     raw.write_all(&Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: Some(host) }.encode())
         .unwrap();
     let Some(Message::HelloAck { status: 0, host: Some(h), .. }) = frame(&mut raw) else {
@@ -501,11 +504,11 @@ fn the_environment_sets_the_secret_and_registered_access_for_another_process() {
     let socket = format!("ascendless-adxl/{pid}/{port}");
     use ascendless::sys::socket::Conn;
     for first in [None, Some([0u8; 40])] {
-        let conn = Conn::connect(socket.as_bytes(), Duration::from_secs(2)).unwrap();
+        let conn = Conn::connect(socket.as_bytes(), WAIT).unwrap();
         if let Some(packet) = first {
             conn.send(&packet, &[]).unwrap();
         }
-        conn.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        conn.set_read_timeout(Some(WAIT)).unwrap();
         let mut buf = [0u8; 64];
         match conn.recv(&mut buf, 4) {
             Ok(None) => {}
