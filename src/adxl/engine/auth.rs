@@ -150,7 +150,13 @@ pub fn accept(
     secret: Option<&Secret>,
     me: &str,
 ) -> Option<Greeting> {
-    let first = Message::read_from(input).ok()?;
+    let first = match Message::read_from(input) {
+        Ok(m) => m,
+        Err(e) => {
+            log::debug!(target: TARGET, "a new connection did not say HELLO ({e}); closed");
+            return None;
+        }
+    };
     let (secret, initiator, theirs) = match (first, secret) {
         (Message::Hello { name, host, .. }, None) => return Some(Greeting { name, host }),
         (Message::Hello { name, .. }, Some(_)) => {
@@ -170,7 +176,10 @@ pub fn accept(
             );
         }
         (Message::Auth { name, nonce }, Some(secret)) => (secret, name, nonce),
-        _ => return None,
+        (other, _) => {
+            log::debug!(target: TARGET, "a new connection sent {other:?} before HELLO; closed");
+            return None;
+        }
     };
     let mine = nonce().ok()?;
     send_all(stream, &Message::AuthChallenge { name: me.to_owned(), nonce: mine }.encode()).ok()?;

@@ -11,6 +11,12 @@
 //! shared-secret handshake of `adxl.Secret`). The heartbeat of engines with AutoConnect is
 //! [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
+//! # Access control (our extension)
+//! `adxl.Secret` makes every connection start with a mutual challenge-response ([`auth`]); a
+//! Connect it refuses (either side has no secret, or they differ) is FAILED.
+//! `adxl.RemoteAccess=registered` makes the serving side refuse ranges outside its
+//! registrations (PARAM_INVALID) instead of relaying. See [`crate::adxl::access`].
+//!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
 //! runtime (device memory from `aclrtMalloc`, pinned host memory) is reached through the
@@ -25,10 +31,9 @@
 //! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
 //! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
 //! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED; connecting to a name without a port is
-//! FAILED (nobody listens there); a Connect refused by the shared-secret handshake (either
-//! side has no secret, or they differ) is FAILED; a transfer in flight when its peer dies is
-//! FAILED at once (end of file or reset, not the time-out); the next transfer or Connect dials
-//! again, so a restarted peer is reachable without a Disconnect.
+//! FAILED (nobody listens there); a transfer in flight when its peer dies is FAILED at once
+//! (end of file or reset, not the time-out); the next transfer or Connect dials again, so a
+//! restarted peer is reachable without a Disconnect.
 
 mod auth;
 mod fast;
