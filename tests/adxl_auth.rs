@@ -17,10 +17,11 @@ mod common;
 
 use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::adxl::name::EngineName;
-use ascendless::adxl::wire::{Desc, Host, MAC_LEN, MemKind, Message, NONCE_LEN, TICKET_LEN, WireError};
+use ascendless::adxl::wire::{Desc, MAC_LEN, MemKind, Message, NONCE_LEN, WireError};
 use ascendless::error::adxl_status::*;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
+use common::same_host::ticket_packet;
 use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_AUTH_CHILD";
@@ -339,33 +340,14 @@ fn same_host_answer(port: u16, first: &[u8; 40]) -> Vec<u32> {
     kinds
 }
 
-/// A raw HELLO announcing `pid` on this host; the ticket of the HELLO_ACK as a TICKET packet.
-fn ticket_for(server: SocketAddr, pid: u32) -> [u8; 40] {
-    let boot_id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").unwrap().trim().to_owned();
-    let host = Host { pid, boot_id, ticket: [0; TICKET_LEN] };
-    let mut raw = TcpStream::connect(server).unwrap();
-    raw.set_read_timeout(Some(WAIT)).unwrap();
-    raw.write_all(&Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: Some(host) }.encode())
-        .unwrap();
-    let Some(Message::HelloAck { status: 0, host: Some(h), .. }) = frame(&mut raw) else {
-        panic!("no HELLO_ACK")
-    };
-    assert_ne!(h.ticket, [0; TICKET_LEN]);
-    let mut packet = [0u8; 40];
-    packet[..4].copy_from_slice(&5u32.to_le_bytes());
-    packet[8..8 + TICKET_LEN].copy_from_slice(&h.ticket);
-    packet[32..].copy_from_slice(&u64::MAX.to_le_bytes());
-    packet
-}
-
 #[test]
 fn same_host_tickets_are_one_time_and_bound_to_the_announced_pid() {
     let (_s, name, _) = server(&[], 4096);
     let (addr, port) = (addr_of(&name), addr_of(&name).port());
     // A ticket issued to another pid is refused here.
-    assert_eq!(same_host_answer(port, &ticket_for(addr, std::process::id() + 1)), Vec::<u32>::new());
+    assert_eq!(same_host_answer(port, &ticket_packet(addr, std::process::id() + 1)), Vec::<u32>::new());
     // Ours works once: the registration (ADD), then DONE; a second use is refused.
-    let mine = ticket_for(addr, std::process::id());
+    let mine = ticket_packet(addr, std::process::id());
     assert_eq!(same_host_answer(port, &mine), [1, 3]);
     assert_eq!(same_host_answer(port, &mine), Vec::<u32>::new());
 }
