@@ -536,7 +536,10 @@ fn a_same_host_peer_that_sends_garbage_delays_registration_at_most_the_ack_wait(
     let port = server.addr.port();
     let name = format!("ascendless-adxl/{pid}/{port}");
     let before = server.counts();
+    // The socket welcomes only a process that presents the ticket of a HELLO_ACK.
+    let ticket = common::same_host::ticket_packet(server.addr, std::process::id());
     let raw = Conn::connect(name.as_bytes(), PROMPT).unwrap();
+    raw.send(&ticket, &[]).unwrap();
     raw.set_read_timeout(Some(PROMPT)).unwrap();
     // The server lists its registration (ADD), then DONE.
     let mut buf = [0u8; 64];
@@ -568,22 +571,29 @@ fn same_host_channels_stop_at_max_peers_and_a_closed_one_frees_its_slot() {
     let welcomed = |c: &Conn| {
         c.set_read_timeout(Some(PROMPT)).unwrap();
         let mut buf = [0u8; 64];
-        while let Some(_m) = c.recv(&mut buf, 1).unwrap() {
+        while let Ok(Some(_)) = c.recv(&mut buf, 1) {
             if buf[0] == 3 {
                 return true;
             }
         }
         false
     };
-    let mut conns: Vec<Conn> =
-        (0..MAX_PEERS).map(|_| Conn::connect(name.as_bytes(), PROMPT).unwrap()).collect();
+    // A channel presents its ticket (fetched first: the socket waits 1 s for it); a refused
+    // channel is reset, so the send may fail.
+    let channel = || {
+        let ticket = common::same_host::ticket_packet(server.addr, std::process::id());
+        let c = Conn::connect(name.as_bytes(), PROMPT).unwrap();
+        let _ = c.send(&ticket, &[]);
+        c
+    };
+    let mut conns: Vec<Conn> = (0..MAX_PEERS).map(|_| channel()).collect();
     assert!(conns.iter().all(welcomed));
-    let refused = Conn::connect(name.as_bytes(), PROMPT).unwrap();
+    let refused = channel();
     assert!(!welcomed(&refused), "the channel over the limit is closed unwelcomed");
     drop(conns.pop());
     let start = Instant::now();
     loop {
-        let c = Conn::connect(name.as_bytes(), PROMPT).unwrap();
+        let c = channel();
         if welcomed(&c) {
             break;
         }

@@ -47,7 +47,7 @@ __all__ = [
     "Status", "TransferOp", "TransferStatus", "MemType", "FeatureType", "Notify",
     "FEATURE_SUPPORTED", "FEATURE_NOT_SUPPORTED",
     "OPTION_RDMA_TRAFFIC_CLASS", "OPTION_RDMA_SERVICE_LEVEL", "OPTION_BUFFER_POOL",
-    "OPTION_LOCAL_COMM_RES", "OPTION_AUTO_CONNECT",
+    "OPTION_LOCAL_COMM_RES", "OPTION_AUTO_CONNECT", "OPTION_SECRET", "OPTION_REMOTE_ACCESS",
     "get_capability", "buffer_address",
 ]
 
@@ -115,6 +115,11 @@ OPTION_RDMA_SERVICE_LEVEL = "adxl.RdmaServiceLevel"
 OPTION_BUFFER_POOL = "adxl.BufferPool"
 OPTION_LOCAL_COMM_RES = "adxl.LocalCommRes"
 OPTION_AUTO_CONNECT = "AutoConnect"
+#: ascendless's own options (not the vendor's): a shared secret that every connection must
+#: prove (mutual challenge-response), and ``"registered"`` to let peers reach only registered
+#: memory (default ``"any"``). See docs/security.md.
+OPTION_SECRET = "adxl.Secret"
+OPTION_REMOTE_ACCESS = "adxl.RemoteAccess"
 
 
 class AdxlError(Exception):

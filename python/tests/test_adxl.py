@@ -88,7 +88,13 @@ def test_bad_name_is_param_invalid(name: str) -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"adxl.NoSuchOption": "1"}, {adxl.OPTION_BUFFER_POOL: "0:8"}, {adxl.OPTION_RDMA_SERVICE_LEVEL: "9"}],
+    [
+        {"adxl.NoSuchOption": "1"},
+        {adxl.OPTION_BUFFER_POOL: "0:8"},
+        {adxl.OPTION_RDMA_SERVICE_LEVEL: "9"},
+        {adxl.OPTION_SECRET: ""},
+        {adxl.OPTION_REMOTE_ACCESS: "everything"},
+    ],
 )
 def test_bad_option_is_param_invalid(options: dict) -> None:
     with pytest.raises(AdxlError) as info:
@@ -305,6 +311,28 @@ def test_transfer_between_two_engines(pair: Tuple[Engine, Engine, str]) -> None:
 
     client.transfer_sync(name, TransferOp.READ, [])  # nothing to do
     client.disconnect(name)
+
+
+def test_secret_and_registered_access() -> None:
+    secret = "a shared secret of 32 characters"
+    name = "127.0.0.1:%d" % free_port()
+    guarded = {adxl.OPTION_SECRET: secret, adxl.OPTION_REMOTE_ACCESS: "registered"}
+    with Engine(name, guarded) as server, Engine("127.0.0.1", {adxl.OPTION_SECRET: secret}) as client:
+        remote, outside = bytearray(b"registered" * 100), bytearray(b"unregistered" * 100)
+        rh = server.register(remote)
+        local = bytearray(len(remote))
+        client.register(local)
+        client.connect(name, timeout_ms=5000)
+        assert client.read(name, local, rh.addr, timeout_ms=5000) == len(remote)
+        assert local == remote
+        with pytest.raises(AdxlError) as info:
+            client.read(name, local, adxl.buffer_address(outside), 16, timeout_ms=5000)
+        assert info.value.status is Status.PARAM_INVALID and "registered" in info.value.message
+        for options in ({}, {adxl.OPTION_SECRET: "another secret, 32 characters.."}):
+            with Engine("127.0.0.1", options) as stranger:
+                with pytest.raises(AdxlError) as info:
+                    stranger.connect(name, 5000)
+                assert info.value.status is Status.FAILED and "authentication" in info.value.message
 
 
 def test_transfer_async_and_notifies(pair: Tuple[Engine, Engine, str]) -> None:

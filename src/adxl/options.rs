@@ -3,8 +3,10 @@
 //!
 //! Keys are accepted with or without the `adxl.` prefix (`BufferPool` is `adxl.BufferPool`).
 //! An unknown key is `PARAM_INVALID`, as in current vendor releases. `adxl.Transport`
-//! (`auto`, `shm`, `tcp`) is our extension: `ASCENDLESS_TRANSPORT` for one engine.
+//! (`auto`, `shm`, `tcp`) is our extension: `ASCENDLESS_TRANSPORT` for one engine; so are
+//! `adxl.Secret` and `adxl.RemoteAccess` (see [`crate::adxl::access`]).
 
+use crate::adxl::access::{RemoteAccess, Secret};
 use crate::error::adxl_status::ADXL_PARAM_INVALID;
 use crate::error::{AdxlError, AdxlResult};
 
@@ -38,6 +40,12 @@ pub struct Options {
     /// `adxl.Transport` (our extension): `auto`, `shm` or `tcp`, as `ASCENDLESS_TRANSPORT`
     /// but for one engine; `None` follows the environment.
     pub transport: Option<crate::config::Transport>,
+    /// `adxl.Secret` (our extension): authenticate every connection; `None` follows
+    /// `ASCENDLESS_ADXL_SECRET`.
+    pub secret: Option<Secret>,
+    /// `adxl.RemoteAccess` (our extension): `any` or `registered`; `None` follows
+    /// `ASCENDLESS_ADXL_REMOTE_ACCESS`.
+    pub remote_access: Option<RemoteAccess>,
 }
 
 impl Default for Options {
@@ -48,6 +56,8 @@ impl Default for Options {
             rdma_service_level: 4,
             auto_connect: false,
             transport: None,
+            secret: None,
+            remote_access: None,
         }
     }
 }
@@ -116,6 +126,8 @@ impl Options {
                         _ => return Err(invalid(key, value, "must be \"auto\", \"shm\" or \"tcp\"")),
                     });
                 }
+                "Secret" => o.secret = Some(Secret::parse(key, value)?),
+                "RemoteAccess" => o.remote_access = Some(RemoteAccess::parse(key, value)?),
                 "LocalCommRes" => {
                     // Describes RDMA devices; accepted so vendor configurations load, then unused.
                     if !value.trim().is_empty() && serde_json::from_str::<serde_json::Value>(value).is_err() {
@@ -190,6 +202,19 @@ mod tests {
         assert!(parse(&[("adxl.LocalCommRes", r#"{"devices":[]}"#)]).is_ok());
         assert!(parse(&[("LocalCommRes", "")]).is_ok());
         refused("adxl.LocalCommRes", "{not json");
+    }
+
+    #[test]
+    fn secret_and_remote_access_are_our_extensions() {
+        let o = parse(&[("adxl.Secret", "0123456789abcdef"), ("RemoteAccess", "registered")]).unwrap();
+        assert_eq!(o.secret.unwrap().bytes(), b"0123456789abcdef");
+        assert_eq!(o.remote_access, Some(RemoteAccess::Registered));
+        assert_eq!(parse(&[("adxl.RemoteAccess", "any")]).unwrap().remote_access, Some(RemoteAccess::Any));
+        assert_eq!(parse(&[]).unwrap().secret, None);
+        refused("adxl.Secret", "");
+        refused("Secret", &"s".repeat(crate::adxl::access::MAX_SECRET + 1));
+        refused("adxl.RemoteAccess", "none");
+        refused("RemoteAccess", "");
     }
 
     #[test]

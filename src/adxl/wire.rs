@@ -6,7 +6,7 @@
 //! ```text
 //! offset size  field
 //!      0    4  magic "ADXL"
-//!      4    2  protocol version (2)
+//!      4    2  protocol version (3)
 //!      6    2  message type (see `Message`)
 //!      8    4  body length
 //! ```
@@ -19,7 +19,7 @@
 use std::io::{self, Read};
 
 pub const MAGIC: [u8; 4] = *b"ADXL";
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 pub const HEADER_LEN: usize = 12;
 /// Largest body of any frame (a HELLO with [`MAX_REGIONS`] regions fits).
 pub const MAX_BODY: usize = 1 << 20;
@@ -31,6 +31,14 @@ pub const MAX_REGIONS: usize = 16384;
 pub const MAX_TEXT: usize = 1024;
 /// Largest payload of one request (1 TiB): anything larger is a malformed request.
 pub const MAX_PAYLOAD: u64 = 1 << 40;
+/// Bytes of a handshake nonce (AUTH, AUTH_CHALLENGE).
+pub const NONCE_LEN: usize = 32;
+/// Bytes of a handshake proof (HMAC-SHA256).
+pub const MAC_LEN: usize = 32;
+/// Bytes of a same-host ticket (see [`Host`]).
+pub const TICKET_LEN: usize = 16;
+/// The last message type.
+const LAST_KIND: u16 = 14;
 
 const REGION_LEN: usize = 24;
 const DESC_LEN: usize = 24;
@@ -74,11 +82,13 @@ pub struct Desc {
 
 /// Where an engine runs, sent at the end of HELLO and HELLO_ACK by an engine that may share
 /// memory with a peer on its host: its pid and the kernel's boot id. Absent (no bytes) from an
-/// engine forced to TCP; an older engine simply never sends it.
+/// engine forced to TCP. In HELLO_ACK, `ticket` is the one-time ticket the initiator must
+/// present on the server's same-host socket (all zeros: none; HELLO always sends zeros).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Host {
     pub pid: u32,
     pub boot_id: String,
+    pub ticket: [u8; TICKET_LEN],
 }
 
 /// Every message of the protocol.
@@ -108,6 +118,13 @@ pub enum Message {
     Notify { id: u64, name: String, msg: String },
     /// Heartbeat (AutoConnect): answered by COMPLETE with the same id and status 0.
     Ping { id: u64 },
+    /// First frame of an initiator that has a secret (before HELLO): its name and its nonce.
+    Auth { name: String, nonce: [u8; NONCE_LEN] },
+    /// The server's answer to AUTH: its name and its nonce.
+    AuthChallenge { name: String, nonce: [u8; NONCE_LEN] },
+    /// HMAC-SHA256 of the handshake (see `engine::auth`): the initiator's after
+    /// AUTH_CHALLENGE, the server's in answer to it.
+    AuthProof { mac: [u8; MAC_LEN] },
 }
 
 /// Why a frame was refused; the connection is then closed.
@@ -141,6 +158,9 @@ impl Message {
             Message::Bye => 9,
             Message::Notify { .. } => 10,
             Message::Ping { .. } => 11,
+            Message::Auth { .. } => 12,
+            Message::AuthChallenge { .. } => 13,
+            Message::AuthProof { .. } => 14,
         }
     }
 
@@ -203,6 +223,11 @@ impl Message {
                 text(&mut b, msg);
             }
             Message::Ping { id } => b.extend_from_slice(&id.to_le_bytes()),
+            Message::Auth { name, nonce } | Message::AuthChallenge { name, nonce } => {
+                text(&mut b, name);
+                b.extend_from_slice(nonce);
+            }
+            Message::AuthProof { mac } => b.extend_from_slice(mac),
         }
         let body = b.len() - HEADER_LEN;
         assert!(body <= MAX_BODY, "frame body over the limit");
@@ -266,6 +291,9 @@ impl Message {
             9 => Message::Bye,
             10 => Message::Notify { id: c.u64()?, name: c.text()?, msg: c.text()? },
             11 => Message::Ping { id: c.u64()? },
+            12 => Message::Auth { name: c.text()?, nonce: c.array()? },
+            13 => Message::AuthChallenge { name: c.text()?, nonce: c.array()? },
+            14 => Message::AuthProof { mac: c.array()? },
             k => return Err(WireError::UnknownType(k)),
         };
         if !c.b.is_empty() {
@@ -285,7 +313,7 @@ pub fn parse_header(h: &[u8; HEADER_LEN]) -> Result<(u16, usize), WireError> {
         return Err(WireError::BadVersion(version));
     }
     let kind = u16::from_le_bytes([h[6], h[7]]);
-    if !(1..=11).contains(&kind) {
+    if !(1..=LAST_KIND).contains(&kind) {
         return Err(WireError::UnknownType(kind));
     }
     let len = u32::from_le_bytes([h[8], h[9], h[10], h[11]]) as usize;
@@ -310,6 +338,7 @@ fn put_host(b: &mut Vec<u8>, host: &Option<Host>) {
     if let Some(h) = host {
         b.extend_from_slice(&h.pid.to_le_bytes());
         text(b, &h.boot_id);
+        b.extend_from_slice(&h.ticket);
     }
 }
 
@@ -349,6 +378,9 @@ impl Cursor<'_> {
     fn u64(&mut self) -> Result<u64, WireError> {
         Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
     }
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], WireError> {
+        Ok(self.take(N)?.try_into().expect("N bytes"))
+    }
     fn text(&mut self) -> Result<String, WireError> {
         let n = self.u16()? as usize;
         if n > MAX_TEXT {
@@ -361,7 +393,7 @@ impl Cursor<'_> {
         if self.b.is_empty() {
             return Ok(None);
         }
-        Ok(Some(Host { pid: self.u32()?, boot_id: self.text()? }))
+        Ok(Some(Host { pid: self.u32()?, boot_id: self.text()?, ticket: self.array()? }))
     }
     fn regions(&mut self) -> Result<Vec<Region>, WireError> {
         let n = self.u32()? as usize;
@@ -401,7 +433,7 @@ mod tests {
             Message::Hello {
                 name: "127.0.0.1".into(),
                 regions: regions.clone(),
-                host: Some(Host { pid: 42, boot_id: "b".into() }),
+                host: Some(Host { pid: 42, boot_id: "b".into(), ticket: [0; TICKET_LEN] }),
             },
             Message::HelloAck {
                 status: 0,
@@ -415,7 +447,7 @@ mod tests {
                 name: "[::1]:80".into(),
                 regions: regions.clone(),
                 message: String::new(),
-                host: Some(Host { pid: 7, boot_id: "x".into() }),
+                host: Some(Host { pid: 7, boot_id: "x".into(), ticket: [9; TICKET_LEN] }),
             },
             Message::MemAdd { regions: regions.clone() },
             Message::MemRemove { regions: vec![] },
@@ -424,6 +456,9 @@ mod tests {
             Message::ReadData { id: 1, len: 1 << 30 },
             Message::Complete { id: 3, status: 103900, failed: 2, message: "bad address".into() },
             Message::Bye,
+            Message::Auth { name: "127.0.0.1".into(), nonce: [1; NONCE_LEN] },
+            Message::AuthChallenge { name: "127.0.0.1:9".into(), nonce: [2; NONCE_LEN] },
+            Message::AuthProof { mac: [3; MAC_LEN] },
         ]
     }
 
@@ -498,8 +533,8 @@ mod tests {
         f[0] = b'X';
         assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::BadMagic)));
         let mut f = good.clone();
-        f[4] = 1;
-        assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::BadVersion(1))));
+        f[4] = 2;
+        assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::BadVersion(2))));
         let mut f = good.clone();
         f[6] = 77;
         assert!(matches!(Message::read_from(&mut f.as_slice()), Err(WireError::UnknownType(77))));

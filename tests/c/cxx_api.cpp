@@ -38,6 +38,15 @@ static void transfer_between_engines(const char *port) {
     std::map<ge::AscendString, ge::AscendString> bad{{"adxl.NoSuchOption", "1"}};
     AdxlEngine third;
     CHECK(third.Initialize("127.0.0.1", bad) == PARAM_INVALID);
+    // Our access-control options pass through the map: a client with a secret refuses a server
+    // without one (FAILED); an empty secret is PARAM_INVALID.
+    std::map<ge::AscendString, ge::AscendString> guarded_options{
+        {"adxl.Secret", "a secret the server does not have"}, {"adxl.RemoteAccess", "registered"}};
+    AdxlEngine guarded;
+    CHECK(guarded.Initialize("127.0.0.1", guarded_options) == SUCCESS);
+    CHECK(guarded.Connect(server_name.c_str()) == FAILED);
+    std::map<ge::AscendString, ge::AscendString> empty_secret{{"adxl.Secret", ""}};
+    CHECK(third.Initialize("127.0.0.1", empty_secret) == PARAM_INVALID);
 
     std::vector<unsigned char> remote(1 << 20), local(1 << 20);
     for (size_t i = 0; i < remote.size(); i++) remote[i] = static_cast<unsigned char>(i * 3 + 1);

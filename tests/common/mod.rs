@@ -5,6 +5,8 @@
 //! Each test binary uses part of this module.
 #![allow(dead_code)]
 
+pub mod same_host;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 

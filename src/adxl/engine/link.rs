@@ -4,7 +4,8 @@
 //! opens another (up to [`MAX_CONNS`]) when every one is busy, so calls from several threads
 //! to one peer run side by side; calls to different peers never share anything. Every
 //! connection starts with HELLO/HELLO_ACK (protocol magic and version, both names, the
-//! registered memory).
+//! registered memory), after the shared-secret handshake when this engine has a secret
+//! ([`super::auth`]): each connection of a link is authenticated on its own.
 
 use std::collections::HashMap;
 use std::io;
@@ -186,7 +187,7 @@ impl Link {
         !dead
     }
 
-    /// Opens one connection and says HELLO.
+    /// Opens one connection, authenticates it (with a secret) and says HELLO.
     fn dial(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
         let what = "connect to";
         let left = remaining(deadline, &self.remote, what)?;
@@ -202,6 +203,7 @@ impl Link {
         let left = remaining(deadline, &self.remote, what)?;
         stream.set_read_timeout(Some(left)).map_err(io)?;
         stream.set_write_timeout(Some(left)).map_err(io)?;
+        super::auth::initiate(&stream, core.access.secret.as_ref(), &core.name.text, &self.remote)?;
         let host = if core.transport == Transport::Tcp { None } else { shm::host() };
         let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions(), host };
         send_all(&stream, &hello.encode()).map_err(io)?;

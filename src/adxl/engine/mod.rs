@@ -7,8 +7,15 @@
 //! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
 //! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
 //! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
-//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue). The heartbeat of
-//! engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
+//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue), [`auth`] (the
+//! shared-secret handshake of `adxl.Secret`). The heartbeat of engines with AutoConnect is
+//! [`heartbeat`]. The wire format is [`crate::adxl::wire`].
+//!
+//! # Access control (our extension)
+//! `adxl.Secret` makes every connection start with a mutual challenge-response ([`auth`]); a
+//! Connect it refuses (either side has no secret, or they differ) is FAILED.
+//! `adxl.RemoteAccess=registered` makes the serving side refuse ranges outside its
+//! registrations (PARAM_INVALID) instead of relaying. See [`crate::adxl::access`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
@@ -30,6 +37,7 @@
 //! reachable without a Disconnect.
 
 mod admit;
+mod auth;
 mod fast;
 mod link;
 mod notify;
@@ -57,6 +65,7 @@ pub use serve::{MAX_SERVED, STALL};
 pub use shm::MAX_PEERS as MAX_SAME_HOST_PEERS;
 pub use transfer::TransferOp;
 
+use super::access::Access;
 use super::name::EngineName;
 use super::options::Options;
 use super::wire::{Desc, MemKind, Message};
@@ -129,6 +138,8 @@ pub(crate) struct Core {
     listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
     /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
     transport: Transport,
+    /// `adxl.Secret` and `adxl.RemoteAccess`, else their variables.
+    access: Access,
     /// The same-host listener (engines with a port, unless forced to TCP).
     shm: Mutex<Option<Arc<shm::Server>>>,
     counters: fast::Counters,
@@ -367,6 +378,7 @@ impl Engine {
         let name = EngineName::parse(local_engine)?;
         let options = Options::parse(options.iter().copied())?;
         let transport = options.transport.unwrap_or(crate::config::settings().transport);
+        let access = Access::from_env(options.secret.clone(), options.remote_access)?;
         let core = Arc::new(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
@@ -377,6 +389,7 @@ impl Engine {
             stopping: AtomicBool::new(false),
             listener: Mutex::new(None),
             transport,
+            access,
             shm: Mutex::new(None),
             counters: fast::Counters::default(),
             held: Arc::new(AtomicUsize::new(0)),
@@ -395,7 +408,12 @@ impl Engine {
             let weak = Arc::downgrade(&core);
             let _ = std::thread::Builder::new().name("adxl-heartbeat".into()).spawn(move || heartbeat(&weak));
         }
-        log::debug!(target: TARGET, "engine {local_engine} initialized ({transport:?})");
+        log::debug!(
+            target: TARGET,
+            "engine {local_engine} initialized ({transport:?}, secret {}, remote access {:?})",
+            if core.access.secret.is_some() { "set" } else { "unset" },
+            core.access.remote_access
+        );
         *state = State::Running(core);
         Ok(())
     }

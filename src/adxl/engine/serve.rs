@@ -5,7 +5,8 @@
 //! Every range of a request is checked against this engine's own registry: inside a
 //! registration it is read or written in place (device memory through the runtime's view);
 //! outside, it is relayed through the bounded pool with the kernel doing the copy
-//! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here.
+//! (`sys::safe_copy`), so a bad address becomes PARAM_INVALID in COMPLETE, never a fault here;
+//! with `adxl.RemoteAccess=registered`, outside is PARAM_INVALID.
 
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -16,9 +17,11 @@ use std::time::{Duration, Instant};
 
 use super::Core;
 use super::admit::{Admission, HELLO_DEADLINE, Slot, Until};
+use super::auth;
 use super::reader::FrameReader;
 use super::registry::Registered;
 use super::served::Served;
+use crate::adxl::access::RemoteAccess;
 use crate::adxl::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::{AdxlError, AdxlResult};
@@ -83,18 +86,12 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     // HELLO_ACK (up to 16384 regions) is sent under the write lock: a peer that reads nothing
     // must not hold it, and the thread, for ever.
     let _ = stream.set_write_timeout(Some(STALL));
-    let mut hello = Until { stream: &stream, deadline: Instant::now() + HELLO_DEADLINE };
-    let peer = match Message::read_from(&mut hello) {
-        Ok(Message::Hello { name, .. }) => name,
-        Ok(other) => {
-            log::debug!(target: TARGET, "a new connection sent {other:?} before HELLO; closed");
-            return;
-        }
-        Err(e) => {
-            log::debug!(target: TARGET, "a new connection did not say HELLO ({e}); closed");
-            return;
-        }
+    // One deadline for the whole handshake (authentication and HELLO), not one per read.
+    let mut until = Until { stream: &stream, deadline: Instant::now() + HELLO_DEADLINE };
+    let Some(hello) = auth::accept(&stream, &mut until, core.access.secret.as_ref(), &core.name.text) else {
+        return;
     };
+    let peer = hello.name;
     let Ok(clone) = stream.try_clone() else { return };
     let served = Arc::new(Served::new(clone));
     // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
@@ -116,7 +113,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
         name: core.name.text.clone(),
         regions: core.registry.regions(),
         message: String::new(),
-        host: if super::lock(&core.shm).is_some() { super::shm::host() } else { None },
+        host: super::lock(&core.shm).as_ref().and_then(|s| s.offer(hello.host.as_ref())),
     };
     let ok = send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok();
     drop(turn);
@@ -195,6 +192,15 @@ fn plan(core: &Core, descs: &[Desc]) -> Result<Vec<Target>, Refusal> {
             Some(r) => {
                 let k = r.kind;
                 (Target::Direct(r), k)
+            }
+            None if core.access.remote_access == RemoteAccess::Registered => {
+                return Err(invalid(
+                    i,
+                    format!(
+                        "remote range {addr:#x} + {len} bytes is not inside memory registered with {}, which only allows registered memory (adxl.RemoteAccess=registered)",
+                        core.name.text
+                    ),
+                ));
             }
             None if core.pool.enabled() => (Target::Relay, MemKind::Unregistered),
             None => {

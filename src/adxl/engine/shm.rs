@@ -4,9 +4,11 @@
 //! Unix socket `ascendless-adxl/<pid>/<port>`. When HELLO and HELLO_ACK show the same boot id,
 //! the initiator connects to that socket (only reachable from the same network namespace),
 //! checks with `SO_PEERCRED` that the pid is the one the peer announced and the uid its own
-//! (the server checks the uid too), and receives every registration of the peer: its range
-//! and, when the memory is a memfd of the runtime (`aclrtMalloc`, `aclrtMallocHost`), the
-//! memfd (`SCM_RIGHTS`). The initiator maps each region on first use and keeps the mapping.
+//! (the server checks the uid too), presents the one-time ticket that the peer's HELLO_ACK
+//! gave it (so only an engine that completed the TCP handshake, and with `adxl.Secret` proved
+//! the secret, gets memory; the ticket is bound to its pid), and receives every registration
+//! of the peer: its range and, when the memory is a memfd of the runtime (`aclrtMalloc`,
+//! `aclrtMallocHost`), the memfd (`SCM_RIGHTS`). The initiator maps each region on first use and keeps the mapping.
 //!
 //! The socket then carries the peer's registration changes, in order: ADD (with the memfd
 //! when shareable) and REMOVE, which the initiator acknowledges (ACK) after recording or
@@ -16,7 +18,8 @@
 //! it marks the peer gone and drops every mapping, and transfers fail with FAILED.
 //!
 //! Packets are [`PACKET`] bytes, little-endian: kind u32, 0 u32, seq u64, addr u64, len u64,
-//! offset of `addr` in the memfd u64 (`u64::MAX`: no memfd).
+//! offset of `addr` in the memfd u64 (`u64::MAX`: no memfd). The initiator's first packet is
+//! TICKET, the ticket's 16 bytes in place of seq and addr.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -28,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use super::registry::Registered;
 use super::{Core, lock};
-use crate::adxl::wire::Host;
+use crate::adxl::wire::{Host, TICKET_LEN};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::mapping::Mapping;
@@ -43,6 +46,12 @@ const ADD: u32 = 1;
 const REMOVE: u32 = 2;
 const DONE: u32 = 3;
 const ACK: u32 = 4;
+const TICKET: u32 = 5;
+/// How long a ticket of HELLO_ACK may wait to be presented.
+const TICKET_LIFE: Duration = Duration::from_secs(10);
+/// Most tickets waiting at once (a link dials up to 8 connections, each gets one; the oldest
+/// is dropped first).
+const MAX_TICKETS: usize = 1024;
 const NO_FD: u64 = u64::MAX;
 /// Most same-host initiators served at once (as many as TCP connections, `MAX_SERVED`).
 pub const MAX_PEERS: usize = super::serve::MAX_SERVED;
@@ -58,9 +67,23 @@ pub fn boot_id() -> Option<&'static str> {
     .as_deref()
 }
 
-/// What this engine says about its host in HELLO / HELLO_ACK.
+/// What this engine says about its host in HELLO / HELLO_ACK (no ticket).
 pub fn host() -> Option<Host> {
-    Some(Host { pid: std::process::id(), boot_id: boot_id()?.to_owned() })
+    Some(Host { pid: std::process::id(), boot_id: boot_id()?.to_owned(), ticket: [0; TICKET_LEN] })
+}
+
+/// The initiator's first packet: the ticket in the seq and addr fields.
+fn ticket_packet(ticket: &[u8; TICKET_LEN]) -> [u8; PACKET] {
+    let mut b = packet(TICKET, 0, 0, 0, NO_FD);
+    b[8..8 + TICKET_LEN].copy_from_slice(ticket);
+    b
+}
+
+/// A ticket given in HELLO_ACK, waiting for its initiator (pid as the initiator announced it).
+struct Ticket {
+    value: [u8; TICKET_LEN],
+    pid: u32,
+    issued: Instant,
 }
 
 fn socket_name(pid: u32, port: u16) -> Vec<u8> {
@@ -133,6 +156,7 @@ impl Peer {
 /// The Unix listener of a listening engine and the initiators connected through it.
 pub struct Server {
     peers: Mutex<Vec<Arc<Peer>>>,
+    tickets: Mutex<Vec<Ticket>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -146,7 +170,11 @@ impl Server {
                 return None;
             }
         };
-        let server = Arc::new(Server { peers: Mutex::new(Vec::new()), thread: Mutex::new(None) });
+        let server = Arc::new(Server {
+            peers: Mutex::new(Vec::new()),
+            tickets: Mutex::new(Vec::new()),
+            thread: Mutex::new(None),
+        });
         let (weak, s) = (Arc::downgrade(core), server.clone());
         let thread = std::thread::Builder::new()
             .name("adxl-shm-listen".into())
@@ -169,7 +197,9 @@ impl Server {
                         }
                     };
                     match conn.peer_credentials() {
-                        Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_PEERS => s.welcome(&core, conn),
+                        Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_PEERS => {
+                            s.welcome(&core, conn, c.pid)
+                        }
                         Ok(c) if c.uid == uid => {
                             log::warn!(target: TARGET, "{MAX_PEERS} same-host peers already; one more refused (it uses TCP)")
                         }
@@ -185,8 +215,49 @@ impl Server {
         Some(server)
     }
 
-    /// Sends the registrations so far, then DONE; later changes follow on the same socket.
-    fn welcome(&self, core: &Core, conn: Conn) {
+    /// What HELLO_ACK says about this host to a peer that announced `peer`: with a fresh
+    /// one-time ticket for its same-host socket when the peer runs on this host.
+    pub fn offer(&self, peer: Option<&Host>) -> Option<Host> {
+        let mut me = host()?;
+        let Some(peer) = peer.filter(|p| p.boot_id == me.boot_id) else { return Some(me) };
+        if crate::sys::random::fill(&mut me.ticket).is_err() {
+            me.ticket = [0; TICKET_LEN];
+            return Some(me);
+        }
+        let mut tickets = lock(&self.tickets);
+        tickets.retain(|t| t.issued.elapsed() < TICKET_LIFE);
+        if tickets.len() >= MAX_TICKETS {
+            tickets.remove(0);
+        }
+        tickets.push(Ticket { value: me.ticket, pid: peer.pid, issued: Instant::now() });
+        Some(me)
+    }
+
+    /// Takes the ticket `value` issued to `pid` (once): whether it was there and fresh.
+    fn redeem(&self, value: &[u8], pid: i32) -> bool {
+        let mut tickets = lock(&self.tickets);
+        tickets.retain(|t| t.issued.elapsed() < TICKET_LIFE);
+        // Every ticket is compared whole (no early exit on the first differing byte).
+        let same = |t: &Ticket| t.value.iter().zip(value).fold(0u8, |d, (a, b)| d | (a ^ b)) == 0;
+        let found = tickets.iter().position(|t| t.pid as i32 == pid && value.len() == TICKET_LEN && same(t));
+        found.map(|i| tickets.swap_remove(i)).is_some()
+    }
+
+    /// Checks the initiator's ticket (it sends it at once; at most [`ACK_WAIT`]), then sends
+    /// the registrations so far, then DONE; later changes follow on the same socket.
+    fn welcome(&self, core: &Core, conn: Conn, pid: i32) {
+        let _ = conn.set_read_timeout(Some(ACK_WAIT));
+        let mut buf = [0u8; PACKET];
+        let valid = match conn.recv(&mut buf, 0) {
+            Ok(Some(m)) if m.len == PACKET && buf[0..4] == TICKET.to_le_bytes() => {
+                self.redeem(&buf[8..8 + TICKET_LEN], pid)
+            }
+            _ => false,
+        };
+        if !valid {
+            log::warn!(target: TARGET, "same-host connection from pid {pid} refused: no valid ticket from a HELLO_ACK");
+            return;
+        }
         let _ = conn.set_write_timeout(Some(ACK_WAIT));
         let peer =
             Arc::new(Peer { conn: Mutex::new(conn), seq: AtomicU64::new(1), dead: AtomicBool::new(false) });
@@ -368,6 +439,10 @@ impl Local {
                 cred.pid, cred.uid, peer.pid
             ));
         }
+        if peer.ticket == [0; TICKET_LEN] {
+            return Err("the peer gave no ticket for its same-host socket".into());
+        }
+        conn.send(&ticket_packet(&peer.ticket), &[]).map_err(|e| format!("sending the ticket: {e}"))?;
         let local = Arc::new(Local {
             pid: cred.pid,
             regions: RwLock::new(Regions(BTreeMap::new())),
