@@ -12,8 +12,8 @@
 //!
 //! The socket then carries the peer's registration changes, in order: ADD (with the memfd
 //! when shareable) and REMOVE, which the initiator acknowledges (ACK) after recording or
-//! dropping the region; the owner's RegisterMem and DeregisterMem wait for the ACK, at most
-//! [`ACK_WAIT`] per peer. A reader thread
+//! dropping the region; the owner's RegisterMem and DeregisterMem wait for the ACKs, at most
+//! [`ANNOUNCE_WAIT`] for all peers together. A reader thread
 //! per link applies them; when the socket closes (the peer finalized, exited or was killed)
 //! it marks the peer gone and drops every mapping, and transfers fail with FAILED.
 //!
@@ -39,8 +39,11 @@ use crate::sys::memfd::MemFd;
 use crate::sys::socket::{Conn, Listener};
 use crate::sys::span::RawSpan;
 
-/// How long DeregisterMem waits for each same-host peer to drop the region.
+/// How long the socket waits for a new peer's ticket, and for a send to a peer to go out.
 pub const ACK_WAIT: Duration = Duration::from_secs(1);
+/// How long RegisterMem and DeregisterMem wait for all same-host peers together to
+/// acknowledge a change (a live peer on a loaded machine can take over a second).
+pub const ANNOUNCE_WAIT: Duration = Duration::from_secs(3);
 const PACKET: usize = 40;
 const ADD: u32 = 1;
 const REMOVE: u32 = 2;
@@ -128,9 +131,8 @@ impl Peer {
         }
     }
 
-    /// Waits (at most [`ACK_WAIT`]) for the ACK of `seq`. Called with `conn` locked.
-    fn await_ack(&self, conn: &Conn, seq: u64, what: &str) {
-        let deadline = Instant::now() + ACK_WAIT;
+    /// Waits (until `deadline`) for the ACK of `seq`. Called with `conn` locked.
+    fn await_ack(&self, conn: &Conn, seq: u64, what: &str, deadline: Instant) {
         let mut buf = [0u8; PACKET];
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -289,31 +291,38 @@ impl Server {
         peers.clone()
     }
 
-    /// Announces a new registration to every same-host initiator and waits (each at most
-    /// [`ACK_WAIT`]) until it has recorded it, so the next transfer may use the direct path.
+    /// Announces a new registration to every same-host initiator and waits (together at most
+    /// [`ANNOUNCE_WAIT`]) until each has recorded it, so the next transfer may use the direct path.
     pub fn added(&self, r: &Registered) {
-        for p in self.live_peers() {
-            let conn = lock(&p.conn);
-            let seq = p.seq.fetch_add(1, Ordering::Relaxed);
-            if Peer::add(&conn, r, seq).is_err() {
-                p.dead.store(true, Ordering::Release);
-                continue;
-            }
-            p.await_ack(&conn, seq, &format!("the registration of {:#x}", r.addr));
-        }
+        self.announce(&format!("the registration of {:#x}", r.addr), |conn, seq| Peer::add(conn, r, seq));
     }
 
-    /// Announces a removed registration and waits (each at most [`ACK_WAIT`]) until every
-    /// same-host initiator has dropped it.
+    /// Announces a removed registration and waits (together at most [`ANNOUNCE_WAIT`]) until
+    /// every same-host initiator has dropped it.
     pub fn removed(&self, r: &Registered) {
-        for p in self.live_peers() {
+        self.announce(&format!("the removal of {:#x}", r.addr), |conn, seq| {
+            conn.send(&packet(REMOVE, seq, r.addr as u64, r.len as u64, NO_FD), &[])
+        });
+    }
+
+    /// Sends one change to every live peer, then waits for their acknowledgements under one
+    /// deadline, so slow peers cost [`ANNOUNCE_WAIT`] together, not each. Every connection
+    /// stays locked until its acknowledgement, so a concurrent announcement cannot take it.
+    fn announce(&self, what: &str, send: impl Fn(&Conn, u64) -> io::Result<()>) {
+        let peers = self.live_peers();
+        let mut waiting = Vec::with_capacity(peers.len());
+        for p in &peers {
             let conn = lock(&p.conn);
             let seq = p.seq.fetch_add(1, Ordering::Relaxed);
-            if conn.send(&packet(REMOVE, seq, r.addr as u64, r.len as u64, NO_FD), &[]).is_err() {
+            if send(&conn, seq).is_err() {
                 p.dead.store(true, Ordering::Release);
                 continue;
             }
-            p.await_ack(&conn, seq, &format!("the removal of {:#x}", r.addr));
+            waiting.push((p, conn, seq));
+        }
+        let deadline = Instant::now() + ANNOUNCE_WAIT;
+        for (p, conn, seq) in waiting {
+            p.await_ack(&conn, seq, what, deadline);
         }
     }
 
