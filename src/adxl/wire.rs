@@ -385,46 +385,9 @@ impl Cursor<'_> {
 mod tests {
     use super::*;
 
+    /// One message of every kind (the fuzz targets' seeds).
     fn samples() -> Vec<Message> {
-        let regions = vec![
-            Region { addr: 0x1000, len: 4096, kind: MemKind::Device },
-            Region { addr: 7, len: 1, kind: MemKind::Host },
-        ];
-        let descs = vec![
-            Desc { remote_addr: 0x1000, len: 10, local_kind: MemKind::Host },
-            Desc { remote_addr: 0x2000, len: 0, local_kind: MemKind::Unregistered },
-        ];
-        vec![
-            Message::Notify { id: 3, name: "kv".into(), msg: "x".repeat(MAX_TEXT) },
-            Message::Ping { id: 9 },
-            Message::Hello { name: "127.0.0.1".into(), regions: regions.clone(), host: None },
-            Message::Hello {
-                name: "127.0.0.1".into(),
-                regions: regions.clone(),
-                host: Some(Host { pid: 42, boot_id: "b".into() }),
-            },
-            Message::HelloAck {
-                status: 0,
-                name: "[::1]:80".into(),
-                regions: regions.clone(),
-                message: String::new(),
-                host: None,
-            },
-            Message::HelloAck {
-                status: 0,
-                name: "[::1]:80".into(),
-                regions: regions.clone(),
-                message: String::new(),
-                host: Some(Host { pid: 7, boot_id: "x".into() }),
-            },
-            Message::MemAdd { regions: regions.clone() },
-            Message::MemRemove { regions: vec![] },
-            Message::Write { id: 9, descs: descs.clone() },
-            Message::Read { id: u64::MAX, descs },
-            Message::ReadData { id: 1, len: 1 << 30 },
-            Message::Complete { id: 3, status: 103900, failed: 2, message: "bad address".into() },
-            Message::Bye,
-        ]
+        crate::fuzz_targets::seeds::messages().into_iter().map(|(_, m)| m).collect()
     }
 
     #[test]
@@ -433,43 +396,22 @@ mod tests {
             let frame = m.encode();
             assert_eq!(Message::read_from(&mut frame.as_slice()).unwrap(), m);
         }
-        assert_eq!(samples()[8].payload_len(), 10);
+        let write = samples().into_iter().find(|m| matches!(m, Message::Write { .. })).unwrap();
+        assert_eq!(write.payload_len(), 10);
     }
 
     /// A small fuzz run: valid frames with random bytes changed, cut or extended, and random
     /// garbage, must decode or be refused, never panic; what decodes must encode again.
     #[test]
     fn mutated_and_random_frames_never_panic() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
         let frames: Vec<Vec<u8>> = samples().iter().map(Message::encode).collect();
-        for round in 0..20_000 {
-            let mut f = if round % 10 == 0 {
-                (0..(next() % 64) as usize).map(|_| next() as u8).collect()
-            } else {
-                frames[(next() % frames.len() as u64) as usize].clone()
-            };
-            for _ in 0..(next() % 4) {
-                if !f.is_empty() {
-                    let i = (next() % f.len() as u64) as usize;
-                    f[i] = next() as u8;
-                }
-            }
-            match next() % 3 {
-                0 => f.truncate((next() % (f.len() as u64 + 1)) as usize),
-                1 => f.extend((0..next() % 8).map(|_| next() as u8)),
-                _ => {}
-            }
-            if let Ok(m) = Message::read_from(&mut f.as_slice()) {
-                let again = m.encode();
-                assert_eq!(Message::read_from(&mut again.as_slice()).unwrap(), m);
-            }
-        }
+        let rounds = if cfg!(miri) { 200 } else { 20_000 };
+        crate::fuzz_targets::mutate::run(
+            crate::fuzz_targets::wire_decode,
+            &frames,
+            rounds,
+            0x2545_f491_4f6c_dd1d,
+        );
     }
 
     #[test]
