@@ -32,6 +32,8 @@ pub const MAX_TEXT: usize = 1024;
 /// Largest payload of one request (1 TiB): anything larger is a malformed request.
 pub const MAX_PAYLOAD: u64 = 1 << 40;
 
+/// First allocation for a frame body read by [`Message::read_from`]; more as bytes arrive.
+const BODY_CHUNK: usize = 4096;
 const REGION_LEN: usize = 24;
 const DESC_LEN: usize = 24;
 
@@ -211,12 +213,19 @@ impl Message {
     }
 
     /// Reads one frame. The payload after WRITE/READ_DATA is left in the stream.
+    ///
+    /// The body buffer grows with the bytes that arrive, not with the length the header
+    /// claims: a peer that sends a 12-byte header announcing [`MAX_BODY`] and then nothing
+    /// costs [`BODY_CHUNK`] bytes, not a megabyte.
     pub fn read_from(r: &mut impl Read) -> Result<Message, WireError> {
         let mut h = [0u8; HEADER_LEN];
         r.read_exact(&mut h)?;
         let (kind, len) = parse_header(&h)?;
-        let mut body = vec![0u8; len];
-        r.read_exact(&mut body)?;
+        let mut body = Vec::with_capacity(len.min(BODY_CHUNK));
+        r.take(len as u64).read_to_end(&mut body)?;
+        if body.len() < len {
+            return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+        }
         Self::decode(kind, &body)
     }
 
@@ -431,6 +440,29 @@ mod tests {
                 assert!(Message::read_from(&mut &frame[..cut]).is_err(), "{m:?} cut at {cut}");
             }
         }
+    }
+
+    #[test]
+    fn a_claimed_body_costs_memory_only_as_it_arrives() {
+        /// Hands out a header announcing the largest body, then ends; records the largest
+        /// buffer it was asked to fill.
+        struct Liar {
+            header: Vec<u8>,
+            largest: usize,
+        }
+        impl Read for Liar {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.largest = self.largest.max(buf.len());
+                let n = buf.len().min(self.header.len());
+                buf[..n].copy_from_slice(&self.header.drain(..n).collect::<Vec<_>>());
+                Ok(n)
+            }
+        }
+        let mut header = Message::Bye.encode();
+        header[8..12].copy_from_slice(&(MAX_BODY as u32).to_le_bytes());
+        let mut r = Liar { header, largest: 0 };
+        assert!(matches!(Message::read_from(&mut r), Err(WireError::Io(_))));
+        assert!(r.largest <= BODY_CHUNK, "asked to fill {} bytes", r.largest);
     }
 
     #[test]
