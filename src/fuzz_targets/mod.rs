@@ -36,3 +36,21 @@ pub const TARGETS: &[Target] = &[
 fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every target on its seeds and on mutations of them: few under Miri, which checks each
+    /// memory access of the parsers as they run.
+    #[test]
+    fn every_target_takes_its_seeds_and_their_mutations() {
+        let rounds = if cfg!(miri) { 60 } else { 5_000 };
+        for (i, &(name, target)) in TARGETS.iter().enumerate() {
+            let corpus: Vec<Vec<u8>> = seeds::seeds(name).into_iter().map(|(_, b)| b).collect();
+            assert!(!corpus.is_empty(), "no seeds for {name}");
+            corpus.iter().for_each(|input| target(input));
+            mutate::run(target, &corpus, rounds, i as u64 + 1);
+        }
+    }
+}
