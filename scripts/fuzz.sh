@@ -16,7 +16,7 @@ source scripts/nightly.sh
 need_nightly fuzz
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "fuzz: installing cargo-fuzz"
-    cargo install cargo-fuzz --locked >/dev/null 2>&1 || skip fuzz "cargo install cargo-fuzz failed"
+    timeout 1800 cargo install cargo-fuzz --locked >/dev/null 2>&1 || skip fuzz "cargo install cargo-fuzz failed"
 fi
 
 # The fuzz build has other flags than the main one: a folder of its own beside it.
