@@ -70,6 +70,21 @@ test-python: build
 	$(PYENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 	ASCENDLESS_LIBRARY=$(abspath $(RELEASE_DIR))/libascendless.so $(PYENV)/bin/python -m pytest -p no:cacheprovider python/tests
 
+# The cargo-fuzz targets of fuzz/ under libFuzzer, FUZZ_SECONDS each (10 in `make test`; `make
+# fuzz` runs longer); tests/fuzz_corpus.rs replays their corpus under plain `cargo test` too.
+.PHONY: test-fuzz test-miri fuzz
+test: test-fuzz test-miri
+
+test-fuzz:
+	scripts/fuzz.sh $(or $(FUZZ_SECONDS),10)
+
+fuzz:
+	scripts/fuzz.sh $(or $(FUZZ_SECONDS),300)
+
+# The pure-Rust unit tests under Miri (scripts/miri.sh selects them).
+test-miri:
+	scripts/miri.sh
+
 # Benchmarks: each prints its figures as ratios against a baseline measured in the same run.
 bench:
 	$(CARGO) bench

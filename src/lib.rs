@@ -8,6 +8,9 @@ pub mod adxl;
 pub mod config;
 pub mod error;
 pub mod ffi;
+/// The fuzz targets' bodies (`fuzz/` and `tests/fuzz_corpus.rs` run them); not an API.
+#[doc(hidden)]
+pub mod fuzz_targets;
 pub mod handle;
 pub mod ipc;
 pub mod logging;

@@ -38,8 +38,10 @@ pub const MAC_LEN: usize = 32;
 /// Bytes of a same-host ticket (see [`Host`]).
 pub const TICKET_LEN: usize = 16;
 /// The last message type.
-const LAST_KIND: u16 = 14;
+pub const LAST_KIND: u16 = 14;
 
+/// First allocation for a frame body read by [`Message::read_from`]; more as bytes arrive.
+const BODY_CHUNK: usize = 4096;
 const REGION_LEN: usize = 24;
 const DESC_LEN: usize = 24;
 
@@ -236,12 +238,19 @@ impl Message {
     }
 
     /// Reads one frame. The payload after WRITE/READ_DATA is left in the stream.
+    ///
+    /// The body buffer grows with the bytes that arrive, not with the length the header
+    /// claims: a peer that sends a 12-byte header announcing [`MAX_BODY`] and then nothing
+    /// costs [`BODY_CHUNK`] bytes, not a megabyte.
     pub fn read_from(r: &mut impl Read) -> Result<Message, WireError> {
         let mut h = [0u8; HEADER_LEN];
         r.read_exact(&mut h)?;
         let (kind, len) = parse_header(&h)?;
-        let mut body = vec![0u8; len];
-        r.read_exact(&mut body)?;
+        let mut body = Vec::with_capacity(len.min(BODY_CHUNK));
+        r.take(len as u64).read_to_end(&mut body)?;
+        if body.len() < len {
+            return Err(io::Error::from(io::ErrorKind::UnexpectedEof).into());
+        }
         Self::decode(kind, &body)
     }
 
@@ -417,49 +426,9 @@ impl Cursor<'_> {
 mod tests {
     use super::*;
 
+    /// One message of every kind (the fuzz targets' seeds).
     fn samples() -> Vec<Message> {
-        let regions = vec![
-            Region { addr: 0x1000, len: 4096, kind: MemKind::Device },
-            Region { addr: 7, len: 1, kind: MemKind::Host },
-        ];
-        let descs = vec![
-            Desc { remote_addr: 0x1000, len: 10, local_kind: MemKind::Host },
-            Desc { remote_addr: 0x2000, len: 0, local_kind: MemKind::Unregistered },
-        ];
-        vec![
-            Message::Notify { id: 3, name: "kv".into(), msg: "x".repeat(MAX_TEXT) },
-            Message::Ping { id: 9 },
-            Message::Hello { name: "127.0.0.1".into(), regions: regions.clone(), host: None },
-            Message::Hello {
-                name: "127.0.0.1".into(),
-                regions: regions.clone(),
-                host: Some(Host { pid: 42, boot_id: "b".into(), ticket: [0; TICKET_LEN] }),
-            },
-            Message::HelloAck {
-                status: 0,
-                name: "[::1]:80".into(),
-                regions: regions.clone(),
-                message: String::new(),
-                host: None,
-            },
-            Message::HelloAck {
-                status: 0,
-                name: "[::1]:80".into(),
-                regions: regions.clone(),
-                message: String::new(),
-                host: Some(Host { pid: 7, boot_id: "x".into(), ticket: [9; TICKET_LEN] }),
-            },
-            Message::MemAdd { regions: regions.clone() },
-            Message::MemRemove { regions: vec![] },
-            Message::Write { id: 9, descs: descs.clone() },
-            Message::Read { id: u64::MAX, descs },
-            Message::ReadData { id: 1, len: 1 << 30 },
-            Message::Complete { id: 3, status: 103900, failed: 2, message: "bad address".into() },
-            Message::Bye,
-            Message::Auth { name: "127.0.0.1".into(), nonce: [1; NONCE_LEN] },
-            Message::AuthChallenge { name: "127.0.0.1:9".into(), nonce: [2; NONCE_LEN] },
-            Message::AuthProof { mac: [3; MAC_LEN] },
-        ]
+        crate::fuzz_targets::seeds::messages().into_iter().map(|(_, m)| m).collect()
     }
 
     #[test]
@@ -468,43 +437,22 @@ mod tests {
             let frame = m.encode();
             assert_eq!(Message::read_from(&mut frame.as_slice()).unwrap(), m);
         }
-        assert_eq!(samples()[8].payload_len(), 10);
+        let write = samples().into_iter().find(|m| matches!(m, Message::Write { .. })).unwrap();
+        assert_eq!(write.payload_len(), 10);
     }
 
     /// A small fuzz run: valid frames with random bytes changed, cut or extended, and random
     /// garbage, must decode or be refused, never panic; what decodes must encode again.
     #[test]
     fn mutated_and_random_frames_never_panic() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
         let frames: Vec<Vec<u8>> = samples().iter().map(Message::encode).collect();
-        for round in 0..20_000 {
-            let mut f = if round % 10 == 0 {
-                (0..(next() % 64) as usize).map(|_| next() as u8).collect()
-            } else {
-                frames[(next() % frames.len() as u64) as usize].clone()
-            };
-            for _ in 0..(next() % 4) {
-                if !f.is_empty() {
-                    let i = (next() % f.len() as u64) as usize;
-                    f[i] = next() as u8;
-                }
-            }
-            match next() % 3 {
-                0 => f.truncate((next() % (f.len() as u64 + 1)) as usize),
-                1 => f.extend((0..next() % 8).map(|_| next() as u8)),
-                _ => {}
-            }
-            if let Ok(m) = Message::read_from(&mut f.as_slice()) {
-                let again = m.encode();
-                assert_eq!(Message::read_from(&mut again.as_slice()).unwrap(), m);
-            }
-        }
+        let rounds = if cfg!(miri) { 200 } else { 20_000 };
+        crate::fuzz_targets::mutate::run(
+            crate::fuzz_targets::wire_decode,
+            &frames,
+            rounds,
+            0x2545_f491_4f6c_dd1d,
+        );
     }
 
     #[test]
@@ -524,6 +472,29 @@ mod tests {
                 assert!(Message::read_from(&mut &frame[..cut]).is_err(), "{m:?} cut at {cut}");
             }
         }
+    }
+
+    #[test]
+    fn a_claimed_body_costs_memory_only_as_it_arrives() {
+        /// Hands out a header announcing the largest body, then ends; records the largest
+        /// buffer it was asked to fill.
+        struct Liar {
+            header: Vec<u8>,
+            largest: usize,
+        }
+        impl Read for Liar {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.largest = self.largest.max(buf.len());
+                let n = buf.len().min(self.header.len());
+                buf[..n].copy_from_slice(&self.header.drain(..n).collect::<Vec<_>>());
+                Ok(n)
+            }
+        }
+        let mut header = Message::Bye.encode();
+        header[8..12].copy_from_slice(&(MAX_BODY as u32).to_le_bytes());
+        let mut r = Liar { header, largest: 0 };
+        assert!(matches!(Message::read_from(&mut r), Err(WireError::Io(_))));
+        assert!(r.largest <= BODY_CHUNK, "asked to fill {} bytes", r.largest);
     }
 
     #[test]

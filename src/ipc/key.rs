@@ -9,8 +9,9 @@
 //! - `secret`, 128 random bits per export, is what the broker looks the export up by. Knowing
 //!   the broker's name gives nothing: without the secret, every request is "unknown key".
 //!
-//! Parsing is strict (lower-case hex, exact widths) so that [`Key`]'s `Display` is the one
-//! spelling of a key and any other text is refused with `ACL_ERROR_RT_PARAM_INVALID`.
+//! Parsing is strict (lower-case hex, exact widths, no leading zero) so that [`Key`]'s
+//! `Display` is the one spelling of a key and any other text is refused with
+//! `ACL_ERROR_RT_PARAM_INVALID`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -56,6 +57,10 @@ impl Key {
         else {
             return Err(malformed("not three parts separated by '-'"));
         };
+        // No leading zero: `Display` writes none, and a key has one spelling.
+        if pid.len() > 1 && pid.starts_with('0') {
+            return Err(malformed("process id with a leading zero"));
+        }
         let pid = hex(pid, 1..=8).ok_or_else(|| malformed("bad process id"))?;
         let token = hex(token, 16..=16).ok_or_else(|| malformed("bad broker token"))?;
         let secret = hex(secret, 32..=32).ok_or_else(|| malformed("bad secret"))?;
@@ -147,6 +152,7 @@ mod tests {
             "4D2-0123456789abcdef-0123456789abcdef0123456789abcdef",
             "+4d2-0123456789abcdef-0123456789abcdef0123456789abcdef",
             "0-0123456789abcdef-0123456789abcdef0123456789abcdef",
+            "04d2-0123456789abcdef-0123456789abcdef0123456789abcdef",
             "123456789-0123456789abcdef-0123456789abcdef0123456789abcdef",
             "4d2-0123456789abcde-0123456789abcdef0123456789abcdef",
             "4d2-0123456789abcdef-0123456789abcdef0123456789abcdeg",
