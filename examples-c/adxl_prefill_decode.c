@@ -51,6 +51,12 @@ static void sleep_ms(long ms) {
     nanosleep(&t, NULL);
 }
 
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static int decode(const char *name, int to_prefill) {
     AscendlessEngine engine = NULL;
     CHECK(aclInit(NULL));
@@ -65,7 +71,9 @@ static int decode(const char *name, int to_prefill) {
     uintptr_t addr = (uintptr_t)dev;
     if (write(to_prefill, &addr, sizeof addr) != sizeof addr) return 1;
     int ready = 0;
-    for (int tries = 0; !ready && tries < 10000; tries++) {
+    /* Bounded by time, not by tries: under valgrind the prefill side can take many seconds. */
+    const double give_up = now_s() + 60.0;
+    while (!ready && now_s() < give_up) {
         AscendlessNotify *notifies = NULL;
         size_t count = 0;
         CHECK(ascendless_engine_get_notifies(engine, &notifies, &count));
@@ -76,7 +84,7 @@ static int decode(const char *name, int to_prefill) {
         if (!ready) sleep_ms(1);
     }
     if (!ready) {
-        fprintf(stderr, "decode: no kv_ready notify\n");
+        fprintf(stderr, "decode: no kv_ready notify within 60 s\n");
         return 1;
     }
     static unsigned char host[SIZE];
