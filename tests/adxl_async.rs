@@ -235,7 +235,7 @@ impl Engine {
 }
 
 fn server_name() -> String {
-    format!("127.0.0.1:{}", std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port())
+    format!("127.0.0.1:{}", common::free_port())
 }
 
 const READ: u32 = 0;

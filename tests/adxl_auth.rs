@@ -48,9 +48,7 @@ fn sum(addr: usize, len: usize) -> u64 {
     checksum(&out)
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+use common::free_port;
 
 fn engine(name: &str, options: &[(&str, &str)]) -> Engine {
     let e = Engine::new();

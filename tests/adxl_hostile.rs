@@ -105,7 +105,7 @@ impl Server {
 
     fn with_transport(transport: &str) -> Server {
         let mut proc = Scripted::spawn(ROLE, &[("ASCENDLESS_TRANSPORT", transport)]);
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = common::free_port();
         let name = format!("127.0.0.1:{port}");
         assert_eq!(proc.ask(&format!("init {name}")), [0]);
         let region = proc.value(&format!("alloc {REGION} 7")) as usize;

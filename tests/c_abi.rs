@@ -6,6 +6,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "common/ports.rs"]
+mod ports;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -230,7 +233,8 @@ fn cxx_members_link_and_behave_under_both_string_abis() {
             .arg(&exe)
             .arg(shared_library())
             .arg(format!("-Wl,-rpath,{}", dir.display())));
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        // Below the ephemeral range, so no concurrent connection takes it first.
+        let port = ports::free_port();
         let out = run(Command::new(&exe).arg(port.to_string()).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
         assert!(out.contains("0 failures"), "{out}");
     }

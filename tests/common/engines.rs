@@ -43,9 +43,7 @@ pub fn sum(addr: usize, len: usize) -> u64 {
 }
 
 /// A free loopback port (another process may take it before it is used: callers retry).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+pub use super::ports::free_port;
 
 /// An engine listening as `name`, or on a free loopback port (TCP only); its name.
 pub fn serving_engine(name: Option<&str>) -> (Engine, String) {

@@ -11,7 +11,11 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 pub mod engines;
+pub mod ports;
 pub mod proxy;
+
+#[allow(unused_imports)] // not every test binary picks ports
+pub use ports::free_port;
 
 /// A scripted child process. Dropping it kills the child.
 pub struct Scripted {

@@ -4,9 +4,10 @@
 use super::*;
 use crate::runtime::memory::{self, AllocKind, Limits};
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
+// The integration tests' port picker (ports below the ephemeral range; see its notes).
+#[path = "../../../tests/common/ports.rs"]
+mod ports;
+use ports::free_port;
 
 fn no_vouch(r: HostRange) -> RawSpan {
     panic!("the test uses runtime memory only, yet {r:?} needed vouching")
