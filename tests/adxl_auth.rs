@@ -59,8 +59,18 @@ fn engine(name: &str, options: &[(&str, &str)]) -> Engine {
 /// A listening engine with `len` bytes of registered memory (pattern seed 1); its name and
 /// the memory's address.
 fn server(options: &[(&str, &str)], len: usize) -> (Engine, String, usize) {
-    let name = format!("127.0.0.1:{}", free_port());
-    let e = engine(&name, options);
+    // A port found free can be taken before the engine binds it (seen in CI, with nothing
+    // listening there a moment later): another port is tried then.
+    let (e, name) = (0..5)
+        .find_map(|_| {
+            let name = format!("127.0.0.1:{}", free_port());
+            let e = Engine::new();
+            match e.initialize(&name, options) {
+                Err(err) if err.message.contains("Address already in use") => None,
+                r => Some((r.map(|()| e).unwrap(), name)),
+            }
+        })
+        .expect("a free port within five tries");
     let mem = alloc(len, 1);
     e.register_mem(mem, len, MemType::Host, no_vouch).unwrap();
     (e, name, mem)
