@@ -1,10 +1,12 @@
 // Links against libascendless.so and takes the address of every member the vendor's headers
 // declare, so a missing or misnamed export fails the link; then checks the behaviour of the
 // parts that are implemented. Built once per C++ string ABI.
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -85,8 +87,11 @@ static void transfer_between_engines(const char *port) {
     }
     for (TransferReq req : reqs) {
         TransferStatus st = TransferStatus::WAITING;
-        int spins = 0;
-        while (client.GetTransferStatus(req, st) == SUCCESS && st == TransferStatus::WAITING && spins++ < 100000) {
+        // Bounded by time, not by polls: under valgrind the worker can take seconds.
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (client.GetTransferStatus(req, st) == SUCCESS && st == TransferStatus::WAITING &&
+               std::chrono::steady_clock::now() < give_up) {
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
         }
         CHECK(st == TransferStatus::COMPLETED);
         CHECK(client.GetTransferStatus(req, st) == PARAM_INVALID);
