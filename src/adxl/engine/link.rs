@@ -238,6 +238,10 @@ impl Link {
     /// A connection for one transfer: an idle one, a new one, or the next one given back.
     pub fn take(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
         let mut pool = self.lock();
+        // An extra connection that cannot be dialled (the peer is overloaded, or at its limit
+        // of handshakes) does not break a link whose other connections work: the call waits
+        // for one of them instead. With none open, the failure is the link's.
+        let mut dial_failed: Option<AdxlError> = None;
         loop {
             if self.closed.load(Ordering::Acquire) {
                 return Err(AdxlError::new(ADXL_FAILED, format!("the link to {} was closed", self.remote)));
@@ -254,13 +258,28 @@ impl Link {
                 pool = self.lock();
                 continue;
             }
-            if pool.open.len() < MAX_CONNS {
-                drop(pool);
-                let conn = self.dial(core, deadline);
-                if conn.is_err() {
+            if pool.open.is_empty() {
+                if let Some(e) = dial_failed {
                     self.broken.store(true, Ordering::Release);
+                    return Err(e);
                 }
-                return conn;
+            }
+            if pool.open.len() < MAX_CONNS && dial_failed.is_none() {
+                let others = pool.open.len();
+                drop(pool);
+                match self.dial(core, deadline) {
+                    Ok(conn) => return Ok(conn),
+                    Err(e) if others == 0 => {
+                        self.broken.store(true, Ordering::Release);
+                        return Err(e);
+                    }
+                    Err(e) => {
+                        log::debug!(target: crate::logging::TARGET, "{}; waiting for one of the {others} open connections", e.message);
+                        dial_failed = Some(e);
+                        pool = self.lock();
+                        continue;
+                    }
+                }
             }
             let left = remaining(deadline, &self.remote, "transfer to")?;
             pool = self.returned.wait_timeout(pool, left).unwrap_or_else(|e| e.into_inner()).0;
@@ -295,7 +314,8 @@ impl Link {
         if broken {
             self.broken.store(true, Ordering::Release);
         }
-        self.returned.notify_one();
+        // Every waiter looks again: one whose dial failed gives up once no connection is left.
+        self.returned.notify_all();
     }
 
     /// Sends `message` on every idle connection (a MEM_ADD or MEM_REMOVE); best effort.
