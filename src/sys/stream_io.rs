@@ -127,9 +127,9 @@ const IOV_MAX: usize = 1024;
 
 /// Sends every part in order with as few system calls as the kernel allows (`sendmsg` with
 /// up to 1024 pieces each): a frame, the payload of many descriptors and the next frame go out
-/// together, straight from their memory. Never raises SIGPIPE. No system call waits
-/// past `deadline` (by more than a tenth of what was left), and the whole is `TimedOut` once it
-/// has passed. Panics if a span range is
+/// together, straight from their memory. Never raises SIGPIPE. The first system call waits
+/// at most the stream's send time-out (the caller's bound); no later one waits past `deadline`
+/// (by more than a tenth of what was left), and the whole is `TimedOut` once it has passed. Panics if a span range is
 /// outside its span.
 pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Instant>) -> io::Result<()> {
     // (address, length) of every non-empty piece, checked against its span.
@@ -147,8 +147,13 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         }
     }
     let mut first = 0;
+    // The first system call runs under the time-out the caller set (callers bound it by the
+    // deadline before each conversation), so a transfer that needs one call costs no extra
+    // system calls; later calls get what is left of the deadline.
+    let mut first_call = true;
     while first < pieces.len() {
-        let saved = within(stream, false, deadline)?;
+        let saved = if first_call { None } else { within(stream, false, deadline)? };
+        first_call = false;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
         let mut iov: Vec<libc::iovec> = batch
             .iter()
@@ -170,20 +175,23 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
             }
             return Err(e);
         }
-        // Advance past what was sent, possibly into the middle of a piece.
-        let mut sent = n as usize;
-        while sent > 0 {
-            let (a, l) = pieces[first];
-            if sent >= l {
-                sent -= l;
-                first += 1;
-            } else {
-                pieces[first] = (a + sent, l - sent);
-                sent = 0;
-            }
-        }
+        advance(&mut pieces, &mut first, n as usize);
     }
     Ok(())
+}
+
+/// Moves past `n` bytes moved by one system call, possibly into the middle of a piece.
+fn advance(pieces: &mut [(usize, usize)], first: &mut usize, mut n: usize) {
+    while n > 0 {
+        let (a, l) = pieces[*first];
+        if n >= l {
+            n -= l;
+            *first += 1;
+        } else {
+            pieces[*first] = (a + n, l - n);
+            n = 0;
+        }
+    }
 }
 
 /// For one system call bounded by `deadline`: shortens the stream's receive (`read`) or send
@@ -236,8 +244,13 @@ pub fn recv_scatter(
         }
     }
     let mut first = 0;
+    // The first system call runs under the time-out the caller set (callers bound it by the
+    // deadline before each conversation), so a transfer that needs one call costs no extra
+    // system calls; later calls get what is left of the deadline.
+    let mut first_call = true;
     while first < pieces.len() {
-        let saved = within(stream, true, deadline)?;
+        let saved = if first_call { None } else { within(stream, true, deadline)? };
+        first_call = false;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
         let mut iov: Vec<libc::iovec> = batch
             .iter()
@@ -259,19 +272,7 @@ pub fn recv_scatter(
                     return Err(e);
                 }
             }
-            n => {
-                let mut got = n as usize;
-                while got > 0 {
-                    let (a, l) = pieces[first];
-                    if got >= l {
-                        got -= l;
-                        first += 1;
-                    } else {
-                        pieces[first] = (a + got, l - got);
-                        got = 0;
-                    }
-                }
-            }
+            n => advance(&mut pieces, &mut first, n as usize),
         }
     }
     Ok(())
