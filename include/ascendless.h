@@ -22,7 +22,8 @@ typedef void *AscendlessEngine;
  calls and bytes per path since the engine was initialised. `direct`: copied by the caller's
  thread through a mapping of the peer's shared memory (same host); `kernel_copy`: copied by
  the kernel between the two processes (`process_vm_readv`/`process_vm_writev`; same host,
- memory that cannot be shared); `tcp`: sent over the engines' TCP connections.
+ memory that cannot be shared); `tcp`: sent over the engines' TCP connections; `ucx`: moved
+ as UCX one-sided puts and gets (libraries built with the `ucx` feature; zero otherwise).
  */
 typedef struct AscendlessEngineCounters {
   uint64_t direct_calls;
@@ -31,6 +32,8 @@ typedef struct AscendlessEngineCounters {
   uint64_t kernel_copy_bytes;
   uint64_t tcp_calls;
   uint64_t tcp_bytes;
+  uint64_t ucx_calls;
+  uint64_t ucx_bytes;
 } AscendlessEngineCounters;
 
 /*

@@ -44,6 +44,23 @@ pub enum Transport {
     Shm,
     /// TCP even between engines on one host (so cross-host behaviour is testable on one machine).
     Tcp,
+    /// UCX (one-sided puts and gets) with every peer, on this host too; needs the `ucx` build
+    /// feature (without it Initialize is UNSUPPORTED). Under `Auto` a build with the feature
+    /// uses UCX for peers on other hosts that offer it.
+    Ucx,
+}
+
+impl Transport {
+    /// `auto`, `shm`, `tcp` or `ucx`, in any case.
+    pub fn parse(v: &str) -> Option<Transport> {
+        match v.to_ascii_lowercase().as_str() {
+            "auto" => Some(Transport::Auto),
+            "tcp" => Some(Transport::Tcp),
+            "shm" => Some(Transport::Shm),
+            "ucx" => Some(Transport::Ucx),
+            _ => None,
+        }
+    }
 }
 
 /// The settings of this process (read on first use).
@@ -77,15 +94,8 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
     };
     let strict_device_memory = flag("ASCENDLESS_STRICT_DEVICE_MEMORY");
     let virtual_instance = flag("ASCENDLESS_VIRTUAL_INSTANCE");
-    let transport = parse_or_default(var("ASCENDLESS_TRANSPORT"), "ASCENDLESS_TRANSPORT", |v| {
-        match v.to_ascii_lowercase().as_str() {
-            "auto" => Some(Transport::Auto),
-            "tcp" => Some(Transport::Tcp),
-            "shm" => Some(Transport::Shm),
-            _ => None,
-        }
-    })
-    .unwrap_or(Transport::Auto);
+    let transport = parse_or_default(var("ASCENDLESS_TRANSPORT"), "ASCENDLESS_TRANSPORT", Transport::parse)
+        .unwrap_or(Transport::Auto);
     Settings {
         device_count,
         soc: CString::new(soc.0).unwrap_or_else(|_| CString::from(c"Ascend910B1")),
@@ -152,6 +162,7 @@ mod tests {
         assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "tcp")]).transport, Transport::Tcp);
         assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "TCP")]).transport, Transport::Tcp);
         assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "auto")]).transport, Transport::Auto);
+        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "Ucx")]).transport, Transport::Ucx);
         assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "rdma")]).transport, Transport::Auto);
     }
 

@@ -3,7 +3,7 @@
 //!
 //! Keys are accepted with or without the `adxl.` prefix (`BufferPool` is `adxl.BufferPool`).
 //! An unknown key is `PARAM_INVALID`, as in current vendor releases. `adxl.Transport`
-//! (`auto`, `shm`, `tcp`) is our extension: `ASCENDLESS_TRANSPORT` for one engine; so are
+//! (`auto`, `shm`, `tcp`, `ucx`) is our extension: `ASCENDLESS_TRANSPORT` for one engine; so are
 //! `adxl.Secret` and `adxl.RemoteAccess` (see [`crate::adxl::access`]).
 
 use crate::adxl::access::{RemoteAccess, Secret};
@@ -37,7 +37,7 @@ pub struct Options {
     pub rdma_traffic_class: u8,
     pub rdma_service_level: u8,
     pub auto_connect: bool,
-    /// `adxl.Transport` (our extension): `auto`, `shm` or `tcp`, as `ASCENDLESS_TRANSPORT`
+    /// `adxl.Transport` (our extension): `auto`, `shm`, `tcp` or `ucx`, as `ASCENDLESS_TRANSPORT`
     /// but for one engine; `None` follows the environment.
     pub transport: Option<crate::config::Transport>,
     /// `adxl.Secret` (our extension): authenticate every connection; `None` follows
@@ -119,12 +119,9 @@ impl Options {
                 }
                 "Transport" => {
                     use crate::config::Transport;
-                    o.transport = Some(match value.to_ascii_lowercase().as_str() {
-                        "auto" => Transport::Auto,
-                        "shm" => Transport::Shm,
-                        "tcp" => Transport::Tcp,
-                        _ => return Err(invalid(key, value, "must be \"auto\", \"shm\" or \"tcp\"")),
-                    });
+                    o.transport = Some(Transport::parse(value).ok_or_else(|| {
+                        invalid(key, value, "must be \"auto\", \"shm\", \"tcp\" or \"ucx\"")
+                    })?);
                 }
                 "Secret" => o.secret = Some(Secret::parse(key, value)?),
                 "RemoteAccess" => o.remote_access = Some(RemoteAccess::parse(key, value)?),
@@ -197,6 +194,10 @@ mod tests {
         );
         assert_eq!(parse(&[("Transport", "SHM")]).unwrap().transport, Some(crate::config::Transport::Shm));
         assert!(parse(&[("adxl.Transport", "rdma")]).is_err());
+        assert_eq!(
+            parse(&[("adxl.Transport", "UCX")]).unwrap().transport,
+            Some(crate::config::Transport::Ucx)
+        );
         assert!(!parse(&[("adxl.AutoConnect", "0")]).unwrap().auto_connect);
         refused("AutoConnect", "true");
         assert!(parse(&[("adxl.LocalCommRes", r#"{"devices":[]}"#)]).is_ok());

@@ -6,7 +6,7 @@
 //! ```text
 //! offset size  field
 //!      0    4  magic "ADXL"
-//!      4    2  protocol version (3)
+//!      4    2  protocol version (4)
 //!      6    2  message type (see `Message`)
 //!      8    4  body length
 //! ```
@@ -19,7 +19,7 @@
 use std::io::{self, Read};
 
 pub const MAGIC: [u8; 4] = *b"ADXL";
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 pub const HEADER_LEN: usize = 12;
 /// Largest body of any frame (a HELLO with [`MAX_REGIONS`] regions fits).
 pub const MAX_BODY: usize = 1 << 20;
@@ -37,8 +37,10 @@ pub const NONCE_LEN: usize = 32;
 pub const MAC_LEN: usize = 32;
 /// Bytes of a same-host ticket (see [`Host`]).
 pub const TICKET_LEN: usize = 16;
+/// Largest UCX worker address or packed remote key (UCX_INFO).
+pub const MAX_BLOB: usize = 64 * 1024;
 /// The last message type.
-pub const LAST_KIND: u16 = 14;
+pub const LAST_KIND: u16 = 16;
 
 /// First allocation for a frame body read by [`Message::read_from`]; more as bytes arrive.
 const BODY_CHUNK: usize = 4096;
@@ -93,6 +95,17 @@ pub struct Host {
     pub ticket: [u8; TICKET_LEN],
 }
 
+/// One registered region as UCX reaches it (UCX_INFO): the range peers name (`addr`, `len`),
+/// where its bytes are mapped in the serving process (`base`; differs from `addr` for device
+/// memory in strict mode), and the packed UCP remote key of that mapping.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UcxKey {
+    pub addr: u64,
+    pub len: u64,
+    pub base: u64,
+    pub rkey: Vec<u8>,
+}
+
 /// Every message of the protocol.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
@@ -127,6 +140,12 @@ pub enum Message {
     /// HMAC-SHA256 of the handshake (see `engine::auth`): the initiator's after
     /// AUTH_CHALLENGE, the server's in answer to it.
     AuthProof { mac: [u8; MAC_LEN] },
+    /// The initiator asks for the server's UCX worker address and the remote keys of its
+    /// registered memory (the UCX transport; sent after HELLO, answered by UCX_INFO).
+    UcxQuery { id: u64 },
+    /// The answer to UCX_QUERY: status 0 with the worker address and keys (as many as fit one
+    /// frame), or an ADXL status and why UCX is not offered.
+    UcxInfo { id: u64, status: u32, message: String, worker: Vec<u8>, keys: Vec<UcxKey> },
 }
 
 /// Why a frame was refused; the connection is then closed.
@@ -163,6 +182,8 @@ impl Message {
             Message::Auth { .. } => 12,
             Message::AuthChallenge { .. } => 13,
             Message::AuthProof { .. } => 14,
+            Message::UcxQuery { .. } => 15,
+            Message::UcxInfo { .. } => 16,
         }
     }
 
@@ -230,6 +251,21 @@ impl Message {
                 b.extend_from_slice(nonce);
             }
             Message::AuthProof { mac } => b.extend_from_slice(mac),
+            Message::UcxQuery { id } => b.extend_from_slice(&id.to_le_bytes()),
+            Message::UcxInfo { id, status, message, worker, keys } => {
+                b.extend_from_slice(&id.to_le_bytes());
+                b.extend_from_slice(&status.to_le_bytes());
+                text(&mut b, message);
+                blob(&mut b, worker);
+                assert!(keys.len() <= MAX_REGIONS, "too many keys for one message");
+                b.extend_from_slice(&(keys.len() as u32).to_le_bytes());
+                for k in keys {
+                    b.extend_from_slice(&k.addr.to_le_bytes());
+                    b.extend_from_slice(&k.len.to_le_bytes());
+                    b.extend_from_slice(&k.base.to_le_bytes());
+                    blob(&mut b, &k.rkey);
+                }
+            }
         }
         let body = b.len() - HEADER_LEN;
         assert!(body <= MAX_BODY, "frame body over the limit");
@@ -303,6 +339,23 @@ impl Message {
             12 => Message::Auth { name: c.text()?, nonce: c.array()? },
             13 => Message::AuthChallenge { name: c.text()?, nonce: c.array()? },
             14 => Message::AuthProof { mac: c.array()? },
+            15 => Message::UcxQuery { id: c.u64()? },
+            16 => {
+                let (id, status, message, worker) = (c.u64()?, c.u32()?, c.text()?, c.blob()?);
+                let n = c.u32()? as usize;
+                if n > MAX_REGIONS {
+                    return Err(WireError::Malformed("too many keys"));
+                }
+                let mut keys = Vec::with_capacity(n.min(c.b.len() / 28));
+                for _ in 0..n {
+                    let k = UcxKey { addr: c.u64()?, len: c.u64()?, base: c.u64()?, rkey: c.blob()? };
+                    if k.addr.checked_add(k.len).is_none() || k.base.checked_add(k.len).is_none() {
+                        return Err(WireError::Malformed("bad UCX key range"));
+                    }
+                    keys.push(k);
+                }
+                Message::UcxInfo { id, status, message, worker, keys }
+            }
             k => return Err(WireError::UnknownType(k)),
         };
         if !c.b.is_empty() {
@@ -340,6 +393,13 @@ fn text(b: &mut Vec<u8>, s: &str) {
     }
     let bytes = &s.as_bytes()[..end];
     b.extend_from_slice(&(bytes.len() as u16).to_le_bytes());
+    b.extend_from_slice(bytes);
+}
+
+/// Writes opaque bytes (at most [`MAX_BLOB`]) with a 32-bit length.
+fn blob(b: &mut Vec<u8>, bytes: &[u8]) {
+    assert!(bytes.len() <= MAX_BLOB, "blob over the limit");
+    b.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
     b.extend_from_slice(bytes);
 }
 
@@ -396,6 +456,13 @@ impl Cursor<'_> {
             return Err(WireError::Malformed("text too long"));
         }
         String::from_utf8(self.take(n)?.to_vec()).map_err(|_| WireError::Malformed("text is not UTF-8"))
+    }
+    fn blob(&mut self) -> Result<Vec<u8>, WireError> {
+        let n = self.u32()? as usize;
+        if n > MAX_BLOB {
+            return Err(WireError::Malformed("blob too long"));
+        }
+        Ok(self.take(n)?.to_vec())
     }
     /// The optional trailing [`Host`]: present when bytes are left.
     fn host(&mut self) -> Result<Option<Host>, WireError> {

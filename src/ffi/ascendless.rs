@@ -106,7 +106,8 @@ pub struct AscendlessTransferDesc {
 /// calls and bytes per path since the engine was initialised. `direct`: copied by the caller's
 /// thread through a mapping of the peer's shared memory (same host); `kernel_copy`: copied by
 /// the kernel between the two processes (`process_vm_readv`/`process_vm_writev`; same host,
-/// memory that cannot be shared); `tcp`: sent over the engines' TCP connections.
+/// memory that cannot be shared); `tcp`: sent over the engines' TCP connections; `ucx`: moved
+/// as UCX one-sided puts and gets (libraries built with the `ucx` feature; zero otherwise).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct AscendlessEngineCounters {
@@ -116,6 +117,8 @@ pub struct AscendlessEngineCounters {
     pub kernel_copy_bytes: u64,
     pub tcp_calls: u64,
     pub tcp_bytes: u64,
+    pub ucx_calls: u64,
+    pub ucx_bytes: u64,
 }
 
 static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
@@ -273,6 +276,8 @@ pub unsafe extern "C" fn ascendless_engine_get_counters(
             kernel_copy_bytes: c.kernel_bytes,
             tcp_calls: c.tcp_calls,
             tcp_bytes: c.tcp_bytes,
+            ucx_calls: c.ucx_calls,
+            ucx_bytes: c.ucx_bytes,
         };
         // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
         unsafe { write_out(out, value, "out") }?;

@@ -99,6 +99,7 @@ pub fn engine_options(data: &[u8]) {
             Transport::Auto => "auto",
             Transport::Shm => "shm",
             Transport::Tcp => "tcp",
+            Transport::Ucx => "ucx",
         };
         written.push(("adxl.Transport", t.to_owned()));
     }

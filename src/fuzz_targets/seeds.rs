@@ -5,7 +5,7 @@
 
 use crate::adxl::wire::{
     Desc, HEADER_LEN, Host, MAC_LEN, MAX_BODY, MAX_DESCS, MAX_TEXT, MemKind, Message, NONCE_LEN, Region,
-    TICKET_LEN,
+    TICKET_LEN, UcxKey,
 };
 use crate::ipc::ExportKind;
 use crate::ipc::key::Key;
@@ -87,6 +87,30 @@ pub fn messages() -> Vec<(&'static str, Message)> {
         ("auth", Message::Auth { name: "127.0.0.1".into(), nonce: [1; NONCE_LEN] }),
         ("auth-challenge", Message::AuthChallenge { name: "127.0.0.1:9".into(), nonce: [2; NONCE_LEN] }),
         ("auth-proof", Message::AuthProof { mac: [3; MAC_LEN] }),
+        ("ucx-query", Message::UcxQuery { id: 5 }),
+        (
+            "ucx-info",
+            Message::UcxInfo {
+                id: 5,
+                status: 0,
+                message: String::new(),
+                worker: vec![7; 40],
+                keys: vec![
+                    UcxKey { addr: 0x1000, len: 4096, base: 0x7f00_0000_1000, rkey: vec![1, 2, 3] },
+                    UcxKey { addr: 0x9000, len: 1, base: 0x9000, rkey: vec![] },
+                ],
+            },
+        ),
+        (
+            "ucx-info-refused",
+            Message::UcxInfo {
+                id: 6,
+                status: 103905,
+                message: "built without UCX".into(),
+                worker: vec![],
+                keys: vec![],
+            },
+        ),
     ]
 }
 

@@ -105,6 +105,16 @@ pub fn peer_closed(stream: &TcpStream) -> bool {
     }
 }
 
+/// Whether bytes (or the end of the stream) wait to be read now (`poll` for `POLLIN`, no
+/// waiting).
+#[cfg_attr(not(feature = "ucx"), allow(dead_code))] // used by the UCX transport only
+pub fn readable(stream: &TcpStream) -> bool {
+    let mut p = [libc::pollfd { fd: stream.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+    // SAFETY: `p` is a valid array of one pollfd; a zero timeout never blocks.
+    let n = unsafe { libc::poll(p.as_mut_ptr(), 1, 0) };
+    n > 0 && p[0].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+}
+
 /// Whether a send of a small frame would not wait now (`poll` for `POLLOUT`, no waiting): a
 /// peer that has left its receive window full answers `false`.
 pub fn writable(stream: &TcpStream) -> bool {

@@ -37,6 +37,8 @@ pub struct Counters {
     pub kernel_bytes: AtomicU64,
     pub tcp_calls: AtomicU64,
     pub tcp_bytes: AtomicU64,
+    pub ucx_calls: AtomicU64,
+    pub ucx_bytes: AtomicU64,
 }
 
 /// A snapshot of [`Counters`].
@@ -48,6 +50,9 @@ pub struct CounterValues {
     pub kernel_bytes: u64,
     pub tcp_calls: u64,
     pub tcp_bytes: u64,
+    /// Calls and bytes moved as UCX puts and gets (the `ucx` build feature).
+    pub ucx_calls: u64,
+    pub ucx_bytes: u64,
 }
 
 impl Counters {
@@ -60,6 +65,8 @@ impl Counters {
             kernel_bytes: r(&self.kernel_bytes),
             tcp_calls: r(&self.tcp_calls),
             tcp_bytes: r(&self.tcp_bytes),
+            ucx_calls: r(&self.ucx_calls),
+            ucx_bytes: r(&self.ucx_bytes),
         }
     }
 
@@ -70,6 +77,11 @@ impl Counters {
 
     pub fn tcp(&self, n: usize) {
         Self::count(&self.tcp_calls, &self.tcp_bytes, n);
+    }
+
+    #[cfg_attr(not(feature = "ucx"), allow(dead_code))] // used by the UCX transport only
+    pub fn ucx(&self, n: usize) {
+        Self::count(&self.ucx_calls, &self.ucx_bytes, n);
     }
 }
 

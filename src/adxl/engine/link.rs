@@ -63,6 +63,8 @@ pub struct Link {
     peer_host: Mutex<Option<Host>>,
     /// The same-host channel, when the peer shares this host (see [`shm`]).
     pub shm: Option<Arc<shm::Local>>,
+    /// The UCX endpoint and keys, when the link uses UCX (see [`super::ucx`]).
+    pub ucx: super::ucx::PeerSlot,
 }
 
 /// Maps an I/O error of a connection to the status the caller sees: a read or write time-out
@@ -104,11 +106,12 @@ impl Link {
             peer_regions: Mutex::new(Vec::new()),
             peer_host: Mutex::new(None),
             shm: None,
+            ucx: Default::default(),
         };
         let conn = link.dial(core, deadline)?;
         link.give_back(conn);
         let mut link = link;
-        if core.transport != Transport::Tcp {
+        if matches!(core.transport, Transport::Auto | Transport::Shm) {
             let host = link.peer_host.lock().unwrap_or_else(|e| e.into_inner()).clone();
             let tried = match host {
                 Some(h) => shm::Local::open(remote, &h, addr.port(), deadline),
@@ -128,7 +131,13 @@ impl Link {
                         format!("connect to {remote}: the transport is shm but {why}"),
                     ));
                 }
-                Err(why) => log::debug!(target: crate::logging::TARGET, "{remote}: TCP ({why})"),
+                Err(why) => log::debug!(target: crate::logging::TARGET, "{remote}: not on this host ({why})"),
+            }
+        }
+        if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
+            if let Err(e) = super::ucx::open(core, &link, deadline) {
+                link.close();
+                return Err(e);
             }
         }
         Ok(link)
@@ -146,6 +155,7 @@ impl Link {
 
     /// Applies the peer's announcement of a registration change.
     pub fn note(&self, message: &Message) {
+        super::ucx::note(self, message);
         let mut regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
         match message {
             Message::MemAdd { regions: added } => {
@@ -204,7 +214,8 @@ impl Link {
         stream.set_read_timeout(Some(left)).map_err(io)?;
         stream.set_write_timeout(Some(left)).map_err(io)?;
         super::auth::initiate(&stream, core.access.secret.as_ref(), &core.name.text, &self.remote)?;
-        let host = if core.transport == Transport::Tcp { None } else { shm::host() };
+        let host =
+            if matches!(core.transport, Transport::Auto | Transport::Shm) { shm::host() } else { None };
         let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions(), host };
         send_all(&stream, &hello.encode()).map_err(io)?;
         match Message::read_from(&mut &stream).map_err(|e| wire_status(&self.remote, what, e))? {
@@ -333,6 +344,7 @@ impl Link {
         if let Some(s) = &self.shm {
             s.close();
         }
+        self.ucx.clear();
         let mut pool = self.lock();
         let bye = Message::Bye.encode();
         for c in pool.idle.drain(..) {

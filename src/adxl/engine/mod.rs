@@ -8,7 +8,8 @@
 //! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
 //! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
 //! the workers that run them), [`notify`] (SendNotify/GetNotifies queue), [`auth`] (the
-//! shared-secret handshake of `adxl.Secret`). The heartbeat of engines with AutoConnect is
+//! shared-secret handshake of `adxl.Secret`), [`ucx`] (the UCX transport of the `ucx` build
+//! feature: one-sided puts and gets). The heartbeat of engines with AutoConnect is
 //! [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
 //! # Access control (our extension)
@@ -49,6 +50,7 @@ mod serve;
 mod served;
 mod shm;
 mod transfer;
+mod ucx;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -150,6 +152,8 @@ pub(crate) struct Core {
     inflight: Mutex<Vec<Arc<requests::Request>>>,
     /// Notifies received, until GetNotifies.
     notifies: Mutex<notify::Queue>,
+    /// The UCX context, once a link or a peer wanted it.
+    ucx: ucx::State,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -203,6 +207,7 @@ impl Core {
             l.close();
         }
         self.workers.stop();
+        self.ucx.stop();
         // Requests of this engine are freed: GetTransferStatus after Finalize is FAILED anyway.
         let me = self as *const Core as usize;
         drop(requests::REQUESTS.remove_where(|r| r.owner == me));
@@ -379,6 +384,7 @@ impl Engine {
         let options = Options::parse(options.iter().copied())?;
         let transport = options.transport.unwrap_or(crate::config::settings().transport);
         let access = Access::from_env(options.secret.clone(), options.remote_access)?;
+        ucx::check_built(transport)?;
         let core = Arc::new(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
@@ -396,11 +402,12 @@ impl Engine {
             workers: requests::Workers::default(),
             inflight: Mutex::new(Vec::new()),
             notifies: Mutex::new(notify::Queue::default()),
+            ucx: ucx::State::default(),
         });
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::listen(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
-            if transport != Transport::Tcp {
+            if matches!(transport, Transport::Auto | Transport::Shm) {
                 *lock(&core.shm) = shm::Server::start(&core, addr.port());
             }
         }
@@ -458,6 +465,7 @@ impl Engine {
             MemType::Host => MemKind::Host,
         };
         let r = core.registry.add(addr, span, kind);
+        ucx::registered(&core, &r);
         if let Some(s) = lock(&core.shm).clone() {
             s.added(&r);
         }
@@ -478,6 +486,7 @@ impl Engine {
         }
         match core.registry.remove(handle) {
             Some(r) => {
+                ucx::deregistered(&core, &r);
                 // Same-host peers drop their mapping before this returns (bounded wait).
                 if let Some(s) = lock(&core.shm).clone() {
                     s.removed(&r);
@@ -788,7 +797,8 @@ impl Engine {
         Ok(lock(&self.core()?.notifies).take())
     }
 
-    /// Moves the bytes: the same-host path when it applies, else TCP.
+    /// Moves the bytes: the same-host path when it applies, else UCX when the link uses it and
+    /// the call allows, else TCP.
     fn execute(
         core: &Core,
         link: &Link,
@@ -797,6 +807,9 @@ impl Engine {
         deadline: Instant,
     ) -> AdxlResult<()> {
         if let Some(result) = fast::try_run(&core.counters, link, op, locals) {
+            return result;
+        }
+        if let Some(result) = ucx::try_run(core, link, op, locals, deadline) {
             return result;
         }
         core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());

@@ -31,6 +31,12 @@ impl FrameReader {
         self.end - self.start
     }
 
+    /// Whether bytes read ahead wait here (a frame may be ready without a system call).
+    #[cfg_attr(not(feature = "ucx"), allow(dead_code))] // used by the UCX transport only
+    pub fn has_buffered(&self) -> bool {
+        self.buffered() > 0
+    }
+
     /// Makes at least `n` bytes available, reading as much as the socket has.
     fn want(&mut self, s: &TcpStream, n: usize) -> io::Result<()> {
         if self.buffered() >= n {

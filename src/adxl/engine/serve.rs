@@ -160,6 +160,11 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
                     &Message::Complete { id, status: 0, failed: u32::MAX, message: String::new() }.encode(),
                 )?
             }
+            Message::UcxQuery { id } => {
+                let answer = super::ucx::answer(core, id).encode();
+                let _turn = served.lock();
+                send_all(s, &answer)?
+            }
             Message::MemAdd { .. } | Message::MemRemove { .. } => {}
             Message::Bye => return Ok(()),
             other => return Err(io::Error::other(format!("unexpected {other:?}"))),

@@ -580,3 +580,49 @@ fn the_513th_link_is_resource_exhausted_and_a_disconnect_frees_a_slot() {
         s.finalize();
     }
 }
+
+/// UCX_QUERY on a raw connection after HELLO: the server's UCX_INFO.
+fn ucx_info(name: &str) -> Message {
+    use std::io::Write;
+    let addr = EngineName::parse(name).unwrap().listen_addr().unwrap();
+    let mut raw = std::net::TcpStream::connect(addr).unwrap();
+    raw.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: None };
+    raw.write_all(&[hello.encode(), Message::UcxQuery { id: 7 }.encode()].concat()).unwrap();
+    assert!(matches!(Message::read_from(&mut raw).unwrap(), Message::HelloAck { status: 0, .. }));
+    Message::read_from(&mut raw).unwrap()
+}
+
+#[test]
+fn an_engine_forced_to_tcp_or_shm_does_not_offer_ucx() {
+    for transport in ["tcp", "shm"] {
+        let (s, name) = server(&[("adxl.Transport", transport)]);
+        match ucx_info(&name) {
+            Message::UcxInfo { id: 7, status, message, worker, keys } => {
+                assert_eq!(status, ADXL_UNSUPPORTED, "{message}");
+                assert!(worker.is_empty() && keys.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        s.finalize();
+    }
+}
+
+#[cfg(not(feature = "ucx"))]
+#[test]
+fn without_the_ucx_feature_ucx_is_unsupported_and_not_offered() {
+    let e = Engine::new();
+    let err = e.initialize("127.0.0.1", &[("adxl.Transport", "ucx")]).unwrap_err();
+    assert_eq!(err.status, ADXL_UNSUPPORTED);
+    assert!(err.message.contains("ucx feature"), "{}", err.message);
+    // An engine of this build answers a UCX query: not offered, and the connection goes on.
+    let (s, name) = server(&[]);
+    match ucx_info(&name) {
+        Message::UcxInfo { id: 7, status, message, .. } => {
+            assert_eq!(status, ADXL_UNSUPPORTED);
+            assert!(message.contains("without the ucx feature"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    s.finalize();
+}

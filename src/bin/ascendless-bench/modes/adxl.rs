@@ -42,6 +42,7 @@ pub fn transport_note() -> String {
         ascendless::config::Transport::Auto => "auto (shared memory with an engine on this host, else TCP)",
         ascendless::config::Transport::Shm => "shm (shared memory only)",
         ascendless::config::Transport::Tcp => "tcp",
+        ascendless::config::Transport::Ucx => "ucx (UCX one-sided puts and gets; UCX_TLS picks the wire)",
     };
     format!("ASCENDLESS_TRANSPORT={asked}: the engine uses {used}")
 }

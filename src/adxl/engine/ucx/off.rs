@@ -1,0 +1,71 @@
+//! The UCX transport in a build without the `ucx` feature: never used, never offered.
+
+use std::time::Instant;
+
+use super::super::Core;
+use super::super::link::Link;
+use super::super::registry::Registered;
+use super::super::transfer::{Local, TransferOp};
+use crate::adxl::wire::Message;
+use crate::config::Transport;
+use crate::error::adxl_status::ADXL_UNSUPPORTED;
+use crate::error::{AdxlError, AdxlResult};
+
+/// The engine's UCX state: none in this build.
+#[derive(Default)]
+pub struct State;
+
+impl State {
+    pub fn stop(&self) {}
+}
+
+/// A link's UCX peer: none in this build.
+#[derive(Default)]
+pub struct PeerSlot;
+
+impl PeerSlot {
+    pub fn clear(&self) {}
+}
+
+/// Transport `ucx` needs the feature.
+pub fn check_built(transport: Transport) -> AdxlResult<()> {
+    if transport == Transport::Ucx {
+        return Err(AdxlError::new(
+            ADXL_UNSUPPORTED,
+            "the transport is ucx but this library was built without the ucx feature",
+        ));
+    }
+    Ok(())
+}
+
+/// The answer to UCX_QUERY: not offered.
+pub fn answer(_core: &Core, id: u64) -> Message {
+    Message::UcxInfo {
+        id,
+        status: ADXL_UNSUPPORTED,
+        message: "this engine was built without the ucx feature".into(),
+        worker: Vec::new(),
+        keys: Vec::new(),
+    }
+}
+
+pub fn registered(_core: &Core, _r: &Registered) {}
+
+pub fn deregistered(_core: &Core, _r: &Registered) {}
+
+/// Whether the link uses UCX: never.
+pub fn open(_core: &Core, _link: &Link, _deadline: Instant) -> AdxlResult<bool> {
+    Ok(false)
+}
+
+pub fn note(_link: &Link, _message: &Message) {}
+
+pub fn try_run(
+    _core: &Core,
+    _link: &Link,
+    _op: TransferOp,
+    _locals: &[Local],
+    _deadline: Instant,
+) -> Option<AdxlResult<()>> {
+    None
+}
