@@ -13,7 +13,7 @@ use crate::error::{AdxlError, AdxlResult};
 
 /// The engine's UCX state: none in this build.
 #[derive(Default)]
-pub struct State;
+pub struct State {}
 
 impl State {
     pub fn stop(&self) {}
@@ -21,7 +21,7 @@ impl State {
 
 /// A link's UCX peer: none in this build.
 #[derive(Default)]
-pub struct PeerSlot;
+pub struct PeerSlot {}
 
 impl PeerSlot {
     pub fn clear(&self) {}
