@@ -2,7 +2,8 @@
 //! runtime (so no caller has to vouch for memory): helpers for an engine in this process, and
 //! the same helpers as a scripted child ([`child_main`], driven through [`Peer`]) for engines
 //! a test kills. Every engine is forced to TCP (`adxl.Transport=tcp`): on one host the engines
-//! would otherwise share memory directly and never touch the network the tests disturb.
+//! would otherwise share memory directly and never touch the network the tests disturb. A child
+//! started with [`TRANSPORT`] set uses that transport instead (the UCX tests).
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +18,8 @@ use super::{Scripted, checksum, pattern};
 pub const ROLE: &str = "ASCENDLESS_FAULTS_TEST_CHILD";
 /// Options of every engine of these tests.
 pub const TCP: &[(&str, &str)] = &[("adxl.Transport", "tcp")];
+/// A child's engine transport when set (`ucx`, `tcp`...); else TCP.
+pub const TRANSPORT: &str = "ASCENDLESS_TEST_ENGINE_TRANSPORT";
 /// Reported by [`transfer`] for an asynchronous request still waiting well past its time limit.
 pub const HUNG: u32 = u32::MAX;
 
@@ -45,12 +48,24 @@ pub fn sum(addr: usize, len: usize) -> u64 {
 /// A free loopback port (another process may take it before it is used: callers retry).
 pub use super::ports::free_port;
 
+/// The engine options of this process: [`TCP`], or the transport [`TRANSPORT`] names.
+fn options() -> Vec<(&'static str, String)> {
+    let t = std::env::var(TRANSPORT).unwrap_or_else(|_| "tcp".into());
+    vec![("adxl.Transport", t)]
+}
+
+fn initialize(e: &Engine, name: &str) -> Result<(), ascendless::error::AdxlError> {
+    let o = options();
+    let o: Vec<(&str, &str)> = o.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    e.initialize(name, &o)
+}
+
 /// An engine listening as `name`, or on a free loopback port (TCP only); its name.
 pub fn serving_engine(name: Option<&str>) -> (Engine, String) {
     for _ in 0..20 {
         let e = Engine::new();
         let name = name.map_or_else(|| format!("127.0.0.1:{}", free_port()), str::to_owned);
-        match e.initialize(&name, TCP) {
+        match initialize(&e, &name) {
             Ok(()) => return (e, name),
             // A restarted engine's port may be held a moment longer by the one it replaces.
             Err(_) => std::thread::sleep(Duration::from_millis(20)),
@@ -62,7 +77,7 @@ pub fn serving_engine(name: Option<&str>) -> (Engine, String) {
 /// An engine that only connects (TCP only).
 pub fn client_engine() -> Engine {
     let e = Engine::new();
-    e.initialize("127.0.0.1", TCP).expect("a client engine");
+    initialize(&e, "127.0.0.1").expect("a client engine");
     e
 }
 
@@ -214,6 +229,59 @@ pub fn child_main() {
                 let mut got = vec![0u8; n(2)];
                 runtime_span(n(1), n(2)).expect("runtime memory").read_into(&mut got);
                 format!("0 {}", u8::from(got[..] == want[n(4)..n(4) + n(2)]))
+            }
+            // plain LEN SEED: pinned host memory the engine does not register (relayed).
+            ["plain", _, _] => format!("0 {}", host_mem(n(1), n(2) as u64)),
+            // more LEN SEED: memory registered now (after Connect): address and handle.
+            ["more", _, _] => {
+                let addr = host_mem(n(1), n(2) as u64);
+                format!("0 {addr} {}", register(e(), addr, n(1)))
+            }
+            ["deregister", _] => {
+                format!("{}", e().deregister_mem(n(1) as u64).map_or_else(|e| e.status, |()| 0))
+            }
+            // counters: bytes moved directly, by kernel copy, over TCP and over UCX.
+            ["counters"] => {
+                let c = e().counters();
+                format!("0 {} {} {} {}", c.direct_bytes, c.kernel_bytes, c.tcp_bytes, c.ucx_bytes)
+            }
+            // write-notify NAME LOCAL REMOTE LEN: TransferAsync WRITE, then at once SendNotify;
+            // the notify's status, then the transfer's.
+            ["write-notify", name, _, _, _] => {
+                let d = [TransferDesc { local_addr: n(2), remote_addr: n(3), len: n(4) }];
+                match e().transfer_async(name, TransferOp::Write, &d, no_vouch) {
+                    Err(err) => format!("{}", err.status),
+                    Ok(h) => {
+                        let sent =
+                            e().send_notify(name, "written", "", 10_000).map_or_else(|e| e.status, |()| 0);
+                        let done = loop {
+                            match e().transfer_status(h) {
+                                (Some(0), Ok(())) => std::thread::sleep(Duration::from_millis(1)),
+                                (Some(1), Ok(())) => break 0,
+                                (_, r) => break r.map_or_else(|e| e.status, |()| ADXL_FAILED),
+                            }
+                        };
+                        format!("{sent} {done}")
+                    }
+                }
+            }
+            // await-notify ADDR LEN SEED OFFSET: waits (10 s at most) for a notify, then at once
+            // checks the memory as `check` does: 0 and 1 when it held the data.
+            ["await-notify", _, _, _, _] => {
+                let until = Instant::now() + Duration::from_secs(10);
+                let notified = loop {
+                    if e().take_notifies().is_ok_and(|v| !v.is_empty()) {
+                        break true;
+                    }
+                    if Instant::now() >= until {
+                        break false;
+                    }
+                    std::thread::sleep(Duration::from_micros(200));
+                };
+                let want = patterns.entry(n(3)).or_insert_with(|| pattern(size, n(3) as u64));
+                let mut got = vec![0u8; n(2)];
+                runtime_span(n(1), n(2)).expect("runtime memory").read_into(&mut got);
+                format!("0 {}", u8::from(notified && got[..] == want[n(4)..n(4) + n(2)]))
             }
             ["exit"] => break,
             other => panic!("unknown command {other:?}"),

@@ -1,0 +1,274 @@
+//! The engine over UCX (build feature `ucx`): two engines in two child processes with
+//! `adxl.Transport=ucx`, once over UCX's TCP transport on loopback (`UCX_TLS=tcp`,
+//! `UCX_NET_DEVICES=lo`) and once over its shared-memory transports (`UCX_TLS=sm`). The engine's
+//! behaviours must hold as they do over its own TCP: every byte arrives, unregistered memory is
+//! relayed, memory registered or deregistered after Connect is handled, a notify lands after
+//! the data sent before it, a stalled peer is a TIMEOUT and a dead one a prompt FAILED, and a
+//! peer that does not offer UCX fails Connect.
+//!
+//! Run with `cargo test --features ucx --test adxl_ucx` (`make test` does when libucx-dev is
+//! installed).
+#![cfg(feature = "ucx")]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use ascendless::error::adxl_status::{ADXL_FAILED, ADXL_NOT_CONNECTED, ADXL_TIMEOUT};
+use common::engines::{self, Peer, ROLE, TRANSPORT};
+
+const SIZE: usize = 32 << 20;
+const SERVER_SEED: u64 = 11;
+const CLIENT_SEED: u64 = 22;
+
+/// The child: an engine scripted by the parent (see `tests/common/engines.rs`).
+#[test]
+fn child() {
+    if std::env::var_os(ROLE).is_some() {
+        engines::child_main();
+    }
+}
+
+/// UCX's wire for a case: its TCP transport on loopback only, or shared memory.
+#[derive(Clone, Copy, Debug)]
+enum Wire {
+    Tcp,
+    Sm,
+}
+
+fn env(wire: Wire, transport: &str) -> Vec<(&'static str, String)> {
+    let mut v = vec![(TRANSPORT, transport.to_owned())];
+    match wire {
+        Wire::Tcp => v.extend([("UCX_TLS", "tcp".to_owned()), ("UCX_NET_DEVICES", "lo".to_owned())]),
+        Wire::Sm => v.push(("UCX_TLS", "sm".to_owned())),
+    }
+    v
+}
+
+fn start(wire: Wire, transport: &str) -> Peer {
+    let env = env(wire, transport);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    Peer::start(&env)
+}
+
+/// A serving child and a client child over UCX, connected: (server, its name, its memory,
+/// client, its memory). Each has `SIZE` bytes of its pattern, then `SIZE` bytes to write into.
+fn pair(wire: Wire) -> (Peer, String, usize, Peer, usize) {
+    let (server, name, s_mem) = Peer::serve_as(start(wire, "ucx"), SIZE, SERVER_SEED, "");
+    let mut client = start(wire, "ucx");
+    let c_mem = client.value(&format!("client {SIZE} {CLIENT_SEED}"));
+    assert_eq!(client.code(&format!("connect {name} 5000")), 0, "{wire:?}: connect");
+    (server, name, s_mem, client, c_mem)
+}
+
+/// Bytes the engine moved over (TCP, UCX).
+fn moved(p: &mut Peer) -> (u64, u64) {
+    let w = p.words("counters");
+    assert_eq!(w[0], "0");
+    (w[3].parse().unwrap(), w[4].parse().unwrap())
+}
+
+/// `xfer` with its status and milliseconds.
+fn xfer(
+    p: &mut Peer,
+    call: &str,
+    name: &str,
+    op: &str,
+    local: usize,
+    remote: usize,
+    len: usize,
+    pieces: usize,
+    timeout: u32,
+) -> (u32, u64) {
+    let w = p.words(&format!("xfer {call} {name} {op} {local} {remote} {len} {pieces} {timeout}"));
+    (w[0].parse().unwrap(), w[1].parse().unwrap())
+}
+
+fn check(p: &mut Peer, addr: usize, len: usize, seed: u64, offset: usize) -> bool {
+    p.value(&format!("check {addr} {len} {seed} {offset}")) == 1
+}
+
+fn reads_and_writes_every_size(wire: Wire) {
+    let (mut server, name, s_mem, mut client, c_mem) = pair(wire);
+    let (_, ucx_before) = moved(&mut client);
+    let mut expected_ucx = 0;
+    for (len, pieces) in [(1, 1), (4096, 1), (1 << 20, 256), (4 << 20, 4096), (SIZE, 1)] {
+        for call in ["sync", "async"] {
+            // READ the server's pattern into the client's destination half.
+            let (code, _) = xfer(&mut client, call, &name, "read", c_mem + SIZE, s_mem, len, pieces, 10_000);
+            assert_eq!(code, 0, "{wire:?} {call} read {len} in {pieces}");
+            assert!(check(&mut client, c_mem + SIZE, len, SERVER_SEED, 0), "{wire:?} {call} read {len}");
+            // WRITE the client's pattern into the server's destination half.
+            let (code, _) = xfer(&mut client, call, &name, "write", c_mem, s_mem + SIZE, len, pieces, 10_000);
+            assert_eq!(code, 0, "{wire:?} {call} write {len} in {pieces}");
+            assert!(check(&mut server, s_mem + SIZE, len, CLIENT_SEED, 0), "{wire:?} {call} write {len}");
+            expected_ucx += 2 * len as u64;
+        }
+    }
+    let (tcp, ucx) = moved(&mut client);
+    assert_eq!(ucx - ucx_before, expected_ucx, "{wire:?}: every byte went over UCX");
+    assert_eq!(tcp, 0, "{wire:?}: nothing went over the engine's TCP");
+    // The data of a TransferAsync lands before a notify sent after it.
+    server.0.send(&format!("await-notify {} {} {CLIENT_SEED} {}", s_mem + SIZE, 1 << 20, 4096));
+    let w = client.words(&format!("write-notify {name} {} {} {}", c_mem + 4096, s_mem + SIZE, 1 << 20));
+    assert_eq!(w, ["0", "0"], "{wire:?}: write then notify");
+    assert_eq!(server.0.reply("await-notify"), [0, 1], "{wire:?}: the notify came before its data");
+    assert_eq!(client.code(&format!("disconnect {name}")), 0);
+    let (code, _) = xfer(&mut client, "sync", &name, "read", c_mem, s_mem, 8, 1, 1000);
+    assert_eq!(code, ADXL_NOT_CONNECTED);
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn reads_and_writes_every_size_over_ucx_tcp() {
+    reads_and_writes_every_size(Wire::Tcp);
+}
+
+#[test]
+fn reads_and_writes_every_size_over_ucx_shared_memory() {
+    reads_and_writes_every_size(Wire::Sm);
+}
+
+/// Unregistered memory on either side is relayed over the engine's TCP; memory registered
+/// after Connect goes over UCX; memory deregistered is no longer reached through UCX.
+fn registration_changes_and_relay(wire: Wire) {
+    let (mut server, name, s_mem, mut client, c_mem) = pair(wire);
+    let len = 256 << 10;
+    // The client's own unregistered memory, both ways.
+    let plain = client.value(&format!("plain {len} 33"));
+    let (tcp0, ucx0) = moved(&mut client);
+    assert_eq!(xfer(&mut client, "sync", &name, "write", plain, s_mem + SIZE, len, 4, 5000).0, 0);
+    assert!(check(&mut server, s_mem + SIZE, len, 33, 0), "{wire:?}: relayed write");
+    assert_eq!(xfer(&mut client, "sync", &name, "read", plain, s_mem, len, 4, 5000).0, 0);
+    assert!(check(&mut client, plain, len, SERVER_SEED, 0), "{wire:?}: relayed read");
+    // The server's unregistered memory.
+    let remote_plain = server.value(&format!("plain {len} 44"));
+    assert_eq!(xfer(&mut client, "sync", &name, "read", c_mem + SIZE, remote_plain, len, 1, 5000).0, 0);
+    assert!(check(&mut client, c_mem + SIZE, len, 44, 0), "{wire:?}: read of the peer's unregistered memory");
+    let (tcp1, ucx1) = moved(&mut client);
+    assert_eq!((tcp1 - tcp0, ucx1 - ucx0), (3 * len as u64, 0), "{wire:?}: relayed calls used TCP");
+    // Registered after Connect: UCX once the client has its key.
+    let w = server.words(&format!("more {len} 55"));
+    let (more, handle): (usize, u64) = (w[1].parse().unwrap(), w[2].parse().unwrap());
+    assert_eq!(xfer(&mut client, "sync", &name, "read", c_mem + SIZE, more, len, 2, 5000).0, 0);
+    assert!(check(&mut client, c_mem + SIZE, len, 55, 0), "{wire:?}: read of memory registered later");
+    let (tcp2, ucx2) = moved(&mut client);
+    assert_eq!((tcp2 - tcp1, ucx2 - ucx1), (0, len as u64), "{wire:?}: the new region went over UCX");
+    // Deregistered: the peer's announcement drops its key, so the call is relayed instead.
+    assert_eq!(server.code(&format!("deregister {handle}")), 0);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(xfer(&mut client, "sync", &name, "read", c_mem + SIZE, more, len, 1, 5000).0, 0);
+    assert!(check(&mut client, c_mem + SIZE, len, 55, 0));
+    let (tcp3, ucx3) = moved(&mut client);
+    assert_eq!((tcp3 - tcp2, ucx3 - ucx2), (len as u64, 0), "{wire:?}: deregistered memory was relayed");
+    client.finish();
+    server.finish();
+}
+
+#[test]
+fn registration_changes_and_relay_over_ucx_tcp() {
+    registration_changes_and_relay(Wire::Tcp);
+}
+
+#[test]
+fn registration_changes_and_relay_over_ucx_shared_memory() {
+    registration_changes_and_relay(Wire::Sm);
+}
+
+/// Over UCX's TCP a put or get needs the peer's worker: a stopped peer is a TIMEOUT within the
+/// call's time-out, and once it runs again the next call makes a new endpoint and succeeds.
+/// (Over shared memory UCX reads and writes a stopped peer's memory by itself, as RDMA would.)
+#[test]
+fn a_stopped_peer_is_a_timeout_and_the_link_recovers() {
+    let (mut server, name, s_mem, mut client, c_mem) = pair(Wire::Tcp);
+    let pid = server.value("pid") as u32;
+    common::stop(pid);
+    let t = Instant::now();
+    let (code, _) = xfer(&mut client, "sync", &name, "read", c_mem + SIZE, s_mem, 1 << 20, 1, 500);
+    let took = t.elapsed();
+    // SAFETY: kill(2) with SIGCONT on the stopped child's pid only signals it.
+    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+    assert_eq!(code, ADXL_TIMEOUT, "read from a stopped peer");
+    assert!(took < Duration::from_millis(2500), "TIMEOUT after {took:?}");
+    let (code, _) = xfer(&mut client, "sync", &name, "read", c_mem + SIZE, s_mem, 1 << 20, 1, 5000);
+    assert_eq!(code, 0, "after the peer resumed");
+    assert!(check(&mut client, c_mem + SIZE, 1 << 20, SERVER_SEED, 0));
+    client.finish();
+    server.finish();
+}
+
+/// A peer killed during large transfers fails the call within a second, and a restarted peer
+/// at the same name is reached by the next Connect.
+fn a_killed_peer_is_a_prompt_failure(wire: Wire) {
+    let (mut server, name, s_mem, mut client, c_mem) = pair(wire);
+    // Many large calls in a row; the kill lands during one of them.
+    client.0.send(&format!("xfer sync {name} read {} {s_mem} {SIZE} 1 30000", c_mem + SIZE));
+    assert_eq!(client.0.reply("xfer")[0], 0);
+    let killer = std::thread::spawn({
+        let pid = server.value("pid") as i32;
+        move || {
+            std::thread::sleep(Duration::from_millis(30));
+            // SAFETY: kill(2) with SIGKILL on the child's pid only signals it.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            Instant::now()
+        }
+    });
+    let mut failed = None;
+    for _ in 0..200 {
+        let (code, _) = xfer(&mut client, "sync", &name, "read", c_mem + SIZE, s_mem, SIZE, 1, 30_000);
+        if code != 0 {
+            failed = Some((code, Instant::now()));
+            break;
+        }
+    }
+    let killed_at = killer.join().unwrap();
+    server.kill();
+    let (code, at) = failed.expect("a transfer failed after the kill");
+    assert_eq!(code, ADXL_FAILED, "{wire:?}");
+    let after = at.saturating_duration_since(killed_at);
+    assert!(after < Duration::from_secs(2), "{wire:?}: failed {after:?} after the kill");
+    // A new server at the same name is reached again.
+    let (mut again, _, s2) = Peer::serve_as(start(wire, "ucx"), SIZE, SERVER_SEED, &name);
+    let mut code = 1;
+    for _ in 0..50 {
+        code = client.code(&format!("connect {name} 2000"));
+        if code == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(code, 0, "{wire:?}: connect to the restarted peer");
+    assert_eq!(xfer(&mut client, "sync", &name, "read", c_mem + SIZE, s2, 4096, 1, 5000).0, 0);
+    assert!(check(&mut client, c_mem + SIZE, 4096, SERVER_SEED, 0));
+    client.finish();
+    again.finish();
+}
+
+#[test]
+fn a_killed_peer_is_a_prompt_failure_over_ucx_tcp() {
+    a_killed_peer_is_a_prompt_failure(Wire::Tcp);
+}
+
+#[test]
+fn a_killed_peer_is_a_prompt_failure_over_ucx_shared_memory() {
+    a_killed_peer_is_a_prompt_failure(Wire::Sm);
+}
+
+/// Forced to UCX, a peer that does not offer it (forced to TCP) fails Connect; under `auto`
+/// the same peer is reached over TCP.
+#[test]
+fn a_peer_without_ucx_fails_a_forced_connect_and_auto_falls_back() {
+    let (server, name, s_mem) = Peer::serve_as(start(Wire::Tcp, "tcp"), 1 << 20, SERVER_SEED, "");
+    let mut forced = start(Wire::Tcp, "ucx");
+    forced.value(&format!("client {} {CLIENT_SEED}", 1 << 20));
+    assert_eq!(forced.code(&format!("connect {name} 5000")), ADXL_FAILED);
+    let mut auto = start(Wire::Tcp, "auto");
+    let c_mem = auto.value(&format!("client {} {CLIENT_SEED}", 1 << 20));
+    assert_eq!(auto.code(&format!("connect {name} 5000")), 0);
+    assert_eq!(xfer(&mut auto, "sync", &name, "read", c_mem, s_mem, 4096, 1, 5000).0, 0);
+    assert_eq!(moved(&mut auto), (4096, 0));
+    forced.finish();
+    auto.finish();
+    server.finish();
+}
