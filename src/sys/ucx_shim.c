@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <ucp/api/ucp.h>
 
 #define ASL_HIDDEN __attribute__((visibility("hidden")))
@@ -19,10 +20,20 @@
  * (posix, sysv) only when their ERROR_HANDLING option is on; it is off by default, and then no
  * shared-memory endpoint can be created at all. Turned on ("MM_ERROR_HANDLING" is the name
  * ucp_config_modify accepts for both) unless the environment sets it. */
-static ucs_status_t asl_ucx_shm_error_handling(ucp_config_t *config)
+static ucs_status_t asl_ucx_shm_error_handling(ucp_config_t *config, const char *tls)
 {
     if (getenv("UCX_MM_ERROR_HANDLING") != NULL || getenv("UCX_POSIX_ERROR_HANDLING") != NULL ||
         getenv("UCX_SYSV_ERROR_HANDLING") != NULL) {
+        return UCS_OK;
+    }
+    /* UCX warns of an option no transport used, so skip it for lists without shared memory
+     * (all lists but "all", exclusions "^..." and names of posix or sysv). */
+    if (tls == NULL) {
+        tls = getenv("UCX_TLS");
+    }
+    if (tls != NULL && tls[0] != '^' && strstr(tls, "all") == NULL && strstr(tls, "sm") == NULL &&
+        strstr(tls, "shm") == NULL && strstr(tls, "mm") == NULL && strstr(tls, "posix") == NULL &&
+        strstr(tls, "sysv") == NULL) {
         return UCS_OK;
     }
     return ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
@@ -41,7 +52,7 @@ ASL_HIDDEN int asl_ucx_init(const char *tls, void **context, void **worker, int 
         status = ucp_config_modify(config, "TLS", tls);
     }
     if (status == UCS_OK) {
-        status = asl_ucx_shm_error_handling(config);
+        status = asl_ucx_shm_error_handling(config, tls);
     }
     if (status != UCS_OK) {
         ucp_config_release(config);
