@@ -31,6 +31,10 @@ fn main() {
         .link_lib_modifier("+whole-archive")
         .compile("ascendless_cxx");
 
+    if std::env::var_os("CARGO_FEATURE_UCX").is_some() {
+        ucx_shim();
+    }
+
     // The shared library: a versioned soname, and exports limited to the public API. rustc
     // exports the `#[no_mangle]` C functions itself; this script adds the C++ classes and hides
     // everything else (libstdc++ template instances and the like).
@@ -40,5 +44,33 @@ fn main() {
     // runtime is part of the executable, so the library leaves its symbols undefined.
     if std::env::var_os("CARGO_CFG_SANITIZE").is_none() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,defs");
+    }
+}
+
+/// The `ucx` feature: compiles the C shim over the real UCX headers (so no struct layout is
+/// copied into Rust) and links ucp/uct/ucs, with the flags pkg-config gives for `ucx`.
+fn ucx_shim() {
+    println!("cargo:rerun-if-changed=src/sys/ucx_shim.c");
+    let pkg = |arg: &str| -> Vec<String> {
+        let out = std::process::Command::new("pkg-config").args([arg, "ucx"]).output();
+        match out {
+            Ok(out) if out.status.success() => {
+                String::from_utf8_lossy(&out.stdout).split_whitespace().map(str::to_owned).collect()
+            }
+            _ => panic!("the ucx feature needs libucx-dev: `pkg-config {arg} ucx` found no ucx"),
+        }
+    };
+    let mut build = cc::Build::new();
+    build.file("src/sys/ucx_shim.c").warnings(true).extra_warnings(true).warnings_into_errors(true);
+    for flag in pkg("--cflags") {
+        build.flag(&flag);
+    }
+    build.compile("ascendless_ucx_shim");
+    for flag in pkg("--libs") {
+        if let Some(dir) = flag.strip_prefix("-L") {
+            println!("cargo:rustc-link-search=native={dir}");
+        } else if let Some(lib) = flag.strip_prefix("-l") {
+            println!("cargo:rustc-link-lib={lib}");
+        }
     }
 }

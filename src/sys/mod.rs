@@ -12,7 +12,8 @@
 //! - [`futex`]: cross-process wait and wake on a word of shared memory;
 //! - [`random`]: the kernel's random numbers, for secrets;
 //! - [`safe_copy`]: copies at addresses nobody vouches for, where a bad one is `EFAULT`;
-//! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`].
+//! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`];
+//! - `ucx` (feature `ucx`): UCX one-sided get and put, through a C shim over the system's UCX.
 
 pub mod futex;
 pub mod mapping;
@@ -22,6 +23,8 @@ pub mod safe_copy;
 pub mod socket;
 pub mod span;
 pub mod stream_io;
+#[cfg(feature = "ucx")]
+pub mod ucx;
 
 /// The system page size (what every mapping is rounded to).
 pub fn page_size() -> usize {
