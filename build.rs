@@ -51,6 +51,9 @@ fn main() {
 /// copied into Rust) and links ucp/uct/ucs, with the flags pkg-config gives for `ucx`.
 fn ucx_shim() {
     println!("cargo:rerun-if-changed=src/sys/ucx_shim.c");
+    for var in ["PKG_CONFIG_PATH", "PKG_CONFIG_LIBDIR", "PKG_CONFIG_SYSROOT_DIR"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
     let pkg = |arg: &str| -> Vec<String> {
         let out = std::process::Command::new("pkg-config").args([arg, "ucx"]).output();
         match out {

@@ -87,7 +87,9 @@ mod shim {
 const UCS_OK: i32 = 0;
 const UCS_INPROGRESS: i32 = 1;
 const UCS_ERR_IO_ERROR: i32 = -3;
+const UCS_ERR_INVALID_PARAM: i32 = -5;
 const UCS_ERR_UNREACHABLE: i32 = -6;
+const UCS_ERR_INVALID_ADDR: i32 = -7;
 const UCS_ERR_BUSY: i32 = -15;
 const UCS_ERR_CANCELED: i32 = -16;
 const UCS_ERR_TIMED_OUT: i32 = -20;
@@ -171,9 +173,17 @@ unsafe impl Sync for Context {}
 impl Context {
     /// `tls`: None reads UCX's configuration from the environment as usual (UCX_TLS,
     /// UCX_NET_DEVICES...); Some("tcp") etc. overrides TLS via ucp_config_modify (for tests).
+    ///
+    /// One option is set unless the environment sets it: MM_ERROR_HANDLING=y, without which
+    /// UCX 1.13 refuses the shared-memory transports (posix, sysv) for endpoints that handle
+    /// peer failure, as ours all do. The `self` transport has no such option: it never carries
+    /// one of our endpoints (tcp or shared memory reach the own worker instead).
     pub fn new(tls: Option<&str>) -> Result<Arc<Context>, UcxError> {
         let tls = tls
-            .map(|t| CString::new(t).map_err(|_| UcxError::new(-5, "a transport list with a NUL byte")))
+            .map(|t| {
+                CString::new(t)
+                    .map_err(|_| UcxError::new(UCS_ERR_INVALID_PARAM, "a transport list with a NUL byte"))
+            })
             .transpose()?;
         let (mut context, mut worker, mut efd) = (std::ptr::null_mut(), std::ptr::null_mut(), -1);
         // SAFETY: `tls` is NULL or a NUL-terminated string alive for the call; the out-pointers
@@ -260,7 +270,7 @@ impl Context {
     /// UCP_ERR_HANDLING_MODE_PEER with an error handler that records the failure.
     pub fn connect(self: &Arc<Self>, peer: &[u8]) -> Result<Endpoint, UcxError> {
         if peer.is_empty() {
-            return Err(UcxError::new(-7, "an empty worker address"));
+            return Err(UcxError::new(UCS_ERR_INVALID_ADDR, "an empty worker address"));
         }
         let failed = Box::new(AtomicI32::new(UCS_OK));
         let h = self.lock();
@@ -563,7 +573,7 @@ impl Endpoint {
                 .unwrap_or_else(|| UcxError::new(UCS_ERR_NOT_CONNECTED, "closed endpoint")));
         }
         if packed.is_empty() {
-            return Err(UcxError::new(-5, "an empty remote key"));
+            return Err(UcxError::new(UCS_ERR_INVALID_PARAM, "an empty remote key"));
         }
         // ucp_ep_rkey_unpack takes no length: it parses the buffer by its own contents. A key
         // from UCX is well formed; a cut or corrupt one must not make it read past our bytes, so
@@ -1018,7 +1028,7 @@ mod tests {
         let e = UcxError::new(UCS_ERR_CONNECTION_RESET, "a get");
         assert_eq!(e.to_string(), "a get: Connection reset by remote peer");
         assert!(e.peer_gone() && UcxError::new(-80, "x").peer_gone());
-        assert!(!UcxError::new(-5, "x").peer_gone());
+        assert!(!UcxError::new(UCS_ERR_INVALID_PARAM, "x").peer_gone());
         assert!(Context::new(Some("no-such-transport")).is_err());
     }
 
