@@ -15,7 +15,7 @@
 
 use std::ffi::{CStr, CString, c_int, c_void};
 use std::fmt;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -84,6 +84,23 @@ mod shim {
 }
 
 // The ucs_status_t values this module looks at (ucs/type/status.h).
+/// Progress calls the progress thread makes in a row before it lets others at the lock.
+const PROGRESS_BURST: usize = 64;
+/// Busy rounds of the progress thread before it sleeps [`BUSY_BACKOFF`] between rounds.
+const BUSY_BEFORE_BACKOFF: usize = 1000;
+const BUSY_BACKOFF: Duration = Duration::from_micros(200);
+/// How long the progress thread stays away while a run progresses the worker itself.
+const STEP_ASIDE: Duration = Duration::from_millis(1);
+
+/// Counts a run as waiting for the length of its life (see [`Context::runs`]).
+struct RunGuard<'a>(&'a Context);
+
+impl Drop for RunGuard<'_> {
+    fn drop(&mut self) {
+        self.0.runs.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 const UCS_OK: i32 = 0;
 const UCS_INPROGRESS: i32 = 1;
 const UCS_ERR_IO_ERROR: i32 = -3;
@@ -161,6 +178,12 @@ pub struct Context {
     handles: Mutex<Handles>,
     /// The worker's event fd (owned by the worker): polled without the lock.
     efd: c_int,
+    /// Runs waiting for their requests: they progress the worker themselves, so the progress
+    /// thread steps aside (the worker's lock is not fair: a progress thread that always found
+    /// work kept a run from ever taking it, seen after a peer died over shared memory).
+    runs: AtomicUsize,
+    /// Rounds in a row the progress thread found the worker still busy.
+    busy: AtomicUsize,
 }
 
 // SAFETY: the handles are only used under the mutex, which serialises every call on the worker
@@ -197,7 +220,12 @@ impl Context {
             )
         };
         check(status, "UCX context and worker creation")?;
-        Ok(Arc::new(Context { handles: Mutex::new(Handles { context, worker }), efd }))
+        Ok(Arc::new(Context {
+            handles: Mutex::new(Handles { context, worker }),
+            efd,
+            runs: AtomicUsize::new(0),
+            busy: AtomicUsize::new(0),
+        }))
     }
 
     /// The handles, for one or more UCX calls. A poisoned lock is still usable: the guarded
@@ -245,10 +273,18 @@ impl Context {
     /// For a progress thread: progress until idle, ucp_worker_arm, then poll the worker's event
     /// fd for at most `timeout` (the lock is NOT held while polling), returning early on events.
     pub fn wait(&self, timeout: Duration) {
-        // Bounded, so a steady stream of work cannot keep the thread from its stop flag.
-        for _ in 0..10_000 {
+        if self.runs.load(Ordering::Acquire) > 0 {
+            // A run is progressing the worker: stay off its lock for a moment.
+            std::thread::sleep(timeout.min(STEP_ASIDE));
+            return;
+        }
+        // Bounded, so a worker that always has work cannot keep this thread on the lock.
+        for _ in 0..PROGRESS_BURST {
             if !self.progress() {
                 break;
+            }
+            if self.runs.load(Ordering::Acquire) > 0 {
+                return;
             }
         }
         {
@@ -256,8 +292,20 @@ impl Context {
             // SAFETY: the worker is live and locked.
             let status = unsafe { shim::asl_ucx_arm(h.worker) };
             if status == UCS_ERR_BUSY {
-                return; // events are pending: the caller progresses again at once
+                drop(h);
+                // Events are pending: the caller progresses again, after others had a turn. A
+                // worker busy for this long without a run (seen: UCX 1.13's shared-memory
+                // transports after a peer died) is progressed less often, so it costs a
+                // fraction of a core rather than all of it.
+                let busy = self.busy.fetch_add(1, Ordering::AcqRel);
+                if busy >= BUSY_BEFORE_BACKOFF {
+                    std::thread::sleep(BUSY_BACKOFF);
+                } else {
+                    std::thread::yield_now();
+                }
+                return;
             }
+            self.busy.store(0, Ordering::Release);
         }
         let mut pfd = libc::pollfd { fd: self.efd, events: libc::POLLIN, revents: 0 };
         let ms = c_int::try_from(timeout.as_micros().div_ceil(1000)).unwrap_or(c_int::MAX);
@@ -629,6 +677,9 @@ impl Endpoint {
             self.inner.close(true, CLOSE_BUDGET, None);
             return Err(e.into());
         }
+        let ctx = &self.inner.ctx;
+        ctx.runs.fetch_add(1, Ordering::AcqRel);
+        let _running = RunGuard(ctx);
         let batch = Batch::new();
         let posted = self.post(op, items, &batch);
         let outcome = match posted {

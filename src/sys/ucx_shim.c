@@ -39,6 +39,19 @@ static ucs_status_t asl_ucx_shm_error_handling(ucp_config_t *config, const char 
     return ucp_config_modify(config, "MM_ERROR_HANDLING", "y");
 }
 
+/* UCX's own keepalive off, unless the environment sets it. In UCX 1.13 the keepalive timer is a
+ * timerfd that ucp_worker_arm reads with a blocking read: once the timer is idle (its endpoint
+ * gone, say after a peer died), arming the worker blocks until the next tick that never comes,
+ * and the progress thread holds the worker for good (seen: a transfer to a restarted peer timed
+ * out). The engine watches every peer through its TCP connection instead. */
+static ucs_status_t asl_ucx_keepalive(ucp_config_t *config)
+{
+    if (getenv("UCX_KEEPALIVE_INTERVAL") != NULL) {
+        return UCS_OK;
+    }
+    return ucp_config_modify(config, "KEEPALIVE_INTERVAL", "inf");
+}
+
 /* A context (features RMA | WAKEUP) with one serialised worker and its event fd. `tls` NULL
  * keeps UCX's own configuration (UCX_TLS...); otherwise it overrides TLS. */
 ASL_HIDDEN int asl_ucx_init(const char *tls, void **context, void **worker, int *efd)
@@ -53,6 +66,9 @@ ASL_HIDDEN int asl_ucx_init(const char *tls, void **context, void **worker, int 
     }
     if (status == UCS_OK) {
         status = asl_ucx_shm_error_handling(config, tls);
+    }
+    if (status == UCS_OK) {
+        status = asl_ucx_keepalive(config);
     }
     if (status != UCS_OK) {
         ucp_config_release(config);
