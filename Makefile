@@ -5,6 +5,10 @@ DESTDIR ?=
 # FORCE=1 lets `make install` overwrite files in PREFIX that ascendless did not install.
 FORCE ?=
 CARGO ?= cargo
+# Cargo features of the library that `build` and `install` make, e.g. FEATURES=ucx for the UCX
+# transport (needs libucx-dev; see docs/deploy-rdma.md). Empty: the default build.
+FEATURES ?=
+CARGO_FEATURES := $(if $(strip $(FEATURES)),--features $(FEATURES))
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 # Where cargo puts the release build: CARGO_TARGET_DIR if set, as cargo itself does.
 RELEASE_DIR := $(or $(CARGO_TARGET_DIR),target)/release
@@ -14,12 +18,12 @@ PYENV := build/pyenv
 PYTHON ?= python3
 
 .PHONY: all build headers install uninstall demo examples test test-rust test-install test-python bench clean
-.PHONY: test-sanitizers soak
+.PHONY: test-sanitizers soak test-ucx
 
 all: build
 
 build:
-	$(CARGO) build --release --lib --bin ascendless-bench
+	$(CARGO) build --release --lib --bin ascendless-bench $(CARGO_FEATURES)
 
 # Regenerate the checked-in C headers from the Rust code.
 headers:
@@ -37,7 +41,7 @@ demo: build
 	scripts/demo.sh "$(DEMO_PREFIX)"
 
 test: test-rust test-install test-python
-test: test-sanitizers
+test: test-sanitizers test-ucx
 
 # The ABI tests (tests/c_abi.rs) read target/debug/libascendless.so, which `cargo test` does
 # not build (it builds the library only as a dependency, under deps/), so build it first.
@@ -53,6 +57,16 @@ test-install: build
 # (LeakSanitizer on) and run under valgrind memcheck: any report fails.
 test-sanitizers: build
 	tests/sanitizers/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+
+# The UCX transport (cargo feature ucx), when the system has UCX (libucx-dev): its Rust tests,
+# then every ADXL example against a UCX-enabled install, over UCX's TCP and shared memory.
+# Without UCX it says so and passes, so `make test` works on machines without it.
+test-ucx:
+	@if ! pkg-config --exists ucx; then echo "test-ucx: SKIPPED (libucx-dev not installed)"; exit 0; fi; \
+	set -e; \
+	$(CARGO) test --features ucx --lib; \
+	$(CARGO) test --features ucx --test adxl_ucx; \
+	CARGO="$(CARGO)" tests/ucx/run.sh "$(VERSION)"
 
 # The soak (not part of `make test`): worker processes moving and checking data and ringing IPC
 # notifies for DURATION seconds, printing RSS and descriptor counts every INTERVAL seconds.

@@ -112,6 +112,37 @@ fn help_and_bad_arguments() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `--transport` takes ucx (checked before `--help` ends the parse) and refuses other words.
+#[test]
+fn transport_values() {
+    let status = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(args).output().unwrap().status.code()
+    };
+    assert_eq!(status(&["adxl", "--transport", "ucx", "--help"]), Some(0));
+    assert_eq!(status(&["sweep", "--transport", "tcp,shm,ucx", "--help"]), Some(0));
+    assert_eq!(status(&["adxl", "--transport", "rdma", "--help"]), Some(2));
+    assert_eq!(status(&["sweep", "--transport", "tcp,", "--help"]), Some(2));
+}
+
+/// Transport ucx: without the `ucx` feature the run fails with one clear line (Initialize says
+/// UNSUPPORTED), with it the bytes move through UCX.
+#[test]
+fn adxl_ucx() {
+    let args = ["adxl", "--transport", "ucx", "--block", "4K", "--duration", "0.2", "--json"];
+    if cfg!(feature = "ucx") {
+        let v = run(&args);
+        check(&v, "adxl", "raw TCP socket pair");
+        let note = v["results"][0]["note"].as_str().unwrap();
+        assert!(note.contains("ASCENDLESS_TRANSPORT=ucx") && !note.contains("UCX 0 B"), "{note}");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert!(err.contains("without the ucx feature") && !err.contains("panicked"), "{err}");
+}
+
 #[test]
 fn sweep_writes_a_csv() {
     let dir = std::env::temp_dir().join(format!("ascendless-bench-sweep-{}", std::process::id()));

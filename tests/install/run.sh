@@ -223,6 +223,13 @@ quiet mk uninstall PREFIX="$work/ctd" DESTDIR=
 [ ! -e "$work/ctd" ] || fail "uninstall left the prefix it created: $(snapshot "$work/ctd")"
 ok "make install, demo and test-install honour CARGO_TARGET_DIR"
 
+# FEATURES reaches cargo (`make install FEATURES=ucx` installs a UCX-enabled library); unset, the
+# default build.
+mk -n build FEATURES=ucx CARGO="$fake_cargo" | grep -qE -- '^[^ ]+ build --release .*--features ucx' ||
+    fail "make build FEATURES=ucx does not pass --features ucx to cargo"
+if mk -n build FEATURES= CARGO="$fake_cargo" | grep -q -- '--features'; then fail "make build passes --features without FEATURES"; fi
+ok "make build/install pass FEATURES to cargo as --features"
+
 # DESTDIR stages the tree; set_env.sh records the final PREFIX for shells that cannot find it.
 quiet mk install DESTDIR="$work/stage" PREFIX=/opt/x RELEASE_DIR="$build" CARGO="$fake_cargo"
 [ -L "$work/stage/opt/x/lib64/libascendcl.so" ] && [ -f "$work/stage/opt/x/include/acl/acl.h" ] &&

@@ -32,8 +32,9 @@ options:
   --threads N           initiator threads, each with its own memory (default 1)
   --sync                one call in flight per thread (the default and only mode today)
   --async N             N TransferAsync calls in flight per thread (GetTransferStatus polling)
-  --transport T         auto|shm|tcp: sets ASCENDLESS_TRANSPORT for the spawned processes
-                        (sweep: a comma-separated list, default tcp,shm)
+  --transport T         auto|shm|tcp|ucx: sets ASCENDLESS_TRANSPORT for the spawned processes
+                        (sweep: a comma-separated list, default tcp,shm); ucx needs a library
+                        built with the ucx feature (docs/deploy-rdma.md), UCX_TLS picks its wire
   --duration SECS       measuring time per case (default 2; sweep: per point, default 0.3)
   --json                one JSON document on stdout instead of the table
   --csv FILE            sweep: the CSV to write (default ascendless-sweep.csv)
@@ -181,8 +182,8 @@ pub fn parse(args: &[String]) -> Result<Option<Opts>, String> {
             "--transport" => {
                 let v = value(a)?.to_ascii_lowercase();
                 for t in v.split(',') {
-                    if !matches!(t, "auto" | "shm" | "tcp") {
-                        return Err(format!("--transport is auto, shm or tcp, not '{t}'"));
+                    if !matches!(t, "auto" | "shm" | "tcp" | "ucx") {
+                        return Err(format!("--transport is auto, shm, tcp or ucx, not '{t}'"));
                     }
                 }
                 if mode != Mode::Sweep && v.contains(',') {
@@ -240,5 +241,19 @@ mod tests {
         assert_eq!(parse(&a).unwrap().unwrap().in_flight, 4);
         let a: Vec<String> = ["adxl", "--async", "4", "--sync"].iter().map(|s| s.to_string()).collect();
         assert_eq!(parse(&a).unwrap().unwrap().in_flight, 1);
+    }
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn transports() {
+        assert_eq!(parse(&args(&["adxl", "--transport", "UCX"])).unwrap().unwrap().transport, "ucx");
+        let sweep = parse(&args(&["sweep", "--transport", "tcp,shm,ucx"])).unwrap().unwrap();
+        assert_eq!(sweep.transport, "tcp,shm,ucx");
+        let e = parse(&args(&["adxl", "--transport", "rdma"])).unwrap_err();
+        assert!(e.contains("'rdma'") && e.contains("ucx"), "{e}");
+        assert!(parse(&args(&["adxl", "--transport", "tcp,ucx"])).is_err(), "one value outside sweep");
     }
 }

@@ -39,12 +39,32 @@ fn engine_with_memory(name: &str, len: usize) -> Result<(Engine, usize), String>
 pub fn transport_note() -> String {
     let asked = std::env::var("ASCENDLESS_TRANSPORT").unwrap_or_else(|_| "(unset)".into());
     let used = match ascendless::config::settings().transport {
+        ascendless::config::Transport::Auto if cfg!(feature = "ucx") => {
+            "auto (shared memory with an engine on this host, else UCX when the peer offers it, else TCP)"
+        }
         ascendless::config::Transport::Auto => "auto (shared memory with an engine on this host, else TCP)",
         ascendless::config::Transport::Shm => "shm (shared memory only)",
         ascendless::config::Transport::Tcp => "tcp",
         ascendless::config::Transport::Ucx => "ucx (UCX one-sided puts and gets; UCX_TLS picks the wire)",
     };
     format!("ASCENDLESS_TRANSPORT={asked}: the engine uses {used}")
+}
+
+/// Which path moved the bytes, from the engine's counters: the transport setting says what
+/// may be used, this says what was (a call the fast path cannot take falls back to TCP).
+fn paths_note(c: &ascendless::adxl::engine::CounterValues) -> String {
+    let amount = |b: u64| match b {
+        b if b >= 1_000_000_000 => format!("{:.2} GB", b as f64 / 1e9),
+        b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        b => format!("{b} B"),
+    };
+    format!(
+        "bytes by path: direct copy {}, kernel copy {}, TCP {}, UCX {}",
+        amount(c.direct_bytes),
+        amount(c.kernel_bytes),
+        amount(c.tcp_bytes),
+        amount(c.ucx_bytes)
+    )
 }
 
 fn cpu_now() -> f64 {
@@ -66,7 +86,9 @@ pub fn target(o: &Opts) -> Result<(), String> {
         }
     };
     let len = region(o);
-    let (engine, mem) = engine_with_memory(&listen, len)?;
+    // The spawning process reads stdout only: say why on it, on one line (Initialize fails
+    // UNSUPPORTED for transport ucx in a build without the ucx feature).
+    let (engine, mem) = engine_with_memory(&listen, len).inspect_err(|e| println!("FAILED {e}"))?;
     eprintln!(
         "ascendless-bench adxl target: {listen}, {} registered at {mem:#x}; {}\n  initiator: \
          ascendless-bench adxl initiator --remote {listen} --remote-addr {mem:#x} --block {} --batch {} --threads {}\n  \
@@ -125,12 +147,13 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
             }
         }
     });
+    let paths = paths_note(&engine.counters());
     let _ = engine.disconnect(&remote, 1000);
     engine.finalize();
     if let Some(e) = failure.into_inner().unwrap() {
         return Err(e);
     }
-    f.note = transport_note();
+    f.note = format!("{}; {paths}", transport_note());
     Ok(f)
 }
 
@@ -197,7 +220,10 @@ pub fn spawned(o: &Opts, transport: &str) -> Result<Figures, String> {
     if w.len() != 5 || w[0] != "READY" {
         let _ = target.kill();
         let _ = target.wait();
-        return Err(format!("the target did not start (said '{}')", line.trim()));
+        return Err(match line.trim().strip_prefix("FAILED ") {
+            Some(why) => format!("ASCENDLESS_TRANSPORT={transport}: the target failed: {why}"),
+            None => format!("the target did not start (said '{}')", line.trim()),
+        });
     }
     let (name, addr, cpu_ready) = (w[1].to_owned(), w[2].to_owned(), w[4].parse::<f64>().unwrap_or(0.0));
     let result = me()
