@@ -74,6 +74,7 @@ fn moved(p: &mut Peer) -> (u64, u64) {
 }
 
 /// `xfer` with its status and milliseconds.
+#[allow(clippy::too_many_arguments)]
 fn xfer(
     p: &mut Peer,
     call: &str,
