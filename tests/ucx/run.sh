@@ -66,8 +66,10 @@ run() {
 # UCX 1.13 transport names (`ucx_info -d` lists those this machine has; `ucx_info -c -f` the
 # aliases): `tcp` alone, then `sm` (all shared-memory transports: posix, sysv, cma, knem, xpmem
 # as present) with `self` (a worker talking to itself).
+# UCX's TCP stays on loopback (UCX_NET_DEVICES=lo): the tests use no other address.
 for tls in tcp sm,self; do
     export UCX_TLS=$tls
+    if [ "$tls" = tcp ]; then export UCX_NET_DEVICES=lo; else unset UCX_NET_DEVICES; fi
     run adxl_capabilities "$work/examples/adxl_capabilities"
     run adxl_transfer "$work/examples/adxl_transfer"
     run adxl_prefill_decode "$work/examples/adxl_prefill_decode"
@@ -79,5 +81,5 @@ for tls in tcp sm,self; do
     grep -q 'ASCENDLESS_TRANSPORT=ucx' "$work/out.log" || fail "UCX_TLS=$tls: the benchmark ran another transport"
     if grep -q 'UCX 0 B' "$work/out.log"; then fail "UCX_TLS=$tls: the benchmark moved no bytes through UCX"; fi
 done
-unset UCX_TLS
+unset UCX_TLS UCX_NET_DEVICES
 echo "$pass passed, 0 failed"
