@@ -197,6 +197,7 @@ fn a_stopped_peer_is_a_timeout_and_the_link_recovers() {
     unsafe { libc::kill(pid as i32, libc::SIGCONT) };
     assert_eq!(code, ADXL_TIMEOUT, "read from a stopped peer");
     assert!(took < Duration::from_millis(2500), "TIMEOUT after {took:?}");
+    eprintln!("a read with a 500 ms time-out from a stopped peer: TIMEOUT after {took:?}");
     let (code, _) = xfer(&mut client, "sync", &name, "read", c_mem + SIZE, s_mem, 1 << 20, 1, 5000);
     assert_eq!(code, 0, "after the peer resumed");
     assert!(check(&mut client, c_mem + SIZE, 1 << 20, SERVER_SEED, 0));
@@ -234,6 +235,7 @@ fn a_killed_peer_is_a_prompt_failure(wire: Wire) {
     assert_eq!(code, ADXL_FAILED, "{wire:?}");
     let after = at.saturating_duration_since(killed_at);
     assert!(after < Duration::from_secs(2), "{wire:?}: failed {after:?} after the kill");
+    eprintln!("{wire:?}: the call failed {after:?} after the kill");
     // A new server at the same name is reached again: by this engine over UCX's TCP; over its
     // shared memory by a new engine (UCX 1.13's shared-memory transports can leave a worker
     // that saw a peer die unable to reach a restarted one; see docs/deploy-rdma.md).
