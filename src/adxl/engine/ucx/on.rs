@@ -324,10 +324,8 @@ fn bound(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(), Fault> {
 /// The next frame that is not an announcement (announcements are applied).
 fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
     loop {
-        match conn.reader.frame(&conn.stream) {
-            Ok(m @ (Message::MemAdd { .. } | Message::MemRemove { .. })) => link.note(&m),
-            Ok(m) => return Ok(m),
-            Err(e) => return Err(conn_fault(wire_status(&link.remote, "transfer with", e))),
+        if let Some(m) = next_or_announcement(conn, link)? {
+            return Ok(m);
         }
     }
 }
