@@ -14,7 +14,6 @@
 //! that the name it dialled is the name the other engine was initialised with.
 
 use std::net::SocketAddr;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 mod common;
@@ -538,7 +537,8 @@ const NETNS_SERVER: &str = "10.77.0.2:26000";
 /// in the first. Runs a subset of the schedules and a kill, then exits; a failure panics.
 fn netns_driver() {
     let holder = std::env::var(NETNS_ROLE).unwrap();
-    let prefix = ["nsenter", "-t", holder.as_str(), "-n"];
+    let [a, b, c, d] = common::SECOND_NAMESPACE;
+    let prefix = [a, b, c, d, holder.as_str()];
     let start = || Peer(common::Scripted::spawn_via(&prefix, ROLE, &[]));
     let (server, name, remote) = Peer::serve_as(start(), SIZE, SERVER_SEED, NETNS_SERVER);
     let mut pair = Pair::with(server, name.parse().unwrap(), remote, &[]);
@@ -565,42 +565,14 @@ fn netns_driver() {
 /// What the namespace driver prints when it got to the end.
 const NETNS_DONE: &str = "the namespace run is complete";
 
-/// Makes the namespaces (a user namespace, so no privilege is needed where they are allowed)
-/// and runs [`netns_driver`] in them.
-const NETNS_SCRIPT: &str = r#"
-set -eu
-exe=$1
-ip link set lo up
-unshare -n sleep 600 &
-holder=$!
-trap 'kill $holder' EXIT
-while [ "$(readlink /proc/$holder/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.01; done
-ip link add name fa type veth peer name fb
-ip link set fb netns "$holder"
-ip addr add 10.77.0.1/24 dev fa
-ip link set fa up
-nsenter -t "$holder" -n sh -c 'ip link set lo up; ip addr add 10.77.0.2/24 dev fb; ip link set fb up'
-ASCENDLESS_FAULTS_NETNS=$holder "$exe" --exact child --nocapture --quiet
-"#;
-
 #[test]
 fn faults_and_a_kill_between_two_network_namespaces() {
     if !common::namespaces_allowed() {
         return;
     }
     let t = Instant::now();
-    let out = Command::new("unshare")
-        .args(["-rn", "sh", "-c", NETNS_SCRIPT, "sh"])
-        .arg(std::env::current_exe().unwrap())
-        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains(NETNS_DONE),
-        "the namespace run failed:\n{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, out) = common::in_two_namespaces(NETNS_ROLE, NETNS_DONE);
+    assert!(ok, "the namespace run failed:\n{out}");
     eprintln!("namespace run in {:?}", t.elapsed());
 }
 

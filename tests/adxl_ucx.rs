@@ -27,6 +27,8 @@ fn child() {
     if std::env::var_os(ROLE).is_some() {
         ascendless::logging::init();
         engines::child_main();
+    } else if std::env::var_os(NETNS_ROLE).is_some() {
+        netns_driver();
     }
 }
 
@@ -296,5 +298,62 @@ fn a_peer_without_ucx_fails_a_forced_connect_and_auto_falls_back() {
     assert_eq!(moved(&mut auto), (4096, 0));
     forced.finish();
     auto.finish();
+    server.finish();
+}
+
+// ---- auto between two hosts (network namespaces) ----
+
+const NETNS_ROLE: &str = "ASCENDLESS_UCX_NETNS";
+const NETNS_DONE: &str = "the namespace run is complete";
+
+/// In the first namespace, with a serving engine in the second (another host as far as the
+/// engines can tell: the server's same-host socket is out of reach), both under `auto` with
+/// UCX's TCP on the veth pair: the link takes UCX, and every byte goes through it.
+fn netns_driver() {
+    let holder = std::env::var(NETNS_ROLE).unwrap();
+    let [a, b, c, d] = common::SECOND_NAMESPACE;
+    let prefix = [a, b, c, d, holder.as_str()];
+    let env = |dev| [(TRANSPORT, "auto"), ("UCX_TLS", "tcp"), ("UCX_NET_DEVICES", dev)];
+    let server = Peer(common::Scripted::spawn_via(&prefix, ROLE, &env("fb")));
+    let (server, name, s_mem) = Peer::serve_as(server, 1 << 20, SERVER_SEED, "10.77.0.2:26001");
+    let mut client = Peer::start(&env("fa"));
+    let c_mem = client.value(&format!("client {} {CLIENT_SEED}", 1 << 20));
+    assert_eq!(client.code(&format!("connect {name} 5000")), 0);
+    for op in ["read", "write"] {
+        let (local, remote) =
+            if op == "read" { (c_mem + (1 << 20), s_mem) } else { (c_mem, s_mem + (1 << 20)) };
+        assert_eq!(xfer(&mut client, "sync", &name, op, local, remote, 1 << 20, 16, 5000).0, 0, "{op}");
+    }
+    assert!(check(&mut client, c_mem + (1 << 20), 1 << 20, SERVER_SEED, 0));
+    let (mut server, mut client) = (server, client);
+    assert!(check(&mut server, s_mem + (1 << 20), 1 << 20, CLIENT_SEED, 0));
+    assert_eq!(moved(&mut client), (0, 2 << 20), "auto between hosts moved its bytes with UCX");
+    client.finish();
+    server.finish();
+    println!("{NETNS_DONE}");
+}
+
+/// Under `auto`, an engine on another host that offers UCX is reached with UCX.
+#[test]
+fn auto_uses_ucx_with_an_engine_on_another_host() {
+    if !common::namespaces_allowed() {
+        return;
+    }
+    let (ok, out) = common::in_two_namespaces(NETNS_ROLE, NETNS_DONE);
+    assert!(ok, "the namespace run failed:\n{out}");
+}
+
+/// Under `auto`, an engine on this host is reached through the same-host path, not UCX.
+#[test]
+fn auto_keeps_the_same_host_path_on_one_host() {
+    let (server, name, s_mem) = Peer::serve_as(start(Wire::Sm, "auto"), 1 << 20, SERVER_SEED, "");
+    let mut client = start(Wire::Sm, "auto");
+    let c_mem = client.value(&format!("client {} {CLIENT_SEED}", 1 << 20));
+    assert_eq!(client.code(&format!("connect {name} 5000")), 0);
+    assert_eq!(xfer(&mut client, "sync", &name, "read", c_mem, s_mem, 1 << 20, 1, 5000).0, 0);
+    assert!(check(&mut client, c_mem, 1 << 20, SERVER_SEED, 0));
+    let w = client.words("counters");
+    assert_eq!(w[1..], ["1048576", "0", "0", "0"], "direct, kernel, TCP and UCX bytes");
+    client.finish();
     server.finish();
 }

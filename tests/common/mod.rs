@@ -140,6 +140,50 @@ pub fn namespaces_allowed() -> bool {
     can
 }
 
+/// Makes two network namespaces inside a new user namespace (no privilege needed where they are
+/// allowed), joined by a veth pair: the first, where the driver runs, with `fa` 10.77.0.1/24; the
+/// second, held by a sleeping process, with `fb` 10.77.0.2/24. Each has its own mount namespace
+/// with a sysfs of its own network namespace (so `/sys/class/net` lists its devices, as UCX reads
+/// them). Then runs the test binary's `child` test as the driver, with the variable named `$2`
+/// set to the holder's pid (the driver starts processes in the second namespaces with
+/// [`SECOND_NAMESPACE`] and that pid).
+const TWO_NAMESPACES: &str = r#"
+set -eu
+exe=$1
+mount -t sysfs sysfs /sys
+ip link set lo up
+unshare -nm sh -c 'while ! mount -t sysfs sysfs /sys 2>/dev/null; do sleep 0.01; done; exec sleep 600' &
+holder=$!
+trap 'kill $holder' EXIT
+while [ "$(readlink /proc/$holder/ns/net)" = "$(readlink /proc/self/ns/net)" ]; do sleep 0.01; done
+ip link add name fa type veth peer name fb
+ip link set fb netns "$holder"
+ip addr add 10.77.0.1/24 dev fa
+ip link set fa up
+nsenter -t "$holder" -n sh -c 'ip link set lo up; ip addr add 10.77.0.2/24 dev fb; ip link set fb up'
+env "$2=$holder" "$exe" --exact child --nocapture --quiet
+"#;
+
+/// The command that runs the rest of a command line in the second namespaces of
+/// [`in_two_namespaces`], before the holder's pid.
+pub const SECOND_NAMESPACE: [&str; 4] = ["nsenter", "-n", "-m", "-t"];
+
+/// Runs this test binary's `child` test as a driver in two new network namespaces (see
+/// [`TWO_NAMESPACES`]), with `role` set to the pid to `nsenter` for the second; whether it
+/// succeeded and printed `done`, and all it printed.
+pub fn in_two_namespaces(role: &str, done: &str) -> (bool, String) {
+    let out = Command::new("unshare")
+        .args(["-rnm", "sh", "-c", TWO_NAMESPACES, "sh"])
+        .arg(std::env::current_exe().unwrap())
+        .arg(role)
+        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let ok = out.status.success() && stdout.contains(done);
+    (ok, stdout + &String::from_utf8_lossy(&out.stderr))
+}
+
 /// The pattern of `len` bytes for `seed` (words, so debug builds fill 64 MiB quickly).
 pub fn pattern(len: usize, seed: u64) -> Vec<u8> {
     let mut v = Vec::with_capacity(len + 8);
