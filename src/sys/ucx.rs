@@ -86,6 +86,8 @@ mod shim {
 // The ucs_status_t values this module looks at (ucs/type/status.h).
 /// Progress calls the progress thread makes in a row before it lets others at the lock.
 const PROGRESS_BURST: usize = 64;
+/// How long the progress thread keeps polling after work before it sleeps on the event fd.
+const LINGER: Duration = Duration::from_micros(50);
 /// Busy rounds of the progress thread before it sleeps [`BUSY_BACKOFF`] between rounds.
 const BUSY_BEFORE_BACKOFF: usize = 1000;
 const BUSY_BACKOFF: Duration = Duration::from_micros(200);
@@ -278,10 +280,22 @@ impl Context {
             std::thread::sleep(timeout.min(STEP_ASIDE));
             return;
         }
-        // Bounded, so a worker that always has work cannot keep this thread on the lock.
-        for _ in 0..PROGRESS_BURST {
-            if !self.progress() {
+        // Bounded, so a worker that always has work cannot keep this thread on the lock. After
+        // work, the thread keeps polling for [`LINGER`] before it sleeps: a peer's next small
+        // request usually comes within microseconds, and waking from the event descriptor costs
+        // more than that.
+        let (mut worked, mut last_work) = (0, None::<Instant>);
+        loop {
+            if self.progress() {
+                worked += 1;
+                last_work = Some(Instant::now());
+                if worked >= PROGRESS_BURST {
+                    break;
+                }
+            } else if last_work.is_none_or(|t| t.elapsed() >= LINGER) {
                 break;
+            } else {
+                std::hint::spin_loop();
             }
             if self.runs.load(Ordering::Acquire) > 0 {
                 return;
