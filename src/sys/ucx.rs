@@ -625,6 +625,14 @@ impl Endpoint {
     /// UCX 1.13 validates little: garbage bytes are often accepted as a key (reads stay inside
     /// our padded copy), and a transfer with such a key fails or reaches wrong remote memory. So
     /// the engine only passes keys received from an authenticated peer.
+    /// Force-closes the endpoint now, because its peer is known to be gone: its requests are
+    /// purged, a later drop has nothing to flush, and every later run fails at once. (A flush
+    /// close of an endpoint to a dead peer never finishes: it would cost the whole close budget
+    /// and then be left to UCX, still pending.)
+    pub fn abandon(&self, why: &str) {
+        self.inner.close(true, CLOSE_BUDGET, Some(UcxError::new(UCS_ERR_CONNECTION_RESET, why.to_owned())));
+    }
+
     pub fn unpack(&self, packed: &[u8]) -> Result<RemoteKey, UcxError> {
         let _h = self.inner.ctx.lock();
         let st = self.inner.state();

@@ -344,7 +344,7 @@ impl Link {
         if let Some(s) = &self.shm {
             s.close();
         }
-        self.ucx.clear();
+        self.ucx.clear(self.is_broken());
         let mut pool = self.lock();
         let bye = Message::Bye.encode();
         for c in pool.idle.drain(..) {

@@ -24,7 +24,7 @@ impl State {
 pub struct PeerSlot {}
 
 impl PeerSlot {
-    pub fn clear(&self) {}
+    pub fn clear(&self, _peer_gone: bool) {}
 }
 
 /// Transport `ucx` needs the feature.

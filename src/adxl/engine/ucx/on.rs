@@ -260,9 +260,14 @@ pub struct PeerSlot {
 }
 
 impl PeerSlot {
-    /// Drops the endpoint (Disconnect, or a link replaced).
-    pub fn clear(&self) {
-        lock(&self.peer).take();
+    /// Drops the endpoint (Disconnect, a link replaced or dropped). When the peer is gone it is
+    /// force-closed: a flush close would wait for a dead peer for ever.
+    pub fn clear(&self, peer_gone: bool) {
+        if let Some(p) = lock(&self.peer).take() {
+            if peer_gone {
+                p.ep.abandon("the peer is gone");
+            }
+        }
     }
 
     /// Whether the link moves its transfers with UCX.
@@ -464,6 +469,9 @@ pub fn try_run(
         }
         Run::Lost(e, broken) => {
             link.discard(conn, broken);
+            if broken {
+                link.ucx.clear(true);
+            }
             Some(Err(e))
         }
     }
