@@ -263,10 +263,9 @@ impl PeerSlot {
     /// Drops the endpoint (Disconnect, a link replaced or dropped). When the peer is gone it is
     /// force-closed: a flush close would wait for a dead peer for ever.
     pub fn clear(&self, peer_gone: bool) {
-        if let Some(p) = lock(&self.peer).take() {
-            if peer_gone {
-                p.ep.abandon("the peer is gone");
-            }
+        let peer = lock(&self.peer).take();
+        if let (Some(p), true) = (peer, peer_gone) {
+            p.ep.abandon("the peer is gone");
         }
     }
 
