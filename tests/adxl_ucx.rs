@@ -195,8 +195,7 @@ fn a_stopped_peer_is_a_timeout_and_the_link_recovers() {
     let t = Instant::now();
     let (code, _) = xfer(&mut client, "sync", &name, "read", c_mem + SIZE, s_mem, 1 << 20, 1, 500);
     let took = t.elapsed();
-    // SAFETY: kill(2) with SIGCONT on the stopped child's pid only signals it.
-    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+    common::signal(pid, "CONT");
     assert_eq!(code, ADXL_TIMEOUT, "read from a stopped peer");
     assert!(took < Duration::from_millis(2500), "TIMEOUT after {took:?}");
     eprintln!("a read with a 500 ms time-out from a stopped peer: TIMEOUT after {took:?}");
@@ -215,11 +214,10 @@ fn a_killed_peer_is_a_prompt_failure(wire: Wire) {
     client.0.send(&format!("xfer sync {name} read {} {s_mem} {SIZE} 1 30000", c_mem + SIZE));
     assert_eq!(client.0.reply("xfer")[0], 0);
     let killer = std::thread::spawn({
-        let pid = server.value("pid") as i32;
+        let pid = server.value("pid") as u32;
         move || {
             std::thread::sleep(Duration::from_millis(30));
-            // SAFETY: kill(2) with SIGKILL on the child's pid only signals it.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            common::signal(pid, "KILL");
             Instant::now()
         }
     });

@@ -171,6 +171,16 @@ fn two_halves(e: &Engine, size: usize, seed: u64) -> usize {
     addr
 }
 
+/// For `check` and `await-notify` (words `_ ADDR LEN SEED OFFSET`): whether the memory holds
+/// bytes OFFSET.. of the pattern of SEED (made once per seed, as long as a source).
+fn holds(patterns: &mut std::collections::HashMap<usize, Vec<u8>>, size: usize, w: &[&str]) -> bool {
+    let n = |i: usize| -> usize { w[i].parse().unwrap() };
+    let want = patterns.entry(n(3)).or_insert_with(|| pattern(size, n(3) as u64));
+    let mut got = vec![0u8; n(2)];
+    runtime_span(n(1), n(2)).expect("runtime memory").read_into(&mut got);
+    got[..] == want[n(4)..n(4) + n(2)]
+}
+
 /// The child: one engine (made by `serve` or `client`), commands on standard input, one reply
 /// line each (0 or a status first, then values).
 pub fn child_main() {
@@ -224,12 +234,7 @@ pub fn child_main() {
             }
             // check ADDR LEN SEED OFFSET: 1 when the memory holds bytes OFFSET.. of the pattern
             // of SEED (as long as a source), else 0.
-            ["check", _, _, _, _] => {
-                let want = patterns.entry(n(3)).or_insert_with(|| pattern(size, n(3) as u64));
-                let mut got = vec![0u8; n(2)];
-                runtime_span(n(1), n(2)).expect("runtime memory").read_into(&mut got);
-                format!("0 {}", u8::from(got[..] == want[n(4)..n(4) + n(2)]))
-            }
+            ["check", _, _, _, _] => format!("0 {}", u8::from(holds(&mut patterns, size, &w))),
             // plain LEN SEED: pinned host memory the engine does not register (relayed).
             ["plain", _, _] => format!("0 {}", host_mem(n(1), n(2) as u64)),
             // more LEN SEED: memory registered now (after Connect): address and handle.
@@ -278,10 +283,7 @@ pub fn child_main() {
                     }
                     std::thread::sleep(Duration::from_micros(200));
                 };
-                let want = patterns.entry(n(3)).or_insert_with(|| pattern(size, n(3) as u64));
-                let mut got = vec![0u8; n(2)];
-                runtime_span(n(1), n(2)).expect("runtime memory").read_into(&mut got);
-                format!("0 {}", u8::from(notified && got[..] == want[n(4)..n(4) + n(2)]))
+                format!("0 {}", u8::from(notified && holds(&mut patterns, size, &w)))
             }
             ["exit"] => break,
             other => panic!("unknown command {other:?}"),

@@ -104,12 +104,18 @@ impl Drop for Scripted {
     }
 }
 
+/// Sends signal `name` (`KILL`, `CONT`...) to process `pid` with kill(1).
+pub fn signal(pid: u32, name: &str) {
+    let ok = Command::new("kill").arg(format!("-{name}")).arg(pid.to_string()).status();
+    assert!(ok.is_ok_and(|s| s.success()), "kill -{name} {pid}");
+}
+
 /// Stops process `pid` (SIGSTOP) and waits until the kernel reports it stopped, so that what
 /// the caller does next meets a process that answers nothing (its kernel still accepts
 /// connections for it).
 pub fn stop(pid: u32) {
+    signal(pid, "STOP");
     let pid = pid.to_string();
-    assert!(Command::new("kill").args(["-STOP", &pid]).status().is_ok_and(|s| s.success()));
     let stat = format!("/proc/{pid}/stat");
     // The state follows the command name, which ends with the last ')'.
     let stopped = || {
