@@ -133,7 +133,7 @@ impl Siblings {
 }
 
 /// How a failed conversation leaves the connection.
-enum Fault {
+pub(super) enum Fault {
     /// The peer answered with an error status; the connection is still in step.
     Refused(AdxlError),
     /// Time-out or protocol error: the connection's state is unknown, drop it.
@@ -142,7 +142,7 @@ enum Fault {
     Broken(AdxlError),
 }
 
-fn from_io(remote: &str, e: io::Error) -> Fault {
+pub(super) fn from_io(remote: &str, e: io::Error) -> Fault {
     let err = io_status(remote, "transfer with", &e);
     if err.status == ADXL_FAILED { Fault::Broken(err) } else { Fault::Lost(err) }
 }
@@ -238,7 +238,7 @@ fn run_one(
 /// time-out between calls, and one already set that is at most a tenth (and a millisecond)
 /// longer is kept: a caller repeating the same time-out pays no system call per transfer, and
 /// a wait ends at most that much after the deadline.
-fn set_timeouts(conn: &mut Conn, remote: &str, deadline: Instant) -> Result<(), Fault> {
+pub(super) fn set_timeouts(conn: &mut Conn, remote: &str, deadline: Instant) -> Result<(), Fault> {
     let left = remaining(deadline, remote, "transfer with").map_err(Fault::Lost)?;
     let slack = left / 10 + Duration::from_millis(1);
     if conn.timeout.is_some_and(|t| t >= left && t <= left + slack) {
@@ -402,7 +402,7 @@ pub fn ping(link: &Link, deadline: Instant) -> Result<(), bool> {
 }
 
 /// The next frame that answers a request (announcements are skipped).
-fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
+pub(super) fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
     let remote = link.remote.as_str();
     loop {
         match conn.reader.frame(&conn.stream) {

@@ -2,20 +2,19 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::super::Core;
-use super::super::link::{Conn, Link, io_status, remaining, wire_status};
+use super::super::link::{Conn, Link, wire_status};
 use super::super::registry::Registered;
-use super::super::transfer::{Local, TransferOp};
+use super::super::transfer::{self, Local, TransferOp};
+use super::super::{Core, lock};
 use crate::adxl::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
 use crate::config::Transport;
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
-use crate::sys::span::RawSpan;
 use crate::sys::stream_io::{peer_closed, readable, send_all};
 use crate::sys::ucx::{Context, Endpoint, Item, MemMap, Op, RemoteKey, RunError};
 
@@ -24,11 +23,6 @@ use crate::sys::ucx::{Context, Endpoint, Item, MemMap, Op, RemoteKey, RunError};
 const PROGRESS_WAIT: Duration = Duration::from_millis(50);
 /// Room kept in a UCX_INFO frame for everything but the keys.
 const INFO_SLACK: usize = 4096;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section leaves its data consistent; a panic elsewhere does not poison it.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// UCX is compiled in: every transport can be asked for.
 pub fn check_built(_transport: Transport) -> AdxlResult<()> {
@@ -133,14 +127,24 @@ impl Running {
         }
     }
 
-    /// The mapping that holds every byte of a local span, if any.
-    fn mapping_of(&self, span: &RawSpan) -> Option<Arc<MemMap>> {
-        let (start, end) = (span.addr(), span.addr() + span.len());
+    /// The mapping that holds every byte of each local span; `None` if one has none.
+    fn mappings(&self, locals: &[Local]) -> Option<Vec<Arc<MemMap>>> {
         let maps = lock(&self.maps);
-        maps.range(..=(start, u64::MAX))
-            .rev()
-            .find(|((base, _), m)| end <= base + m.map.len())
-            .map(|(_, m)| m.map.clone())
+        let mut last: Option<(usize, usize, &Arc<MemMap>)> = None;
+        locals
+            .iter()
+            .map(|l| {
+                let (start, end) = (l.span.addr(), l.span.addr() + l.span.len());
+                // Descriptors of one call usually fall in one registration: try the last first.
+                if let Some((_, _, m)) = last.filter(|&(b, t, _)| b <= start && end <= t) {
+                    return Some(m.clone());
+                }
+                let ((base, _), m) =
+                    maps.range(..=(start, u64::MAX)).rev().find(|((b, _), m)| end <= b + m.map.len())?;
+                last = Some((*base, base + m.map.len(), &m.map));
+                Some(m.map.clone())
+            })
+            .collect()
     }
 
     /// The keys of the mapped regions, as many as fit one frame beside `worker`.
@@ -309,27 +313,12 @@ enum Fault {
     Conn(AdxlError, bool),
 }
 
-fn conn_fault(e: AdxlError) -> Fault {
-    let broken = e.status == ADXL_FAILED;
-    Fault::Conn(e, broken)
-}
-
-/// Bounds the connection's waits by what is left of `deadline`.
-fn bound(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(), Fault> {
-    let left = remaining(deadline, &link.remote, "transfer with").map_err(|e| Fault::Conn(e, false))?;
-    conn.timeout = None;
-    let io = |e: std::io::Error| conn_fault(io_status(&link.remote, "transfer with", &e));
-    conn.stream.set_read_timeout(Some(left)).map_err(io)?;
-    conn.stream.set_write_timeout(Some(left)).map_err(io)?;
-    conn.timeout = Some(left);
-    Ok(())
-}
-
-/// The next frame that is not an announcement (announcements are applied).
-fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
-    loop {
-        if let Some(m) = next_or_announcement(conn, link)? {
-            return Ok(m);
+/// A failed conversation of the TCP path's helpers.
+impl From<transfer::Fault> for Fault {
+    fn from(f: transfer::Fault) -> Fault {
+        match f {
+            transfer::Fault::Refused(e) | transfer::Fault::Lost(e) => Fault::Conn(e, false),
+            transfer::Fault::Broken(e) => Fault::Conn(e, true),
         }
     }
 }
@@ -339,7 +328,7 @@ fn drain(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(), Fault> {
     if !conn.reader.has_buffered() && !readable(&conn.stream) {
         return Ok(());
     }
-    bound(conn, link, deadline)?;
+    transfer::set_timeouts(conn, &link.remote, deadline)?;
     while conn.reader.has_buffered() || readable(&conn.stream) {
         let m = next_or_announcement(conn, link)?;
         if let Some(other) = m {
@@ -360,16 +349,20 @@ fn next_or_announcement(conn: &mut Conn, link: &Link) -> Result<Option<Message>,
             Ok(None)
         }
         Ok(m) => Ok(Some(m)),
-        Err(e) => Err(conn_fault(wire_status(&link.remote, "transfer with", e))),
+        Err(e) => {
+            let e = wire_status(&link.remote, "transfer with", e);
+            let broken = e.status == ADXL_FAILED;
+            Err(Fault::Conn(e, broken))
+        }
     }
 }
 
 /// UCX_QUERY on `conn`: the peer's worker address and keys.
 fn ask(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(Vec<u8>, Vec<UcxKey>), Fault> {
-    bound(conn, link, deadline)?;
+    transfer::set_timeouts(conn, &link.remote, deadline)?;
     send_all(&conn.stream, &Message::UcxQuery { id: 0 }.encode())
-        .map_err(|e| conn_fault(io_status(&link.remote, "transfer with", &e)))?;
-    match next(conn, link)? {
+        .map_err(|e| transfer::from_io(&link.remote, e))?;
+    match transfer::next(conn, link)? {
         Message::UcxInfo { id: 0, status: 0, worker, keys, .. } => Ok((worker, keys)),
         Message::UcxInfo { status, message, .. } => {
             Err(Fault::Refused(format!("the peer does not offer UCX ({status}: {message})")))
@@ -452,7 +445,7 @@ pub fn try_run(
         return None;
     }
     let running = core.ucx.running()?;
-    let maps: Vec<Arc<MemMap>> = locals.iter().map(|l| running.mapping_of(&l.span)).collect::<Option<_>>()?;
+    let maps = running.mappings(locals)?;
     let mut conn = match link.take(core, deadline) {
         Ok(c) => c,
         Err(e) => return Some(Err(e)),
