@@ -12,13 +12,8 @@
 set -euo pipefail
 
 build=$(CDPATH= cd -- "$1" >/dev/null && pwd) version=$2
-here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." >/dev/null && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-prefix=$work/toolkit
-pass=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-fail() { echo "not ok - $*" >&2; exit 1; }
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname -- "$0")/../lib.sh"
 
 "$here/scripts/install.sh" "$prefix" "$prefix" "$build" "$version" >/dev/null
 

@@ -17,14 +17,9 @@ build=$(CDPATH= cd -- "$1" >/dev/null && pwd) version=$2
 shift 2
 modes=("$@")
 [ ${#modes[@]} -gt 0 ] || modes=(asan valgrind)
-here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." >/dev/null && pwd)
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname -- "$0")/../lib.sh"
 supp=$here/tests/sanitizers
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-prefix=$work/toolkit
-pass=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-fail() { echo "not ok - $*" >&2; exit 1; }
 # quiet CMD...: runs CMD; if it fails, shows its output and any sanitizer or valgrind report.
 quiet() {
     "$@" >"$work/out.log" 2>&1 && return

@@ -12,16 +12,11 @@
 set -euo pipefail
 
 version=$1
-here=$(CDPATH= cd -- "$(dirname -- "$0")/../.." >/dev/null && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-prefix=$work/toolkit
+# shellcheck source=SCRIPTDIR/../lib.sh
+source "$(dirname -- "$0")/../lib.sh"
 # A target directory of its own: the default release build (used by test-install and
 # test-sanitizers, maybe at the same time under make -j) must not be replaced by this one.
 target=${CARGO_TARGET_DIR:-$here/target}/ucx
-pass=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-fail() { echo "not ok - $*" >&2; exit 1; }
 quiet() { "$@" >"$work/out.log" 2>&1 || { cat "$work/out.log" >&2; fail "$*"; }; }
 
 pkg-config --exists ucx || fail "UCX is not installed (libucx-dev): pkg-config finds no ucx"
