@@ -37,7 +37,8 @@
 //!   memory: `ACL_ERROR_RT_MEMORY_ALLOCATION` (207001).
 //! - free: NULL is 100000; anything but the start of a live allocation of the right kind is
 //!   107000, saying why (unknown, interior, already freed, host memory to `aclrtFree`, device
-//!   memory to `aclrtFreeHost`, imported IPC memory).
+//!   memory to `aclrtFreeHost`, imported IPC memory, live or already closed: the vendor leaves
+//!   that case undocumented, and the message says to use `aclrtIpcMemClose`).
 //! - copy: a kind outside 0..=7, `count > destMax`, overlapping ranges, a device end (as the
 //!   kind says, or for `ACL_MEMCPY_DEFAULT` as the registry says) that is not wholly inside one
 //!   live device allocation, or a host end touching device memory: 107000. NULL `dst`/`src`

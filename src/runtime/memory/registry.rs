@@ -22,6 +22,9 @@ pub struct Freed {
     pub start: usize,
     pub len: usize,
     pub placement: Placement,
+    /// An import closed with `aclrtIpcMemClose` is not this process's to free: errors about it
+    /// must not call a later `aclrtFree` of it a double free.
+    pub origin: Origin,
 }
 
 /// What backs an allocation, for exporting it to another process.
@@ -126,6 +129,10 @@ impl Registry {
         let mut inner = self.lock();
         let Some(alloc) = containing(&inner.live, addr) else {
             return Err(invalid(match freed_at(&inner.freed, addr) {
+                Some(f) if f.origin == Origin::Imported => format!(
+                    "{addr:#x} was IPC memory imported with aclrtIpcMemImportByKey and already released \
+                     with aclrtIpcMemClose; this process never allocated it, so there is nothing to free"
+                ),
                 Some(f) if f.start == addr => format!("{addr:#x} was already freed (double free)"),
                 Some(f) => {
                     format!("{addr:#x} lies in memory that was already freed (allocation at {:#x})", f.start)
@@ -133,16 +140,18 @@ impl Registry {
                 None => format!("{addr:#x} is not an address returned by {from}"),
             }));
         };
+        if alloc.origin == Origin::Imported {
+            return Err(invalid(format!(
+                "{addr:#x} is IPC memory imported with aclrtIpcMemImportByKey (mapped at {:#x}), not \
+                 an allocation of this process: release it with aclrtIpcMemClose(key), not {api}",
+                alloc.start
+            )));
+        }
         if alloc.start != addr {
             return Err(invalid(format!(
                 "{addr:#x} points {} bytes into the allocation at {:#x}; pass the address {from} returned",
                 addr - alloc.start,
                 alloc.start
-            )));
-        }
-        if alloc.origin == Origin::Imported {
-            return Err(invalid(format!(
-                "{addr:#x} is imported IPC memory; release it with aclrtIpcMemClose"
             )));
         }
         match (kind, alloc.placement) {
@@ -305,6 +314,11 @@ fn remove(inner: &mut Inner, start: usize) -> Arc<Allocation> {
     if inner.freed.len() == FREED_MEMORY {
         inner.freed.pop_front();
     }
-    inner.freed.push_back(Freed { start: alloc.start, len: alloc.len, placement: alloc.placement });
+    inner.freed.push_back(Freed {
+        start: alloc.start,
+        len: alloc.len,
+        placement: alloc.placement,
+        origin: alloc.origin,
+    });
     alloc
 }

@@ -136,12 +136,20 @@ fn imports_are_device_memory_that_only_close_releases() {
     assert_eq!(alloc_at(&reg, addr).placement, Placement::Device(6));
     assert_eq!(reg.usage(6), 0, "imports do not count against capacity");
     assert!(reg.backing(addr + 1).unwrap().imported);
-    let e = reg.free(addr, AllocKind::Device).unwrap_err();
-    assert!(e.message.contains("aclrtIpcMemClose"), "{}", e.message);
+    for (at, kind) in [(addr, AllocKind::Device), (addr + 8, AllocKind::Device), (addr, AllocKind::Host)] {
+        let e = reg.free(at, kind).unwrap_err();
+        assert_eq!(e.code, ACL_ERROR_RT_PARAM_INVALID);
+        assert!(e.message.contains("imported with aclrtIpcMemImportByKey"), "{}", e.message);
+        assert!(e.message.contains("release it with aclrtIpcMemClose"), "{}", e.message);
+    }
     assert_eq!(reg.release_device(6), 0, "a device reset leaves imports to the IPC layer");
     assert_eq!(reg.close_import(addr + 1).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
     reg.close_import(addr).unwrap();
     assert_eq!(reg.close_import(addr).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+    let e = reg.free(addr, AllocKind::Device).unwrap_err();
+    assert_eq!(e.code, ACL_ERROR_RT_PARAM_INVALID);
+    assert!(!e.message.contains("double free"), "a closed import was never ours to free: {}", e.message);
+    assert!(e.message.contains("already released with aclrtIpcMemClose"), "{}", e.message);
     let short = MemFd::create("ascendless-test-short", page_size()).unwrap();
     assert_eq!(reg.register_import(6, short, 0, len, false).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
 }
