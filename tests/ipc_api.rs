@@ -74,6 +74,12 @@ fn child_main() {
                 format!("{}", if rc == 0 { aclrtSynchronizeStream(stream) } else { rc })
             }
             ["wait_imported"] => format!("{}", aclrtWaitAndResetNotify(notify, stream, 1)),
+            ["write", value] => {
+                let data = vec![value.parse::<u8>().unwrap(); SIZE];
+                // SAFETY: `data` outlives the synchronous copy.
+                format!("{}", unsafe { aclrtMemcpy(mem, SIZE, data.as_ptr().cast(), SIZE, 1) })
+            }
+            ["forge"] => format!("0 {}", forge_every_cell()),
             ["peer_status", dev, peer] => {
                 let mut v = -1;
                 // SAFETY: valid out-pointer.
@@ -102,6 +108,12 @@ fn child_main() {
                 };
                 format!("{rc} {}", key_text(&buf))
             }
+            ["destroy_notify"] => format!("{}", aclrtDestroyNotify(notify)),
+            ["close_mem"] => {
+                let k = CString::new(mem_key.as_str()).unwrap();
+                // SAFETY: a C string.
+                format!("{}", unsafe { aclrtIpcMemClose(k.as_ptr()) })
+            }
             ["close"] => {
                 let k = CString::new(mem_key.as_str()).unwrap();
                 // SAFETY: a C string.
@@ -114,6 +126,38 @@ fn child_main() {
         };
         writeln!(out.lock(), "{reply}").unwrap();
     }
+}
+
+/// What a hostile importer can do with what it was handed: map every memory file it holds, in
+/// full, and add a record to every notify cell it finds there. Returns how many files it mapped.
+fn forge_every_cell() -> usize {
+    use ascendless::sys::mapping::Mapping;
+    use ascendless::sys::memfd::MemFd;
+    use std::os::fd::{BorrowedFd, RawFd};
+    let mut mapped = 0;
+    for entry in std::fs::read_dir("/proc/self/fd").unwrap().filter_map(Result::ok) {
+        let Ok(fd) = entry.file_name().to_string_lossy().parse::<RawFd>() else { continue };
+        let is_memfd =
+            std::fs::read_link(entry.path()).is_ok_and(|t| t.to_string_lossy().starts_with("/memfd:"));
+        if !is_memfd {
+            continue;
+        }
+        // SAFETY: the descriptor is open (listed just now) and only duplicated here.
+        let Ok(dup) = unsafe { BorrowedFd::borrow_raw(fd) }.try_clone_to_owned() else { continue };
+        let file = MemFd::from(dup);
+        let size = file.size().unwrap() as usize;
+        if size == 0 || size > SIZE {
+            continue;
+        }
+        let map = Mapping::shared_rw(&file, size, 0).unwrap();
+        for at in (0..size).step_by(64) {
+            let word = map.atomic_u32(at).unwrap();
+            word.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            ascendless::sys::futex::wake(word, u32::MAX);
+        }
+        mapped += 1;
+    }
+    mapped
 }
 
 #[test]
@@ -385,6 +429,26 @@ fn export_rules() {
     .unwrap();
 }
 
+/// Polls `cond` for up to 3 s (the broker sees a death within milliseconds).
+fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !cond() {
+        assert!(Instant::now() < deadline, "not within 3 s: {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Live imports of `key` as this (exporting) process's broker counts them.
+fn importers(key: &str) -> usize {
+    ascendless::ipc::importers(&key.parse().unwrap())
+}
+
+/// Queues a wait on the owner's notify and synchronises: the wait's code.
+fn wait(o: &Owner, timeout_s: u32) -> i32 {
+    assert_eq!(aclrtWaitAndResetNotify(o.notify, o.stream, timeout_s), ACL_SUCCESS);
+    aclrtSynchronizeStreamWithTimeout(o.stream, 20_000)
+}
+
 #[test]
 fn a_killed_importer_ends_a_wait_without_limit() {
     std::thread::spawn(|| {
@@ -402,6 +466,187 @@ fn a_killed_importer_ends_a_wait_without_limit() {
             .map(|d| d.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
             .unwrap_or_default();
         assert!(!leftovers.iter().any(|n: &String| n.contains("ascendless")), "{leftovers:?}");
+        o.release(true);
+    })
+    .join()
+    .unwrap();
+}
+
+/// Owner, an importer that is killed, and an importer that records after the kill: the death
+/// ends no wait while another importer lives, and a wait with a time-out never ends early.
+fn a_death_spares_the_other_importers(validate: bool) {
+    let o = owner();
+    let mut doomed = Peer::start(&[]);
+    let mut survivor = Peer::start(&[]);
+    let nkey = export_notify(o.notify, if validate { 0 } else { 2 });
+    if validate {
+        let mut pids = [doomed.pid(), survivor.pid()];
+        // SAFETY: two readable pids.
+        assert_eq!(unsafe { aclrtNotifySetImportPid(o.notify, pids.as_mut_ptr(), 2) }, ACL_SUCCESS);
+    }
+    for p in [&mut doomed, &mut survivor] {
+        assert_eq!(p.code(&format!("import_notify {nkey} 0")), ACL_SUCCESS);
+    }
+    // A wait with a time-out, queued before the kill, is released by the survivor after it.
+    assert_eq!(aclrtWaitAndResetNotify(o.notify, o.stream, 10), ACL_SUCCESS);
+    doomed.kill();
+    eventually("the broker saw the death", || importers(&nkey) == 1);
+    assert_eq!(survivor.code("record"), ACL_SUCCESS);
+    assert_eq!(aclrtSynchronizeStreamWithTimeout(o.stream, 20_000), ACL_SUCCESS);
+    // A wait without limit goes on while the survivor lives, and its record ends it.
+    assert_eq!(aclrtWaitAndResetNotify(o.notify, o.stream, 0), ACL_SUCCESS);
+    assert_eq!(
+        aclrtSynchronizeStreamWithTimeout(o.stream, 200),
+        ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+        "a live importer keeps the wait armed"
+    );
+    assert_eq!(survivor.code("record"), ACL_SUCCESS);
+    assert_eq!(aclrtSynchronizeStreamWithTimeout(o.stream, 20_000), ACL_SUCCESS);
+    // No record: a wait with a time-out ends with its time-out, not with the death.
+    assert_eq!(wait(&o, 1), ACL_ERROR_RT_TASK_TIMEOUT);
+    // Once the survivor dies too, nobody who imported is alive: a wait without limit ends...
+    survivor.kill();
+    eventually("the broker saw the second death", || importers(&nkey) == 0);
+    let started = Instant::now();
+    assert_eq!(wait(&o, 0), ACL_ERROR_RT_IPC_ERROR);
+    assert!(started.elapsed() < Duration::from_secs(1), "{:?}", started.elapsed());
+    // ... but a wait with a time-out still only ends with its time-out or a record.
+    let started = Instant::now();
+    assert_eq!(wait(&o, 1), ACL_ERROR_RT_TASK_TIMEOUT);
+    assert!(started.elapsed() >= Duration::from_millis(900), "{:?}", started.elapsed());
+    // The owner's own records release waits, with and without limit.
+    for timeout in [0, 5] {
+        assert_eq!(aclrtRecordNotify(o.notify, o.stream), ACL_SUCCESS);
+        assert_eq!(wait(&o, timeout), ACL_SUCCESS, "timeout {timeout}");
+    }
+    o.release(true);
+}
+
+#[test]
+fn a_killed_importer_spares_the_other_importers_with_pid_validation() {
+    std::thread::spawn(|| a_death_spares_the_other_importers(true)).join().unwrap();
+}
+
+#[test]
+fn a_killed_importer_spares_the_other_importers_without_pid_validation() {
+    std::thread::spawn(|| a_death_spares_the_other_importers(false)).join().unwrap();
+}
+
+#[test]
+fn a_restarted_importer_rearms_the_notify() {
+    std::thread::spawn(|| {
+        let o = owner();
+        let nkey = export_notify(o.notify, 0);
+        let start = |o: &Owner| {
+            let mut p = Peer::start(&[]);
+            let mut pid = p.pid();
+            // SAFETY: one readable pid.
+            assert_eq!(unsafe { aclrtNotifySetImportPid(o.notify, &mut pid, 1) }, ACL_SUCCESS);
+            assert_eq!(p.code(&format!("import_notify {nkey} 0")), ACL_SUCCESS);
+            p
+        };
+        let mut worker = start(&o);
+        worker.kill();
+        eventually("the broker saw the death", || importers(&nkey) == 0);
+        assert_eq!(wait(&o, 0), ACL_ERROR_RT_IPC_ERROR, "orphaned: a wait without limit would hang");
+        // The worker restarts and imports again: the notify is armed again, for every kind of wait.
+        let mut restarted = start(&o);
+        for timeout in [0, 10] {
+            assert_eq!(aclrtWaitAndResetNotify(o.notify, o.stream, timeout), ACL_SUCCESS);
+            std::thread::sleep(Duration::from_millis(50));
+            assert_eq!(restarted.code("record"), ACL_SUCCESS);
+            assert_eq!(aclrtSynchronizeStreamWithTimeout(o.stream, 20_000), ACL_SUCCESS, "timeout {timeout}");
+        }
+        // It lets go normally: that is not a death, the earlier one was forgotten.
+        assert_eq!(restarted.code("destroy_notify"), ACL_SUCCESS);
+        restarted.finish();
+        eventually("the release was seen", || importers(&nkey) == 0);
+        assert_eq!(aclrtWaitAndResetNotify(o.notify, o.stream, 0), ACL_SUCCESS);
+        assert_eq!(
+            aclrtSynchronizeStreamWithTimeout(o.stream, 200),
+            ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
+            "nobody died since the last import"
+        );
+        // The owner records from another stream (this one is blocked by the wait).
+        let mut other = null_mut();
+        // SAFETY: a valid out-pointer.
+        assert_eq!(unsafe { aclrtCreateStream(&mut other) }, ACL_SUCCESS);
+        assert_eq!(aclrtRecordNotify(o.notify, other), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeStreamWithTimeout(o.stream, 20_000), ACL_SUCCESS);
+        assert_eq!(aclrtDestroyStream(other), ACL_SUCCESS);
+        o.release(true);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn a_killed_memory_importer_changes_nothing_for_the_others() {
+    std::thread::spawn(|| {
+        let o = owner();
+        let mkey = export_mem(o.mem, 1);
+        let mut doomed = Peer::start(&[]);
+        let mut survivor = Peer::start(&[]);
+        for p in [&mut doomed, &mut survivor] {
+            assert_eq!(p.code(&format!("import_mem {mkey} 0")), ACL_SUCCESS);
+        }
+        assert_eq!(doomed.code("write 5"), ACL_SUCCESS);
+        doomed.kill();
+        eventually("the broker saw the death", || importers(&mkey) == 1);
+        assert_eq!(read_byte(&o), 5, "what the dead importer wrote stays");
+        assert_eq!(survivor.code("write 6"), ACL_SUCCESS);
+        assert_eq!(read_byte(&o), 6, "the survivor still shares the pages");
+        // A new importer still may import, and its close is an ordinary release.
+        let mut late = Peer::start(&[]);
+        assert_eq!(late.code(&format!("import_mem {mkey} 0")), ACL_SUCCESS);
+        assert_eq!(late.code("write 7"), ACL_SUCCESS);
+        assert_eq!(read_byte(&o), 7);
+        for p in [late, survivor] {
+            let mut p = p;
+            assert_eq!(p.code("close_mem"), ACL_SUCCESS);
+            p.finish();
+        }
+        eventually("the releases were seen", || importers(&mkey) == 0);
+        let k = CString::new(mkey).unwrap();
+        // SAFETY: a C string.
+        assert_eq!(unsafe { aclrtIpcMemClose(k.as_ptr()) }, ACL_SUCCESS);
+        o.release(true);
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn an_importer_reaches_only_the_notify_it_was_granted() {
+    std::thread::spawn(|| {
+        let o = owner();
+        // Neighbours of the exported notify: one never exported, one exported to someone else.
+        let (mut private, mut other) = (null_mut(), null_mut());
+        // SAFETY: valid out-pointers.
+        unsafe {
+            assert_eq!(aclrtCreateNotify(&mut private, 0), ACL_SUCCESS);
+            assert_eq!(aclrtCreateNotify(&mut other, 0), ACL_SUCCESS);
+        }
+        let granted = export_notify(o.notify, 0);
+        let _not_granted = export_notify(other, 0);
+        let mut hostile = Peer::start(&[]);
+        let mut pid = hostile.pid();
+        // SAFETY: one readable pid.
+        assert_eq!(unsafe { aclrtNotifySetImportPid(o.notify, &mut pid, 1) }, ACL_SUCCESS);
+        assert_eq!(hostile.code(&format!("import_notify {granted} 0")), ACL_SUCCESS);
+        let words = hostile.ask("forge");
+        assert!(words[1].parse::<usize>().unwrap() >= 1, "the importer mapped what it was given: {words:?}");
+        assert_eq!(wait(&o, 5), ACL_SUCCESS, "the granted notify is reachable, as it should be");
+        for (name, n) in [("never exported", private), ("exported to another", other)] {
+            assert_eq!(aclrtWaitAndResetNotify(n, o.stream, 1), ACL_SUCCESS);
+            assert_eq!(
+                aclrtSynchronizeStreamWithTimeout(o.stream, 20_000),
+                ACL_ERROR_RT_TASK_TIMEOUT,
+                "the {name} notify got a forged record"
+            );
+            assert_eq!(aclrtDestroyNotify(n), ACL_SUCCESS);
+        }
+        hostile.finish();
         o.release(true);
     })
     .join()

@@ -16,7 +16,7 @@ use ascendless::error::rt_codes::{
     ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID,
 };
 use ascendless::ipc::wire::{Reply, Status};
-use ascendless::ipc::{self, ExportKind, Key, Offer};
+use ascendless::ipc::{self, ExportKind, Importers, Key, Offer};
 use ascendless::sys::futex;
 use ascendless::sys::mapping::Mapping;
 use ascendless::sys::memfd::MemFd;
@@ -78,7 +78,7 @@ fn child() {
         }
         "export-wait" => {
             let fd = Arc::new(MemFd::create("ascendless-ipc-test", 2 * PAGE).unwrap());
-            let key = ipc::export(offer(fd, false, None)).unwrap();
+            let key = ipc::export(offer(fd, false, Arc::default())).unwrap();
             say(&format!("KEY {key}"));
             stdin.read_line(&mut line).unwrap();
         }
@@ -177,7 +177,7 @@ impl Drop for Proc {
     }
 }
 
-fn offer(fd: Arc<MemFd>, validate_pid: bool, lost: Option<mpsc::Sender<u32>>) -> Offer {
+fn offer(fd: Arc<MemFd>, validate_pid: bool, importers: Arc<Importers>) -> Offer {
     Offer {
         kind: ExportKind::Memory,
         fd,
@@ -186,19 +186,15 @@ fn offer(fd: Arc<MemFd>, validate_pid: bool, lost: Option<mpsc::Sender<u32>>) ->
         device: 1,
         notify_id: 0,
         validate_pid,
-        on_importer_lost: lost.map(|tx| {
-            Box::new(move |pid| {
-                let _ = tx.send(pid);
-            }) as _
-        }),
+        importers,
     }
 }
 
-fn exported(validate_pid: bool) -> (Key, Arc<MemFd>, mpsc::Receiver<u32>) {
+fn exported(validate_pid: bool) -> (Key, Arc<MemFd>, Arc<Importers>) {
     let fd = Arc::new(MemFd::create("ascendless-ipc-test", 2 * PAGE).unwrap());
-    let (tx, rx) = mpsc::channel();
-    let key = ipc::export(offer(Arc::clone(&fd), validate_pid, Some(tx))).unwrap();
-    (key, fd, rx)
+    let importers = Arc::new(Importers::default());
+    let key = ipc::export(offer(Arc::clone(&fd), validate_pid, Arc::clone(&importers))).unwrap();
+    (key, fd, importers)
 }
 
 fn eventually(what: &str, mut cond: impl FnMut() -> bool) {
@@ -221,7 +217,7 @@ fn import_in_child(key: &Key, before: impl FnOnce(u32)) -> String {
 
 #[test]
 fn a_child_sees_the_exported_pages_and_its_writes_and_wakes_cross_back() {
-    let (key, fd, lost) = exported(true);
+    let (key, fd, importers) = exported(true);
     let map = Arc::new(Mapping::shared_rw(&fd, 2 * PAGE, 0).unwrap());
     Mapping::span(&map, PAGE + PARENT_TEXT, 12).unwrap().write_slice(b"parent bytes");
     let mut child = Proc::spawn("import-share");
@@ -245,7 +241,7 @@ fn a_child_sees_the_exported_pages_and_its_writes_and_wakes_cross_back() {
     child.expect("RELEASED");
     eventually("the release is seen", || ipc::importers(&key) == 0);
     assert!(child.finish().success());
-    assert_eq!(lost.recv_timeout(Duration::from_millis(100)), Err(mpsc::RecvTimeoutError::Timeout));
+    assert!(!importers.orphaned(), "a release is not a death");
 }
 
 #[test]
@@ -305,15 +301,20 @@ fn keys_of_an_exporter_that_exited_are_ipc_errors_and_links_see_it_go() {
 
 #[test]
 fn an_importer_killed_with_sigkill_is_reported_within_a_second() {
-    let (key, _fd, lost) = exported(false);
+    let (key, _fd, importers) = exported(false);
     let mut child = Proc::spawn("import-hold");
     child.send(&key.to_string());
     child.expect("IMPORTED");
     assert_eq!(ipc::importers(&key), 1);
-    let pid = child.pid();
     child.child.kill().unwrap(); // SIGKILL: no destructor runs, no release is sent
-    assert_eq!(lost.recv_timeout(Duration::from_secs(1)), Ok(pid));
-    assert_eq!(ipc::importers(&key), 0);
+    eventually("the death is seen", || importers.orphaned());
+    assert_eq!((ipc::importers(&key), importers.live()), (0, 0));
+    // A new importer re-arms the export.
+    let again = ipc::import(&key.to_string(), T).unwrap();
+    assert!(!importers.orphaned() && importers.live() == 1);
+    drop(again);
+    eventually("the release is seen", || importers.live() == 0);
+    assert!(!importers.orphaned(), "the death was forgotten by the new import");
 }
 
 #[test]
@@ -356,7 +357,7 @@ fn silent_and_garbage_clients_do_not_stop_imports() {
 fn oversized_requests_and_requests_carrying_descriptors_are_dropped_unanswered() {
     use ascendless::ipc::wire::Request;
     use std::os::fd::AsFd;
-    let (key, fd, lost) = exported(false);
+    let (key, fd, importers) = exported(false);
     let name = key.broker_name();
     let request = Request::Import(key).encode();
     let oversized = Conn::connect(&name, T).unwrap();
@@ -370,7 +371,7 @@ fn oversized_requests_and_requests_carrying_descriptors_are_dropped_unanswered()
         assert!(conn.recv(&mut buf, 1).unwrap().is_none(), "closed without an answer (and no import)");
     }
     assert_eq!(ipc::importers(&key), 0);
-    assert!(lost.try_recv().is_err(), "nothing was imported, so nothing is lost");
+    assert!(!importers.orphaned(), "nothing was imported, so nothing is lost");
     // The broker goes on.
     assert!(ipc::import(&key.to_string(), T).is_ok());
 }

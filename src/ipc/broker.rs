@@ -14,9 +14,7 @@
 //!   unanswered);
 //! - garbage gets a refusal and a close; at most [`MAX_LINKS`] imports are live at once;
 //! - a failing `accept` (out of descriptors) pauses accepting briefly instead of spinning;
-//! - a panic (a bug, or in a callback) is caught and logged, and the loop goes on.
-//!
-//! The `on_importer_lost` callbacks run on this thread, outside every lock.
+//! - a panic (a bug) is caught and logged, and the loop goes on.
 
 use std::collections::VecDeque;
 use std::os::fd::AsFd;
@@ -250,20 +248,14 @@ impl Serve {
         }
     }
 
-    fn close_link(&self, link: Link, lost: bool) {
+    fn close_link(&self, link: Link, died: bool) {
         let key = Key::new(self.broker.pid, self.broker.token, link.secret);
-        let callback = self.broker.exports().link_closed(link.secret, lost);
+        self.broker.exports().link_closed(link.secret, died);
         drop(link.conn);
-        if !lost {
+        if died {
+            log::warn!(target: TARGET, "IPC import of {key:?}: process {} ended without releasing it", link.pid);
+        } else {
             log::debug!(target: TARGET, "IPC import of {key:?} by process {} released", link.pid);
-            return;
-        }
-        log::warn!(target: TARGET, "IPC import of {key:?}: process {} ended without releasing it", link.pid);
-        if let Some(callback) = callback {
-            let pid = u32::try_from(link.pid).unwrap_or(0);
-            if catch_unwind(AssertUnwindSafe(|| callback(pid))).is_err() {
-                log::error!(target: TARGET, "IPC broker: the lost-importer callback of {key:?} panicked");
-            }
         }
     }
 

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
 use super::wire::{Reply, Status};
-use super::{ExportKind, Offer, param_invalid};
+use super::{ExportKind, Importers, Offer, param_invalid};
 use crate::error::AclResult;
 use crate::sys::memfd::MemFd;
 use crate::sys::socket::PeerCredentials;
@@ -13,9 +13,6 @@ use crate::sys::socket::PeerCredentials;
 /// How many withdrawn secrets are remembered, so that importing one says "revoked" rather than
 /// "unknown" (bounded, like the memory registry's freed ranges).
 const RETIRED_REMEMBERED: usize = 4096;
-
-/// A callback shared between the table and the broker thread that runs it.
-pub(super) type LostCallback = Arc<dyn Fn(u32) + Send + Sync>;
 
 struct Entry {
     kind: ExportKind,
@@ -27,13 +24,12 @@ struct Entry {
     notify_id: u32,
     validate_pid: bool,
     allowed: HashSet<i32>,
-    links: usize,
-    on_lost: Option<LostCallback>,
+    importers: Arc<Importers>,
 }
 
 /// What the broker should answer an import request with.
 pub(super) enum Decision {
-    /// Send the reply with this descriptor. The import is already counted as a live link:
+    /// Send the reply with this descriptor. The import is already counted as a live import:
     /// call [`Exports::link_closed`] if it cannot be delivered.
     Grant(Arc<MemFd>, Reply),
     Refuse(Status),
@@ -64,8 +60,7 @@ impl Exports {
             notify_id: offer.notify_id,
             validate_pid: offer.validate_pid,
             allowed: HashSet::new(),
-            links: 0,
-            on_lost: offer.on_importer_lost.map(Arc::from),
+            importers: offer.importers,
         };
         self.live.insert(secret, entry);
     }
@@ -84,7 +79,7 @@ impl Exports {
         let mut entry = self.live.remove(&secret).ok_or_else(|| self.not_exported(secret))?;
         entry.fd = None;
         entry.allowed.clear();
-        if entry.links > 0 {
+        if entry.importers.live() > 0 {
             self.revoked.insert(secret, entry);
         }
         self.retire(secret);
@@ -93,7 +88,7 @@ impl Exports {
 
     /// Live import links of `secret` (revoked exports included).
     pub fn links(&self, secret: u128) -> usize {
-        self.live.get(&secret).or_else(|| self.revoked.get(&secret)).map_or(0, |e| e.links)
+        self.live.get(&secret).or_else(|| self.revoked.get(&secret)).map_or(0, |e| e.importers.live())
     }
 
     /// The verdict on a request for `secret` from `peer`; `own_uid` is the exporter's user.
@@ -114,7 +109,7 @@ impl Exports {
         let Some(fd) = entry.fd.clone() else {
             return Decision::Refuse(Status::Revoked);
         };
-        entry.links += 1;
+        entry.importers.joined();
         let reply = Reply {
             status: Status::Ok,
             kind: Some(entry.kind),
@@ -126,19 +121,20 @@ impl Exports {
         Decision::Grant(fd, reply)
     }
 
-    /// An import link of `secret` ended; `lost` when the importer died rather than released.
-    /// Returns the callback to run (outside the table's lock) for a lost importer.
-    pub fn link_closed(&mut self, secret: u128, lost: bool) -> Option<LostCallback> {
-        let (entry, revoked) = match self.live.get_mut(&secret) {
+    /// An import link of `secret` ended; `died` when the importer's process ended without
+    /// releasing it.
+    pub fn link_closed(&mut self, secret: u128, died: bool) {
+        let (entry, revoked) = match self.live.get(&secret) {
             Some(e) => (e, false),
-            None => (self.revoked.get_mut(&secret)?, true),
+            None => match self.revoked.get(&secret) {
+                Some(e) => (e, true),
+                None => return,
+            },
         };
-        entry.links = entry.links.saturating_sub(1);
-        let callback = if lost { entry.on_lost.clone() } else { None };
-        if revoked && entry.links == 0 {
+        entry.importers.left(died);
+        if revoked && entry.importers.live() == 0 {
             self.revoked.remove(&secret);
         }
-        callback
     }
 
     fn retire(&mut self, secret: u128) {
@@ -160,9 +156,7 @@ impl Exports {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
-
-    fn offer(validate_pid: bool, lost: Option<Arc<Mutex<Vec<u32>>>>) -> Offer {
+    fn offer(validate_pid: bool, importers: Arc<Importers>) -> Offer {
         Offer {
             kind: ExportKind::Memory,
             fd: Arc::new(MemFd::create("ascendless-test", 4096).unwrap()),
@@ -171,7 +165,7 @@ mod tests {
             device: 3,
             notify_id: 0,
             validate_pid,
-            on_importer_lost: lost.map(|seen| Box::new(move |pid| seen.lock().unwrap().push(pid)) as _),
+            importers,
         }
     }
 
@@ -189,7 +183,7 @@ mod tests {
     #[test]
     fn the_whitelist_decides_when_pids_are_validated() {
         let mut t = Exports::default();
-        t.insert(1, offer(true, None));
+        t.insert(1, offer(true, Arc::default()));
         assert_eq!(refused(t.decide(1, peer(100, 5), 5)), Some(Status::NotPermitted));
         t.allow(1, &[100, 101]).unwrap();
         let Decision::Grant(_, reply) = t.decide(1, peer(100, 5), 5) else { panic!("refused") };
@@ -203,7 +197,7 @@ mod tests {
     #[test]
     fn without_validation_only_the_same_user_or_root_may_import() {
         let mut t = Exports::default();
-        t.insert(1, offer(false, None));
+        t.insert(1, offer(false, Arc::default()));
         assert!(refused(t.decide(1, peer(100, 5), 5)).is_none());
         assert!(refused(t.decide(1, peer(100, 0), 5)).is_none());
         assert_eq!(refused(t.decide(1, peer(100, 6), 5)), Some(Status::OtherUser));
@@ -212,7 +206,7 @@ mod tests {
     #[test]
     fn unknown_and_revoked_keys_are_told_apart() {
         let mut t = Exports::default();
-        t.insert(1, offer(false, None));
+        t.insert(1, offer(false, Arc::default()));
         assert_eq!(refused(t.decide(2, peer(100, 5), 5)), Some(Status::UnknownKey));
         t.revoke(1).unwrap();
         assert_eq!(refused(t.decide(1, peer(100, 5), 5)), Some(Status::Revoked));
@@ -223,27 +217,29 @@ mod tests {
     }
 
     #[test]
-    fn revoked_exports_keep_counting_their_links_and_reporting_losses() {
-        let seen = Arc::new(Mutex::new(Vec::new()));
+    fn revoked_exports_keep_counting_their_importers_and_their_deaths() {
+        let importers = Arc::new(Importers::default());
         let mut t = Exports::default();
-        t.insert(1, offer(false, Some(Arc::clone(&seen))));
+        t.insert(1, offer(false, Arc::clone(&importers)));
         assert!(refused(t.decide(1, peer(100, 5), 5)).is_none());
         assert!(refused(t.decide(1, peer(101, 5), 5)).is_none());
         t.revoke(1).unwrap();
-        assert_eq!(t.links(1), 2);
-        assert!(t.link_closed(1, false).is_none(), "a release runs no callback");
-        t.link_closed(1, true).expect("a lost importer runs the callback")(101);
-        assert_eq!(*seen.lock().unwrap(), [101]);
+        assert_eq!((t.links(1), importers.live()), (2, 2));
+        t.link_closed(1, true);
+        assert!(!importers.orphaned(), "one importer is still alive");
+        t.link_closed(1, false);
+        assert!(importers.orphaned(), "an importer died and nobody is left");
         assert_eq!(t.links(1), 0);
         assert!(t.revoked.is_empty(), "the last link let go of the revoked entry");
-        assert!(t.link_closed(1, true).is_none());
+        t.link_closed(1, true);
+        assert_eq!(importers.live(), 0);
     }
 
     #[test]
     fn retired_secrets_are_bounded() {
         let mut t = Exports::default();
         for s in 0..(RETIRED_REMEMBERED as u128 + 10) {
-            t.insert(s, offer(false, None));
+            t.insert(s, offer(false, Arc::default()));
             t.revoke(s).unwrap();
         }
         assert_eq!(t.retired.len(), RETIRED_REMEMBERED);

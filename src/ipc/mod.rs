@@ -13,7 +13,8 @@
 //!   importer maps the very same pages, no copy;
 //! - keeps the connection open as the import's *lifeline*: an importer that lets go normally
 //!   says "release" first ([`ImportLink`]'s drop); a connection that closes without it means
-//!   the importer died, and the export's `on_importer_lost` callback learns its pid.
+//!   the importer died. The export's [`Importers`] count both, and are *orphaned* while an
+//!   importer has died and none is left (until the next import).
 //!
 //! The exporter's death closes the broker's socket: later imports fail with
 //! `ACL_ERROR_RT_IPC_ERROR`, and live importers see it on their link
@@ -36,10 +37,10 @@
 mod broker;
 mod exports;
 mod import;
+mod importers;
 pub mod key;
 pub mod wire;
 
-use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -51,6 +52,7 @@ use crate::error::rt_codes::{
 use crate::sys::memfd::MemFd;
 
 pub use import::{ImportLink, Imported};
+pub use importers::Importers;
 pub use key::{KEY_MAX_LEN, Key};
 
 /// What an export is; the importer gets it back to check it imported what it expected.
@@ -60,10 +62,7 @@ pub enum ExportKind {
     Memory,
 }
 
-/// Called with the pid of an importer whose process ended without releasing its import. It
-/// runs on the broker thread: it must return quickly and must not block.
-pub type LostImporter = Box<dyn Fn(u32) + Send + Sync>;
-
+#[derive(Debug)]
 /// What to export: `len` bytes at `offset` of `fd`, described as `kind` on `device` (and, for a
 /// notify, its id).
 pub struct Offer {
@@ -76,22 +75,8 @@ pub struct Offer {
     /// Only whitelisted pids may import ([`allow_pids`]); when false, any process of the
     /// exporter's user may (the vendor's `..._DISABLE_PID_VALIDATION` flags).
     pub validate_pid: bool,
-    pub on_importer_lost: Option<LostImporter>,
-}
-
-impl fmt::Debug for Offer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Offer")
-            .field("kind", &self.kind)
-            .field("fd", &self.fd)
-            .field("offset", &self.offset)
-            .field("len", &self.len)
-            .field("device", &self.device)
-            .field("notify_id", &self.notify_id)
-            .field("validate_pid", &self.validate_pid)
-            .field("on_importer_lost", &self.on_importer_lost.is_some())
-            .finish()
-    }
+    /// Kept up to date by the broker as imports come and go (make it with `Arc::default()`).
+    pub importers: Arc<Importers>,
 }
 
 /// Registers an export and returns its key, starting this process's broker if needed.
@@ -119,7 +104,7 @@ pub fn allow_pids(key: &Key, pids: &[i32]) -> AclResult<()> {
 }
 
 /// Withdraws an export: later imports of `key` fail with 107000; existing imports keep their
-/// mappings (and their lifelines, so `on_importer_lost` still reports them). 107000 for a key
+/// mappings (and their lifelines, so [`Importers`] still counts them). 107000 for a key
 /// this process does not export or has already revoked.
 pub fn revoke(key: &Key) -> AclResult<()> {
     broker::owning(key)?.revoke(key)

@@ -20,7 +20,7 @@ fn memory_offer(validate_pid: bool) -> (Arc<MemFd>, Offer) {
         device: 2,
         notify_id: 9,
         validate_pid,
-        on_importer_lost: None,
+        importers: Arc::default(),
     };
     (fd, offer)
 }

@@ -13,23 +13,24 @@
 //!   a virtual instance (`ASCENDLESS_VIRTUAL_INSTANCE=1`).
 //! - Destroying an exported notify, or closing an exported key, withdraws the export: later
 //!   imports of its key fail with 107000. Existing imports keep working on the shared pages.
-//! - An importer that dies without releasing its import marks the notify "peer lost": the
-//!   owner's waits then fail with 507022 instead of waiting forever.
+//! - An exported notify moves to a memory file of its own, the only thing an importer is
+//!   handed (no neighbouring notify is reachable through it).
+//! - Importers come and go without effect on each other: a wait with a time-out ends with a
+//!   record or its time-out, whoever dies. A wait without limit ends with 507022 while an
+//!   importer has died and none is left (it would otherwise hang); a new import re-arms it.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::memory;
-use super::notify::cell::{CELL_SIZE, Cell};
+use super::notify::cell::{self, CELL_SIZE, Cell};
 use super::notify::{self, Notify};
 use super::{context, device};
 use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
-use crate::ipc::{self, ExportKind, ImportLink, Key, Offer};
-use crate::logging::TARGET;
+use crate::ipc::{self, ExportKind, ImportLink, Importers, Key, Offer};
 
 /// How long an import waits for the exporter's answer.
 pub const IMPORT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -88,23 +89,27 @@ pub fn export_notify(n: &Arc<Notify>, flags: u64) -> AclResult<Key> {
     if export.is_some() {
         return Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "this notify has been exported already"));
     }
-    let weak = Arc::downgrade(n);
+    // The export hands over a file holding this notify's cell and nothing else.
+    let own = cell::alone().map_err(|e| {
+        AclError::new(
+            ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+            format!("cannot allocate the exported notify's memory: {e}"),
+        )
+    })?;
+    let importers = Arc::new(Importers::default());
     let key = ipc::export(Offer {
         kind: ExportKind::Notify,
-        fd: Arc::clone(n.cell.page_fd()),
-        offset: n.cell.offset() as u64,
+        fd: Arc::clone(own.page_fd()),
+        offset: own.offset() as u64,
         len: CELL_SIZE as u64,
         device: n.device,
         notify_id: n.id,
         validate_pid: flags & NOTIFY_EXPORT_NO_PID_CHECK == 0,
-        on_importer_lost: Some(Box::new(move |pid| {
-            if let Some(n) = weak.upgrade() {
-                log::warn!(target: TARGET, "process {pid} died holding an import of notify {}", n.id);
-                n.peer_lost.store(true, Ordering::Release);
-            }
-        })),
+        importers: Arc::clone(&importers),
     })?;
-    n.exported.store(true, Ordering::Release);
+    // Under the export lock, so a notify is moved at most once.
+    let moved = n.move_to_own_cell(own, importers);
+    debug_assert!(moved, "a notify is exported once");
     *export = Some(key);
     Ok(key)
 }
@@ -213,7 +218,7 @@ pub fn export_memory(addr: usize, size: usize, flags: u64) -> AclResult<Key> {
         device,
         notify_id: 0,
         validate_pid: flags & MEM_EXPORT_NO_PID_CHECK == 0,
-        on_importer_lost: None,
+        importers: Arc::default(),
     })?;
     with_shared(|s| s.exports.insert(key.to_string(), MemExport { key }));
     Ok(key)

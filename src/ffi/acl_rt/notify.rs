@@ -112,7 +112,7 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
         let handles = unsafe { std::slice::from_raw_parts(notifies, num) };
         let resolved: Vec<Arc<Notify>> = handles.iter().map(|&h| lookup(h)).collect::<AclResult<_>>()?;
         for n in resolved {
-            n.cell.reset();
+            n.reset();
         }
         Ok(())
     })

@@ -5,11 +5,10 @@
 //! the same page and its records reach the owner's waits directly, with no broker involved.
 //!
 //! Cells are 64 bytes (a cache line each, so two busy notifies never share a line) in pages of
-//! 64; a page is one memfd, so 8192 notifies cost 128 descriptors, not 8192. An importer maps
-//! the whole page of the notify it imported: it could signal the page's other notifies of the
-//! same exporter, which a process of the same user could do anyway (see the README's security
-//! notes). Cells of exported notifies are never reused, so a late record from an old importer
-//! can never reach a newer notify.
+//! 64; a page is one memfd, so 8192 notifies cost 128 descriptors, not 8192. Those shared pages
+//! never leave the process: a notify that is exported moves to a cell [`alone`] in a file of its
+//! own, and that file is all an importer gets, so what it maps reaches the notify it was
+//! granted and nothing else (docs/security.md).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
@@ -79,6 +78,24 @@ impl Cell {
         if self.word(SLEEPERS).load(Ordering::SeqCst) > 0 {
             futex::wake(self.word(COUNT), 1);
         }
+    }
+
+    /// Adds `n` records at once (records moved here from another cell) and wakes the sleepers.
+    pub fn add(&self, n: u32) {
+        if n > 0 {
+            self.word(COUNT).fetch_add(n, Ordering::SeqCst);
+            futex::wake(self.word(COUNT), u32::MAX);
+        }
+    }
+
+    /// Takes every pending record, for [`Cell::add`] to put elsewhere.
+    pub fn drain(&self) -> u32 {
+        self.word(COUNT).swap(0, Ordering::SeqCst)
+    }
+
+    /// Wakes every sleeper without adding a record: each looks at its `stop` condition again.
+    pub fn wake_all(&self) {
+        futex::wake(self.word(COUNT), u32::MAX);
     }
 
     /// Takes one record if there is one.
@@ -161,7 +178,15 @@ pub fn allocate() -> std::io::Result<Cell> {
     Ok(cell)
 }
 
-/// Returns a never-exported cell for reuse.
+/// A fresh cell (zero count) in a memory file of its own, for a notify being exported: the
+/// file holds this one cell, so handing it to another process hands over nothing else.
+pub fn alone() -> std::io::Result<Cell> {
+    let fd = Arc::new(MemFd::create("ascendless-notify-export", PAGE_BYTES)?);
+    let map = Mapping::shared_rw(&fd, PAGE_BYTES, crate::sys::page_size())?;
+    Ok(Cell { page: Arc::new(Page { fd, map }), offset: 0 })
+}
+
+/// Returns a cell of the shared pages for reuse (one of [`alone`] is simply dropped).
 pub fn release(cell: Cell) {
     let mut slab = SLAB.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(index) = slab.pages.iter().position(|p| Arc::ptr_eq(p, &cell.page)) {

@@ -5,9 +5,9 @@
 pub mod cell;
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use cell::{Cell, WaitEnd};
 
@@ -16,7 +16,7 @@ use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::handle::{HandleKind, HandleTable};
-use crate::ipc::{ImportLink, Key};
+use crate::ipc::{ImportLink, Importers, Key};
 
 pub static NOTIFIES: HandleTable<Notify> = HandleTable::new(HandleKind::Notify);
 
@@ -24,21 +24,97 @@ pub static NOTIFIES: HandleTable<Notify> = HandleTable::new(HandleKind::Notify);
 const KNOWN_CREATE_FLAGS: u64 = 1;
 
 pub struct Notify {
-    pub cell: Cell,
+    /// Where records land until the notify is exported: a cell of the process's shared pages
+    /// (or, imported, the exporter's cell).
+    home: Cell,
+    /// Set once, by the export: the notify's own cell, and who imported it.
+    exported: OnceLock<Exported>,
     pub device: i32,
     /// What `aclrtGetNotifyId` reports; an imported notify reports its exporter's id.
     pub id: u32,
     /// Imported from another process: it may be recorded, not waited on.
     pub imported: bool,
-    /// Ever exported: its cell is never reused, whatever happens to this notify.
-    pub exported: AtomicBool,
-    /// An importer died without releasing its import: waits fail instead of waiting forever.
-    pub peer_lost: AtomicBool,
     /// The key it is exported under, while the export stands.
     pub export: Mutex<Option<Key>>,
     /// For an imported notify: the connection to the exporter that stands for the import
     /// (dropping it tells the exporter this process let go).
     pub link: Option<ImportLink>,
+}
+
+/// What exporting gave a notify.
+struct Exported {
+    cell: Cell,
+    importers: Arc<Importers>,
+}
+
+impl Notify {
+    fn new(home: Cell, device: i32, id: u32, link: Option<ImportLink>) -> Notify {
+        Notify {
+            home,
+            exported: OnceLock::new(),
+            device,
+            id,
+            imported: link.is_some(),
+            export: Mutex::new(None),
+            link,
+        }
+    }
+
+    /// The cell that records go to and waits take from now.
+    pub fn cell(&self) -> &Cell {
+        self.exported.get().map_or(&self.home, |e| &e.cell)
+    }
+
+    /// Moves the notify to `cell` (a file of its own, the one the export hands out), with the
+    /// records pending on its home cell; `importers` is the export's count. Once only:
+    /// false if the notify was exported already.
+    ///
+    /// Records and waits in flight on other threads are not lost: a record that lands on the
+    /// home cell after the move forwards itself ([`Notify::record`]), and waits asleep on the
+    /// home cell are woken to move over ([`wait`]).
+    pub fn move_to_own_cell(&self, cell: Cell, importers: Arc<Importers>) -> bool {
+        if self.exported.set(Exported { cell, importers }).is_err() {
+            return false;
+        }
+        self.forward_home();
+        self.home.wake_all();
+        true
+    }
+
+    /// Adds one record.
+    pub fn record(&self) {
+        if let Some(e) = self.exported.get() {
+            e.cell.record();
+            return;
+        }
+        self.home.record();
+        // An export may have moved the notify between the look above and this record: then the
+        // move's drain either took this record already or the export is visible here (the drain
+        // and the increment are ordered on the one word), and the record follows the notify.
+        if self.exported.get().is_some() {
+            self.forward_home();
+        }
+    }
+
+    /// Forgets every pending record.
+    pub fn reset(&self) {
+        self.home.reset();
+        if let Some(e) = self.exported.get() {
+            e.cell.reset();
+        }
+    }
+
+    /// Records that reached the home cell of an exported notify go on to its own cell.
+    fn forward_home(&self) {
+        if let Some(e) = self.exported.get() {
+            e.cell.add(self.home.drain());
+        }
+    }
+
+    /// An exported notify that an importer died holding, with no importer left since.
+    fn orphaned(&self) -> bool {
+        self.exported.get().is_some_and(|e| e.importers.orphaned())
+    }
 }
 
 static NEXT_ID: AtomicU32 = AtomicU32::new(0);
@@ -71,16 +147,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
         AclError::new(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, format!("cannot allocate notify memory: {e}"))
     })?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    Ok(NOTIFIES.insert(Notify {
-        cell,
-        device,
-        id,
-        imported: false,
-        exported: AtomicBool::new(false),
-        peer_lost: AtomicBool::new(false),
-        export: Mutex::new(None),
-        link: None,
-    }))
+    Ok(NOTIFIES.insert(Notify::new(cell, device, id, None)))
 }
 
 fn uncount(device: i32) {
@@ -91,16 +158,7 @@ fn uncount(device: i32) {
 
 /// Registers a notify imported from another process, with its link to the exporter.
 pub fn adopt_import(cell: Cell, device: i32, id: u32, link: ImportLink) -> u64 {
-    NOTIFIES.insert(Notify {
-        cell,
-        device,
-        id,
-        imported: true,
-        exported: AtomicBool::new(false),
-        peer_lost: AtomicBool::new(false),
-        export: Mutex::new(None),
-        link: Some(link),
-    })
+    NOTIFIES.insert(Notify::new(cell, device, id, Some(link)))
 }
 
 /// `aclrtDestroyNotify`: this process's handle goes; queued tasks that hold the notify still
@@ -110,9 +168,11 @@ pub fn destroy(notify: Arc<Notify>) {
     if !notify.imported {
         uncount(notify.device);
     }
+    // The last holder: nothing can record on the home cell any more, so it can serve another
+    // notify, exported or not (an export never handed the home cell out).
     if let Ok(n) = Arc::try_unwrap(notify) {
-        if !n.imported && !n.exported.load(Ordering::Acquire) {
-            cell::release(n.cell);
+        if !n.imported {
+            cell::release(n.home);
         }
     }
 }
@@ -141,7 +201,7 @@ pub fn record(notify: &Arc<Notify>, stream: &Stream) -> AclResult<()> {
     }
     let n = Arc::clone(notify);
     stream.submit(Box::new(move |_| {
-        n.cell.record();
+        n.record();
         Ok(())
     }))
 }
@@ -149,6 +209,11 @@ pub fn record(notify: &Arc<Notify>, stream: &Stream) -> AclResult<()> {
 /// Queues a wait-and-reset on `stream`: the stream's later tasks run after one record has been
 /// taken. `timeout_s` 0 waits without limit; a time-out fails the task (107020, reported by the
 /// stream's synchronisation).
+///
+/// Only the time-out ends a wait that has one, as on the device: the death of an importer does
+/// not, since another importer (or this process) may still record. A wait without limit ends
+/// with 507022 once the notify is orphaned (an importer died and no importer is left), where it
+/// would otherwise hang: our extension; a new import re-arms the notify.
 pub fn wait(notify: &Arc<Notify>, stream: &Stream, timeout_s: u32) -> AclResult<()> {
     if notify.imported {
         return Err(AclError::new(
@@ -159,21 +224,33 @@ pub fn wait(notify: &Arc<Notify>, stream: &Stream, timeout_s: u32) -> AclResult<
     let n = Arc::clone(notify);
     let timeout = (timeout_s > 0).then(|| Duration::from_secs(u64::from(timeout_s)));
     stream.submit(Box::new(move |ctx| {
-        let stop = || ctx.cancelled() || n.peer_lost.load(Ordering::Acquire);
-        match n.cell.wait_take(timeout, CANCEL_POLL, stop) {
-            Ok(()) => Ok(()),
-            Err(WaitEnd::TimedOut) => Err(AclError::new(
-                ACL_ERROR_RT_TASK_TIMEOUT,
-                format!("wait on notify {} timed out after {timeout_s} s without a record", n.id),
-            )),
-            Err(WaitEnd::Stopped) if n.peer_lost.load(Ordering::Acquire) => Err(AclError::new(
-                ACL_ERROR_RT_IPC_ERROR,
-                format!("wait on notify {} abandoned: a process that imported it died", n.id),
-            )),
-            Err(WaitEnd::Stopped) => Err(AclError::new(
-                ACL_ERROR_RT_INTERNAL_ERROR,
-                format!("wait on notify {} cancelled: stream destroyed", n.id),
-            )),
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let orphaned = || timeout.is_none() && n.orphaned();
+        loop {
+            let cell = n.cell();
+            // An export moved the notify off `cell` while this wait slept on it.
+            let moved = || !std::ptr::eq(cell, n.cell());
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            return match cell.wait_take(left, CANCEL_POLL, || ctx.cancelled() || orphaned() || moved()) {
+                Ok(()) => Ok(()),
+                Err(WaitEnd::TimedOut) => Err(AclError::new(
+                    ACL_ERROR_RT_TASK_TIMEOUT,
+                    format!("wait on notify {} timed out after {timeout_s} s without a record", n.id),
+                )),
+                Err(WaitEnd::Stopped) if ctx.cancelled() => Err(AclError::new(
+                    ACL_ERROR_RT_INTERNAL_ERROR,
+                    format!("wait on notify {} cancelled: stream destroyed", n.id),
+                )),
+                Err(WaitEnd::Stopped) if moved() => continue,
+                Err(WaitEnd::Stopped) => Err(AclError::new(
+                    ACL_ERROR_RT_IPC_ERROR,
+                    format!(
+                        "wait on notify {} abandoned: a process that imported it died and no importer is \
+                         left to record it (a wait with a time-out would have gone on)",
+                        n.id
+                    ),
+                )),
+            };
         }
     }))
 }
@@ -209,11 +286,45 @@ mod tests {
     }
 
     #[test]
-    fn a_lost_peer_ends_a_wait_without_limit() {
+    fn an_orphaned_notify_ends_only_a_wait_without_limit_and_a_new_import_rearms_it() {
         let s = Stream::new(0, 1).unwrap();
         let n = NOTIFIES.get(create(0, 0).unwrap()).unwrap();
+        let importers = Arc::new(Importers::default());
+        assert!(n.move_to_own_cell(cell::alone().unwrap(), Arc::clone(&importers)));
+        importers.joined();
+        importers.left(true);
+        wait(&n, &s, 1).unwrap();
+        let e = s.synchronize(Some(Duration::from_secs(10))).unwrap_err();
+        assert_eq!(e.code, ACL_ERROR_RT_TASK_TIMEOUT, "a time-out governs a wait that has one: {e}");
         wait(&n, &s, 0).unwrap();
-        n.peer_lost.store(true, Ordering::Release);
         assert_eq!(s.synchronize(Some(Duration::from_secs(10))).unwrap_err().code, ACL_ERROR_RT_IPC_ERROR);
+        importers.joined();
+        wait(&n, &s, 0).unwrap();
+        n.record();
+        s.synchronize(Some(Duration::from_secs(10))).expect("re-armed by the new import");
+    }
+
+    #[test]
+    fn an_export_moves_pending_records_and_sleeping_waits_to_the_own_cell() {
+        let s = Stream::new(0, 1).unwrap();
+        let h = create(0, 0).unwrap();
+        let n = NOTIFIES.get(h).unwrap();
+        n.record();
+        n.record();
+        wait(&n, &s, 5).unwrap();
+        wait(&n, &s, 5).unwrap();
+        wait(&n, &s, 5).unwrap();
+        // The third wait is asleep on the home cell when the export moves the notify.
+        std::thread::sleep(Duration::from_millis(50));
+        let own = cell::alone().unwrap();
+        assert!(n.move_to_own_cell(own.clone(), Arc::default()));
+        assert!(!n.move_to_own_cell(cell::alone().unwrap(), Arc::default()), "once only");
+        own.record();
+        s.synchronize(Some(Duration::from_secs(10)))
+            .expect("the record on the own cell released the moved wait");
+        n.record();
+        assert_eq!(own.pending(), 1, "records follow the notify");
+        drop(n);
+        destroy(NOTIFIES.remove(h).unwrap());
     }
 }
