@@ -528,7 +528,8 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordNotify(aclrtNotify notify, aclrtStream s
 /*
  Queues on `stream` a wait for one record of `notify`, which it then consumes. `timeout` is
  in seconds, 0 without limit; a wait that times out fails the stream's next synchronisation
- with 107020. Only the creating process may wait (an imported notify: 107000).
+ with 107020. Only the creating process may wait (an imported notify: 107000). A wait without
+ limit on an exported notify fails with 507022 while an importer has died and none is left.
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtWaitAndResetNotify(aclrtNotify notify,

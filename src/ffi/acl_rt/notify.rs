@@ -67,7 +67,8 @@ pub extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) ->
 
 /// Queues on `stream` a wait for one record of `notify`, which it then consumes. `timeout` is
 /// in seconds, 0 without limit; a wait that times out fails the stream's next synchronisation
-/// with 107020. Only the creating process may wait (an imported notify: 107000).
+/// with 107020. Only the creating process may wait (an imported notify: 107000). A wait without
+/// limit on an exported notify fails with 507022 while an importer has died and none is left.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtWaitAndResetNotify(
     notify: aclrtNotify,
