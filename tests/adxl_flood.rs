@@ -329,3 +329,62 @@ fn connect_succeeds_while_attackers_keep_opening_connections() {
         server.peer.finish();
     }
 }
+
+// ---- the figure of docs/security.md ----
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// The time to Connect while 1000 idle connections are open, and while 4 attacker threads
+/// keep opening connections, against a Connect with no flood to the same server in the same
+/// run (medians of `ROUNDS` each), without and with a secret. Prints the figures; run with
+/// `cargo test --release --test adxl_flood -- --ignored --nocapture connect_time`.
+#[test]
+#[ignore = "a measurement: run it by name"]
+fn connect_time_under_a_flood_of_1000() {
+    const ROUNDS: usize = 11;
+    const FLOOD: usize = 1000;
+    if !room_for(FLOOD as u64 + 256) {
+        return;
+    }
+    for secret in [false, true] {
+        let server = Server::start(secret);
+        let before = server.counts();
+        let (e, _) = honest(secret);
+        let (mut quiet, mut flooded, mut live) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..ROUNDS {
+            quiet.push(connect(&e, &server));
+            e.disconnect(&server.name, 1000).unwrap();
+            server.counts_reach("the served connection ends", |c| c == before);
+            let idle = idle(server.addr, FLOOD);
+            server_took(&idle.iter().collect::<Vec<_>>());
+            flooded.push(connect(&e, &server));
+            e.disconnect(&server.name, 1000).unwrap();
+            drop(idle);
+            server.counts_reach("the flood is gone", |c| c == before);
+
+            let (opened, stop) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicBool::new(false)));
+            let attackers: Vec<JoinHandle<()>> =
+                (0..4).map(|_| flooder(server.addr, FLOOD / 4, opened.clone(), stop.clone())).collect();
+            while opened.load(Ordering::Acquire) < 4 * MAX_PENDING_HELLOS {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            live.push(connect(&e, &server));
+            stop.store(true, Ordering::Release);
+            attackers.into_iter().for_each(|a| a.join().unwrap());
+            e.disconnect(&server.name, 1000).unwrap();
+            server.counts_reach("the attack is over", |c| c == before);
+        }
+        let (q, f, l) = (median(quiet), median(flooded), median(live));
+        let ratio = |d: Duration| d.as_secs_f64() / q.as_secs_f64();
+        println!(
+            "secret {secret}, {ROUNDS} rounds, medians: Connect {q:?} with no flood; {f:?} (ratio {:.2}) with {FLOOD} idle connections open; {l:?} (ratio {:.1}) while 4 threads keep opening connections",
+            ratio(f),
+            ratio(l)
+        );
+        e.finalize();
+        server.peer.finish();
+    }
+}
