@@ -12,7 +12,8 @@
 //! - [`futex`]: cross-process wait and wake on a word of shared memory;
 //! - [`random`]: the kernel's random numbers, for secrets;
 //! - [`safe_copy`]: copies at addresses nobody vouches for, where a bad one is `EFAULT`;
-//! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`];
+//! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`], and the
+//!   few other socket calls `std` lacks (peeking for a closed peer, a listener's backlog);
 //! - `ucx` (feature `ucx`): UCX one-sided get and put, through a C shim over the system's UCX.
 
 pub mod futex;

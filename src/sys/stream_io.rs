@@ -7,7 +7,7 @@
 //! span's address instead.
 
 use std::io;
-use std::net::TcpStream;
+use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
 
@@ -85,6 +85,21 @@ unsafe fn send_raw(stream: &TcpStream, addr: usize, len: usize) -> io::Result<()
         }
     }
     Ok(())
+}
+
+/// Sets the length of `listener`'s queue of connections the kernel has completed but the
+/// program not yet accepted (`listen` again on a listening socket changes just that; the
+/// kernel caps it at `net.core.somaxconn`). `std` listens with 128: a burst of connections
+/// beyond that makes the kernel drop new SYNs, and a client whose SYN is dropped waits a whole
+/// second for its retransmission.
+pub fn set_backlog(listener: &TcpListener, backlog: u32) -> io::Result<()> {
+    let backlog = libc::c_int::try_from(backlog).unwrap_or(libc::c_int::MAX);
+    // SAFETY: listen on an open socket descriptor has no memory-safety preconditions.
+    if unsafe { libc::listen(listener.as_raw_fd(), backlog) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// Whether the peer has closed or reset the connection, without waiting or consuming

@@ -30,11 +30,11 @@ use std::net::TcpStream;
 use hmac::{KeyInit, Mac};
 use sha2::Sha256;
 
-use super::link::wire_status;
+use super::redial::{self, Attempt};
 use crate::adxl::access::Secret;
 use crate::adxl::wire::{Host, MAC_LEN, Message, NONCE_LEN};
+use crate::error::AdxlError;
 use crate::error::adxl_status::ADXL_FAILED;
-use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
 use crate::sys::random;
 use crate::sys::stream_io::send_all;
@@ -91,28 +91,29 @@ fn nonce() -> io::Result<[u8; NONCE_LEN]> {
 
 /// Proves the secret to the server on `stream` and checks the server's proof; nothing when
 /// this engine has no secret (HELLO then goes first). Reads and writes are bounded by the
-/// stream's time-outs (set by the caller from the Connect deadline).
-pub fn initiate(stream: &TcpStream, secret: Option<&Secret>, me: &str, remote: &str) -> AdxlResult<()> {
+/// stream's time-outs (set by the caller from the Connect deadline). A connection the server
+/// closed or reset is [`Attempt::Dropped`] (the caller may dial again).
+pub fn initiate(stream: &TcpStream, secret: Option<&Secret>, me: &str, remote: &str) -> Result<(), Attempt> {
     let Some(secret) = secret else { return Ok(()) };
     let what = "connect to";
-    let io = |e: io::Error| super::link::io_status(remote, what, &e);
+    let io = |e: io::Error| redial::io(remote, what, &e);
+    let wire = |e| redial::wire(remote, what, e);
     let failed = |why: String| AdxlError::new(ADXL_FAILED, format!("connect to {remote}: {why}"));
     let mine = nonce().map_err(|e| failed(format!("no random nonce: {e}")))?;
     send_all(stream, &Message::Auth { name: me.to_owned(), nonce: mine }.encode()).map_err(io)?;
-    let (server, theirs) =
-        match Message::read_from(&mut &*stream).map_err(|e| wire_status(remote, what, e))? {
-            Message::AuthChallenge { name, nonce } => (name, nonce),
-            other => return Err(refused(remote, other, "did not answer the authentication")),
-        };
+    let (server, theirs) = match Message::read_from(&mut &*stream).map_err(wire)? {
+        Message::AuthChallenge { name, nonce } => (name, nonce),
+        other => return Err(refused(remote, other, "did not answer the authentication").into()),
+    };
     let t = Transcript { initiator: me, server: &server, initiator_nonce: &mine, server_nonce: &theirs };
     send_all(stream, &Message::AuthProof { mac: mac(secret, INITIATOR, &t) }.encode()).map_err(io)?;
-    match Message::read_from(&mut &*stream).map_err(|e| wire_status(remote, what, e))? {
+    match Message::read_from(&mut &*stream).map_err(wire)? {
         Message::AuthProof { mac } if verify(secret, SERVER, &t, &mac) => Ok(()),
         Message::AuthProof { .. } => {
             log::warn!(target: TARGET, "{remote} could not prove the shared secret: connection refused");
-            Err(failed("the peer could not prove the shared secret (adxl.Secret differs)".into()))
+            Err(failed("the peer could not prove the shared secret (adxl.Secret differs)".into()).into())
         }
-        other => Err(refused(remote, other, "did not prove the shared secret")),
+        other => Err(refused(remote, other, "did not prove the shared secret").into()),
     }
 }
 

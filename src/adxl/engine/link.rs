@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use super::Core;
 use super::reader::FrameReader;
+use super::redial::{self, Attempt};
 use super::shm;
 use crate::adxl::wire::{Host, Message, Region, WireError};
 use crate::config::Transport;
@@ -197,18 +198,26 @@ impl Link {
         !dead
     }
 
-    /// Opens one connection, authenticates it (with a secret) and says HELLO.
+    /// Opens one connection, authenticates it (with a secret) and says HELLO; dials again
+    /// while the peer drops the connection before HELLO_ACK and time is left ([`redial`]).
     fn dial(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
+        redial::until(deadline, &self.remote, || self.dial_once(core, deadline))
+    }
+
+    /// One try of [`Link::dial`].
+    fn dial_once(&self, core: &Core, deadline: Instant) -> Result<Conn, Attempt> {
         let what = "connect to";
         let left = remaining(deadline, &self.remote, what)?;
         let stream = TcpStream::connect_timeout(&self.addr, left).map_err(|e| match e.kind() {
-            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io_status(&self.remote, what, &e),
-            _ => AdxlError::new(
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io_status(&self.remote, what, &e).into(),
+            // The listener's queue overflowed (with tcp_abort_on_overflow): a busy peer.
+            io::ErrorKind::ConnectionReset => redial::io(&self.remote, what, &e),
+            _ => Attempt::Final(AdxlError::new(
                 ADXL_FAILED,
                 format!("connect to {}: the peer is not listening ({e})", self.remote),
-            ),
+            )),
         })?;
-        let io = |e: io::Error| io_status(&self.remote, what, &e);
+        let io = |e: io::Error| redial::io(&self.remote, what, &e);
         stream.set_nodelay(true).map_err(io)?;
         let left = remaining(deadline, &self.remote, what)?;
         stream.set_read_timeout(Some(left)).map_err(io)?;
@@ -218,7 +227,7 @@ impl Link {
             if matches!(core.transport, Transport::Auto | Transport::Shm) { shm::host() } else { None };
         let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions(), host };
         send_all(&stream, &hello.encode()).map_err(io)?;
-        match Message::read_from(&mut &stream).map_err(|e| wire_status(&self.remote, what, e))? {
+        match Message::read_from(&mut &stream).map_err(|e| redial::wire(&self.remote, what, e))? {
             Message::HelloAck { status: 0, mut regions, host, .. } => {
                 regions.sort_by_key(|r| r.addr);
                 *self.peer_host.lock().unwrap_or_else(|e| e.into_inner()) = host;
@@ -228,13 +237,15 @@ impl Link {
                 return Err(AdxlError::new(
                     status,
                     format!("{} refused the connection: {message}", self.remote),
-                ));
+                )
+                .into());
             }
             _ => {
                 return Err(AdxlError::new(
                     ADXL_FAILED,
                     format!("{} answered HELLO out of order", self.remote),
-                ));
+                )
+                .into());
             }
         }
         let mut pool = self.lock();
@@ -278,7 +289,14 @@ impl Link {
             if pool.open.len() < MAX_CONNS && dial_failed.is_none() {
                 let others = pool.open.len();
                 drop(pool);
-                match self.dial(core, deadline) {
+                // The link's only connection is worth dialling again as Connect does; an extra
+                // one is not (the call can wait for the others instead).
+                let dialled = if others == 0 {
+                    self.dial(core, deadline)
+                } else {
+                    self.dial_once(core, deadline).map_err(Attempt::into_error)
+                };
+                match dialled {
                     Ok(conn) => return Ok(conn),
                     Err(e) if others == 0 => {
                         self.broken.store(true, Ordering::Release);

@@ -3,14 +3,15 @@
 //! memory with engines on the same host.
 //!
 //! One concern per file: [`registry`] (registered memory), [`pool`] (the relay buffers),
-//! [`link`] (connections this engine made), [`transfer`] (the initiator's side of a transfer
-//! over TCP), [`serve`] (the listener and the serving side), [`shm`] (the same-host channel:
-//! memfds of registered memory, checked peers), [`fast`] (the same-host paths of a transfer:
-//! direct copy, kernel copy; per-engine counters), [`requests`] (TransferAsync requests and
-//! the workers that run them), [`notify`] (SendNotify/GetNotifies queue), [`auth`] (the
-//! shared-secret handshake of `adxl.Secret`), [`ucx`] (the UCX transport of the `ucx` build
-//! feature: one-sided puts and gets). The heartbeat of engines with AutoConnect is
-//! [`heartbeat`]. The wire format is [`crate::adxl::wire`].
+//! [`link`] (connections this engine made), [`redial`] (dialling again when a peer drops a
+//! connection in its handshake), [`transfer`] (the initiator's side of a transfer over TCP),
+//! [`serve`] (the listener and the serving side), [`admit`] (new connections before their
+//! HELLO), [`shm`] (the same-host channel: memfds of registered memory, checked peers),
+//! [`fast`] (the same-host paths of a transfer: direct copy, kernel copy; per-engine
+//! counters), [`requests`] (TransferAsync requests and the workers that run them), [`notify`]
+//! (SendNotify/GetNotifies queue), [`auth`] (the shared-secret handshake of `adxl.Secret`),
+//! [`ucx`] (the UCX transport of the `ucx` build feature: one-sided puts and gets). The
+//! heartbeat of engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
 //!
 //! # Access control (our extension)
 //! `adxl.Secret` makes every connection start with a mutual challenge-response ([`auth`]); a
@@ -44,6 +45,7 @@ mod link;
 mod notify;
 mod pool;
 mod reader;
+mod redial;
 mod registry;
 mod requests;
 mod serve;

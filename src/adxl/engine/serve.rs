@@ -36,11 +36,20 @@ pub const MAX_SERVED: usize = 512;
 /// payload, loses its connection (a send or receive makes no progress).
 pub const STALL: Duration = Duration::from_secs(10);
 
+/// Connections the kernel may complete before the listener accepts them (capped by
+/// `net.core.somaxconn`): a burst from a flood is queued rather than answered by dropping
+/// SYNs, which would cost an honest peer caught in it a second per dropped SYN. The listener
+/// takes them quickly: each only evicts the oldest pending handshake ([`super::admit`]).
+pub const BACKLOG: u32 = 4096;
+
 /// Binds `addr` and starts accepting; returns the thread (it ends when `core.stopping` is set
 /// and it is woken by a connection).
 pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> AdxlResult<JoinHandle<()>> {
     let listener = TcpListener::bind(addr)
         .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot listen on {addr}: {e}")))?;
+    if let Err(e) = crate::sys::stream_io::set_backlog(&listener, BACKLOG) {
+        log::debug!(target: TARGET, "{addr}: the listen backlog stays at the default: {e}");
+    }
     let core = core.clone();
     std::thread::Builder::new()
         .name("adxl-listen".into())
@@ -55,13 +64,15 @@ pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> AdxlResult<JoinHandle<()>> 
                     std::thread::sleep(Duration::from_millis(10));
                     continue;
                 };
-                // Beyond the cap the stream is dropped here: closed before a byte is read.
-                let Some(slot) = admission.admit(&core.name.text) else { continue };
+                // Out of descriptors for its clone: the stream is dropped here, closed before
+                // a byte is read.
+                let Some(slot) = admission.admit(&stream, &core.name.text) else { continue };
                 let core = core.clone();
                 let _ = std::thread::Builder::new()
                     .name("adxl-serve".into())
                     .spawn(move || serve(&core, stream, slot));
             }
+            admission.close_all();
         })
         .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
 }
@@ -80,7 +91,7 @@ pub fn wake(addr: SocketAddr) {
 }
 
 /// Serves one accepted connection; `slot` (its place among the pending handshakes) is given
-/// back once HELLO is answered.
+/// back once its HELLO has arrived. The stream is shut down if the slot is evicted before.
 fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     let _ = stream.set_nodelay(true);
     // HELLO_ACK (up to 16384 regions) is sent under the write lock: a peer that reads nothing
@@ -91,6 +102,10 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     let Some(hello) = auth::accept(&stream, &mut until, core.access.secret.as_ref(), &core.name.text) else {
         return;
     };
+    // From here the connection is bounded by MAX_SERVED, no longer by the pending places.
+    if !slot.settle() {
+        return;
+    }
     let peer = hello.name;
     let Ok(clone) = stream.try_clone() else { return };
     let served = Arc::new(Served::new(clone));
@@ -117,7 +132,6 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     };
     let ok = send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok();
     drop(turn);
-    drop(slot);
     if ok {
         if let Err(e) = requests(core, &stream, &served, &peer) {
             log::debug!(target: TARGET, "connection from {peer} closed: {e}");
