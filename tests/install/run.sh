@@ -197,6 +197,22 @@ fake_cargo=$work/bin/cargo
 printf '#!/bin/sh\n# A stand-in for cargo that only records how it was called.\necho "$*" >>"${FAKE_CARGO_LOG:-/dev/null}"\n' >"$fake_cargo"
 chmod +x "$fake_cargo"
 
+# scripts/prereqs.sh (run first by `make test`): with cmake and valgrind hidden from PATH, one
+# line naming them and the command that installs them; with everything there, silence.
+mkdir -p "$work/some-tools"
+for tool in pkg-config cc c++ readelf nm c++filt cargo id; do ln -s "$(command -v "$tool")" "$work/some-tools/$tool"; done
+ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$work/some-tools/python3"
+if PATH=$work/some-tools "$BASH" "$here/scripts/prereqs.sh" >"$work/prereqs.log" 2>&1; then fail "prereqs.sh passed without cmake"; fi
+[ "$(wc -l <"$work/prereqs.log")" = 1 ] && grep -q '^make test needs: cmake valgrind — .*apt-get install cmake valgrind' "$work/prereqs.log" ||
+    fail "prereqs.sh with cmake and valgrind hidden says: $(cat "$work/prereqs.log")"
+ln -s "$(command -v cmake)" "$work/some-tools/cmake"
+ln -s "$(command -v valgrind)" "$work/some-tools/valgrind"
+PATH=$work/some-tools "$BASH" "$here/scripts/prereqs.sh" >"$work/prereqs.log" 2>&1 || fail "prereqs.sh: $(cat "$work/prereqs.log")"
+[ ! -s "$work/prereqs.log" ] || fail "prereqs.sh printed $(cat "$work/prereqs.log") with everything there"
+mk -n test >"$work/dry.log"
+[ "$(head -n 1 "$work/dry.log")" = scripts/prereqs.sh ] || fail "make test does not run scripts/prereqs.sh first"
+ok "make test first checks its prerequisites: one line naming what is missing and how to install it"
+
 # `make test-rust` builds the shared library before the tests that read it (tests/c_abi.rs).
 FAKE_CARGO_LOG=$work/cargo.log quiet mk test-rust CARGO="$fake_cargo"
 build_at=$(grep -n -m1 -E '^build( .*)? --lib( |$)' "$work/cargo.log" | cut -d: -f1 || true)
