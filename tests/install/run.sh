@@ -82,15 +82,51 @@ ok "installed ascendless-bench runs from PATH (--help, a short adxl --spawn with
 
 # set_env.sh, as the vendor's.
 (
-    unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH
+    unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PYTHONPATH
     # shellcheck source=/dev/null
     source "$prefix/set_env.sh"
     [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] && [ "$ASCEND_HOME_PATH" = "$prefix" ] || fail "toolkit home variables"
     [ "$LD_LIBRARY_PATH" = "$prefix/lib64" ] || fail "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     [ "$CMAKE_PREFIX_PATH" = "$prefix" ] || fail "CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH"
     [ "$PKG_CONFIG_PATH" = "$prefix/lib64/pkgconfig" ] || fail "PKG_CONFIG_PATH=$PKG_CONFIG_PATH"
+    [ "$PYTHONPATH" = "$prefix/python/site-packages" ] || fail "PYTHONPATH=$PYTHONPATH"
 ) || exit 1
 ok "set_env.sh sets the toolkit variables without empty path entries"
+
+# Python, as the vendor's toolkit: `import acl` after set_env.sh, with no pip step, in a clean
+# environment (only PATH and HOME), calling into the installed library; sourcing twice changes
+# nothing; a PYTHONPATH already set stays, after ours.
+grep -qx 'python/site-packages/acl/__init__.py' "$prefix/share/ascendless/install-manifest.txt" ||
+    fail "the manifest does not list the Python package"
+cat >"$work/py_probe.py" <<'PY'
+import os, sys
+import acl
+from acl import rt
+home = sys.argv[1]
+assert acl.__file__ == os.path.join(home, "python", "site-packages", "acl", "__init__.py"), acl.__file__
+assert acl.library_path == os.path.join(home, "lib64", "libascendcl.so"), acl.library_path
+assert acl.init() == 0
+assert rt.set_device(0) == 0
+ptr, ret = rt.malloc(4096, 0)
+assert ret == 0 and ptr != 0, ret
+assert rt.free(ptr) == 0 and rt.reset_device(0) == 0 and acl.finalize() == 0
+PY
+clean() { env -i PATH="$PATH" HOME="$HOME" "$@"; }
+for before in "" /elsewhere; do
+    out=$(clean ${before:+PYTHONPATH="$before"} bash -c '
+        . "$1/set_env.sh"
+        once=$PYTHONPATH
+        . "$1/set_env.sh"
+        [ "$once" = "$PYTHONPATH" ] || { echo "sourcing twice changed PYTHONPATH from $once to $PYTHONPATH"; exit 1; }
+        echo "PYTHONPATH=$PYTHONPATH"
+        python3 "$2" "$1"' _ "$prefix" "$work/py_probe.py" 2>&1) || fail "import acl after set_env.sh: $out"
+    want="PYTHONPATH=$prefix/python/site-packages${before:+:$before}"
+    [ "$out" = "$want" ] || fail "after set_env.sh: '$out', not '$want'"
+done
+# With PYTHONPATH set by hand instead, the package still finds the library installed with it.
+out=$(clean PYTHONPATH="$prefix/python/site-packages" python3 "$work/py_probe.py" "$prefix" 2>&1) ||
+    fail "import acl with only PYTHONPATH set: $out"
+ok "after set_env.sh in a clean environment, import acl calls the installed library (twice: same PYTHONPATH)"
 
 # shellcheck source=/dev/null
 source "$prefix/set_env.sh"
@@ -263,16 +299,16 @@ odd=$work/$odd_name
 [ -f "$odd/include/acl/acl.h" ] || fail "install.sh with CDPATH exported did not install the headers"
 cat >"$work/env_probe.sh" <<'EOF'
 set -eu
-unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH
+unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PYTHONPATH
 path0=$PATH
 . "$1"
-once="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|${PATH%":$path0"}"
+once="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|$PYTHONPATH|${PATH%":$path0"}"
 . "$1"
-twice="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|${PATH%":$path0"}"
+twice="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|$PYTHONPATH|${PATH%":$path0"}"
 [ "$once" = "$twice" ] || { echo "sourcing twice changed $once to $twice"; exit 1; }
 printf '%s\n' "$once"
 EOF
-want="$odd|$odd|$odd/lib64|$odd|$odd/lib64/pkgconfig|$odd/bin"
+want="$odd|$odd|$odd/lib64|$odd|$odd/lib64/pkgconfig|$odd/python/site-packages|$odd/bin"
 shells=()
 for sh in bash zsh dash sh; do # zsh and dash are checked when installed
     if command -v "$sh" >/dev/null; then shells+=("$sh"); fi
@@ -283,9 +319,11 @@ for sh in "${shells[@]}"; do
 done
 quiet cc -Wall -Wextra -Werror -I"$odd/include" -o "$work/odd_app" "$here/examples-c/acl_init.c" -L"$odd/lib64" -lascendcl
 quiet bash -c '. "$1" && "$2"' _ "$odd/set_env.sh" "$work/odd_app"
+clean bash -c '. "$1" && python3 "$2" "$3"' _ "$odd/set_env.sh" "$work/py_probe.py" "$odd" >"$work/out.log" 2>&1 ||
+    fail "import acl from the odd prefix: $(cat "$work/out.log")"
 quiet "$here/scripts/uninstall.sh" "$odd"
 [ ! -e "$odd" ] || fail "uninstall left the prefix it created: $(snapshot "$odd")"
-ok "prefix with space & | \\ ', CDPATH set, set_env.sh sourced relatively, twice, under set -eu: ${shells[*]}"
+ok "prefix with space & | \\ ', CDPATH set, set_env.sh sourced relatively, twice, under set -eu: ${shells[*]}; import acl; uninstall leaves nothing"
 
 # Exact uninstall over existing directories, and an upgrade leaves no old version behind.
 pre=$work/existing
