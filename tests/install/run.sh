@@ -209,6 +209,15 @@ nm -C "$work/sample1/adxl_client" | grep 'std::__cxx11::' >/dev/null || fail "th
 if nm -C "$work/sample0/adxl_client" | grep 'std::__cxx11::' >/dev/null; then fail "the ABI 0 sample uses the new string ABI"; fi
 ok "vendor-style ADXL sample (ASCEND_PATH, llm_datadist graph ascendcl, -Werror) server/client verify under string ABIs 0 and 1"
 
+# The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
+# its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.
+env -u RUST_LOG -u ASCEND_GLOBAL_LOG_LEVEL "$here/scripts/demo.sh" "$prefix" "$work/demo" >"$work/demo.log" 2>&1 ||
+    { cat "$work/demo.log" >&2; fail "scripts/demo.sh failed"; }
+grep -q 'adxl_capabilities: all as documented' "$work/demo.log" && grep -q 'acl_init: all as documented' "$work/demo.log" ||
+    fail "the demo did not run its examples: $(cat "$work/demo.log")"
+if grep -E '\[(ERROR|WARNING)\]' "$work/demo.log" >&2; then fail "the demo prints [ERROR]/[WARNING] lines (above)"; fi
+ok "the demo runs every example and prints no [ERROR] or [WARNING] line"
+
 # A moved tree still works (the CMake config and pkg-config file are relative).
 mv "$prefix" "$work/moved"
 (
