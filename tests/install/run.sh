@@ -172,16 +172,6 @@ if LD_LIBRARY_PATH="$work/fake" "$work/preload_app" >/dev/null 2>&1; then fail "
 LD_LIBRARY_PATH="$work/fake" LD_PRELOAD="$prefix/lib64/libascendless.so" quiet "$work/preload_app"
 ok "LD_PRELOAD replaces another libascendcl"
 
-# A port nothing listens on: a connection attempt to it is refused.
-free_port() {
-    local p
-    for _ in $(seq 100); do
-        p=$((20000 + RANDOM % 30000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    fail "no free port"
-}
-
 # LD_PRELOAD over a C++ program linked against another libllm_datadist (the old string ABI, as
 # vendor builds use): the stand-in fails every engine call; ascendless preloaded must transfer.
 quiet c++ -std=c++17 -Wall -Wextra -Werror -shared -fPIC -I"$prefix/include" -Wl,-soname,libllm_datadist.so \

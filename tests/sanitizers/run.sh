@@ -33,9 +33,6 @@ source "$prefix/set_env.sh"
 # The library's own log lines are not what is checked here.
 export ASCEND_GLOBAL_LOG_LEVEL=4
 
-# A port the kernel picks as free right now (python3 is needed by `make test` anyway).
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # build MODE CFLAGS LDFLAGS: every program, into $work/MODE/real; then $work/MODE/bin holds one
 # wrapper per program that runs it the MODE's way, so the example run scripts need no change.
 build() {
