@@ -17,7 +17,7 @@ DEMO_PREFIX := $(CURDIR)/build/demo-prefix
 PYENV := build/pyenv
 PYTHON ?= python3
 
-.PHONY: all build headers install uninstall demo examples test test-rust test-install test-python bench clean
+.PHONY: all build headers install uninstall demo examples test prereqs test-rust test-install test-python bench clean
 .PHONY: test-sanitizers soak test-ucx
 
 all: build
@@ -40,8 +40,14 @@ demo: build
 	scripts/install.sh "$(DEMO_PREFIX)" "$(DEMO_PREFIX)" "$(RELEASE_DIR)" "$(VERSION)" >/dev/null
 	scripts/demo.sh "$(DEMO_PREFIX)"
 
-test: test-rust test-install test-python
-test: test-sanitizers test-ucx
+# Every test. What they need from the system (cmake, valgrind, a C++ compiler...) is checked
+# first, in one line, rather than deep inside a step (scripts/prereqs.sh; `.ci/run` installs it).
+TESTS := test-rust test-install test-python test-sanitizers test-ucx test-fuzz test-miri
+test: prereqs
+	@$(MAKE) --no-print-directory $(TESTS)
+
+prereqs:
+	@scripts/prereqs.sh
 
 # The ABI tests (tests/c_abi.rs) read target/debug/libascendless.so, which `cargo test` does
 # not build (it builds the library only as a dependency, under deps/), so build it first.
@@ -87,7 +93,6 @@ test-python: build
 # The cargo-fuzz targets of fuzz/ under libFuzzer, FUZZ_SECONDS each (10 in `make test`; `make
 # fuzz` runs longer); tests/fuzz_corpus.rs replays their corpus under plain `cargo test` too.
 .PHONY: test-fuzz test-miri fuzz
-test: test-fuzz test-miri
 
 test-fuzz:
 	scripts/fuzz.sh $(or $(FUZZ_SECONDS),10)

@@ -3,13 +3,17 @@
  * a notify; a "prefill" engine writes every block into it with TransferAsync (all requests in
  * flight at once), polls GetTransferStatus until each is COMPLETED, then sends the notify
  * "kv_ready". A notify sent after a transfer lands after its data, so once decode sees it,
- * decode verifies every block. The engines talk on 127.0.0.1. Exits non-zero on any failure. */
+ * decode verifies every block. The engines talk on 127.0.0.1. Exits non-zero on any failure.
+ *
+ * Usage: adxl_prefill_decode [BLOCKS]   (1 to 64 blocks of 64 KiB, default 64; the tests use
+ * fewer under valgrind, where every byte the two processes fill and check costs far more) */
 #define _POSIX_C_SOURCE 200809L
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -19,9 +23,12 @@
 #include "acl/acl.h"
 #include "ascendless.h"
 
-#define BLOCKS 64
+#define MAX_BLOCKS 64
 #define BLOCK (64u << 10)
-#define SIZE (BLOCKS * BLOCK)
+
+/* The batch: `blocks` blocks of BLOCK bytes, set from the command line. */
+static size_t blocks = MAX_BLOCKS;
+#define SIZE (blocks * BLOCK)
 
 #define CHECK(call)                                                                      \
     do {                                                                                 \
@@ -87,7 +94,7 @@ static int decode(const char *name, int to_prefill) {
         fprintf(stderr, "decode: no kv_ready notify within 60 s\n");
         return 1;
     }
-    static unsigned char host[SIZE];
+    static unsigned char host[MAX_BLOCKS * BLOCK];
     CHECK(aclrtMemcpy(host, SIZE, dev, SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
     for (size_t i = 0; i < SIZE; i++) {
         if (host[i] != expected(i)) {
@@ -96,7 +103,7 @@ static int decode(const char *name, int to_prefill) {
         }
     }
     CHECK(ascendless_engine_destroy(engine));
-    printf("decode: kv_ready arrived after all %d blocks had landed\n", BLOCKS);
+    printf("decode: kv_ready arrived after all %zu blocks had landed\n", blocks);
     return 0;
 }
 
@@ -106,17 +113,17 @@ static int prefill(const char *name, int from_decode) {
     AscendlessEngine engine = NULL;
     CHECK(ascendless_engine_create(&engine));
     CHECK(ascendless_engine_initialize(engine, "127.0.0.1", NULL, NULL, 0));
-    static unsigned char kv[SIZE];
+    static unsigned char kv[MAX_BLOCKS * BLOCK];
     for (size_t i = 0; i < SIZE; i++) kv[i] = expected(i);
     void *handle = NULL;
     CHECK(ascendless_engine_register_mem(engine, (uintptr_t)kv, SIZE, 1 /* MEM_HOST */, &handle));
     CHECK(ascendless_engine_connect(engine, name, 1000));
-    void *reqs[BLOCKS];
-    for (size_t b = 0; b < BLOCKS; b++) {
+    void *reqs[MAX_BLOCKS];
+    for (size_t b = 0; b < blocks; b++) {
         AscendlessTransferDesc d = {(uintptr_t)kv + b * BLOCK, remote + b * BLOCK, BLOCK};
         CHECK(ascendless_engine_transfer_async(engine, name, 1 /* WRITE */, &d, 1, &reqs[b]));
     }
-    for (size_t b = 0; b < BLOCKS; b++) {
+    for (size_t b = 0; b < blocks; b++) {
         int32_t status = 0; /* WAITING */
         while (status == 0) {
             CHECK(ascendless_engine_get_transfer_status(engine, reqs[b], &status));
@@ -128,11 +135,20 @@ static int prefill(const char *name, int from_decode) {
     }
     CHECK(ascendless_engine_send_notify(engine, name, "kv_ready", "batch 0", 1000));
     CHECK(ascendless_engine_destroy(engine));
-    printf("prefill: wrote %d blocks with TransferAsync, then notified\n", BLOCKS);
+    printf("prefill: wrote %zu blocks with TransferAsync, then notified\n", blocks);
     return 0;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+    if (argc > 1) {
+        char *end = NULL;
+        long n = strtol(argv[1], &end, 10);
+        if (argc > 2 || *end != '\0' || n < 1 || n > MAX_BLOCKS) {
+            fprintf(stderr, "usage: %s [BLOCKS]   (1 to %d)\n", argv[0], MAX_BLOCKS);
+            return 2;
+        }
+        blocks = (size_t)n;
+    }
     int port = free_port();
     int down[2];
     if (port < 0 || pipe(down) != 0) return 1;

@@ -49,6 +49,16 @@ plan subst lib64/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/Asc
 plan subst share/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/forward-config.cmake.in"
 plan subst share/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/forward-config.cmake.in"
 plan subst lib64/pkgconfig/ascendless.pc "$here/cmake/ascendless.pc.in"
+# The Python packages (python/acl, ...), where the vendor's toolkit keeps pyACL: set_env.sh puts
+# python/site-packages on PYTHONPATH. Sources only: no bytecode, no bundled library copy.
+for init in "$here"/python/*/__init__.py; do
+    [ -f "$init" ] || continue
+    pkg=${init%/__init__.py}
+    pkg=${pkg##*/}
+    mapfile -t pyfiles < <(CDPATH= cd -- "$here/python" && find "$pkg" \( -name __pycache__ -o -path "$pkg/lib" \) -prune -o \
+        -type f \( -name '*.py' -o -name py.typed \) -print | LC_ALL=C sort)
+    for f in "${pyfiles[@]}"; do plan file "python/site-packages/$f" "$here/python/$f"; done
+done
 plan subst set_env.sh "$here/cmake/set_env.sh.in"
 
 # What an earlier install wrote (ours to replace) and the directories it created.

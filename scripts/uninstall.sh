@@ -2,7 +2,8 @@
 # uninstall.sh DEST: removes exactly what install.sh installed into DEST, as listed in
 # DEST/share/ascendless/install-manifest.txt: the files and symlinks it wrote, then the
 # directories it created (lines ending in "/"), deepest first and only if empty. Directories
-# that existed before the install stay, even empty ones.
+# that existed before the install stay, even empty ones. The bytecode Python wrote for an
+# installed module (its __pycache__) goes with the module.
 set -euo pipefail
 
 if [ $# -ne 1 ]; then
@@ -40,6 +41,17 @@ fi
 
 for f in "${files[@]}"; do
     rm -f -- "$dest/$f"
+    # Python writes the bytecode of an imported module next to it (dir/__pycache__/NAME.*.pyc):
+    # it goes with its source, and so does the __pycache__ directory once empty.
+    case $f in
+        *.py)
+            pycache=__pycache__
+            [ "${f%/*}" = "$f" ] || pycache=${f%/*}/__pycache__
+            base=${f##*/}
+            rm -f -- "$dest/$pycache/${base%.py}".*.pyc
+            dirs+=("$pycache")
+            ;;
+    esac
 done
 # Deepest first, so a parent is tried after its children; rmdir keeps any non-empty directory.
 if [ ${#dirs[@]} -gt 0 ]; then

@@ -20,8 +20,8 @@ these numbers themselves).
 vendor has no Python binding for ADXL.
 
 The library is found as described in :mod:`acl._lib` (``ASCENDLESS_LIBRARY``, then
-``$ASCEND_TOOLKIT_HOME/lib64/libascendcl.so``, then a copy inside the package, then the loader
-path); importing fails with an ImportError listing every place tried when none is found.
+``$ASCEND_TOOLKIT_HOME/lib64/libascendcl.so``, then the toolkit this package is installed in,
+then a copy inside the package, then the loader path); importing fails with an ImportError listing every place tried when none is found.
 """
 
 from __future__ import annotations

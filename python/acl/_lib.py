@@ -7,9 +7,12 @@ Lookup order (the first that exists is loaded):
    falling back to another library.
 2. ``$ASCEND_TOOLKIT_HOME/lib64/libascendcl.so``: an installed toolkit tree (what
    ``source <prefix>/set_env.sh`` sets up).
-3. A copy shipped inside this package, ``acl/lib/libascendcl.so`` or ``acl/lib/libascendless.so``
+3. ``<toolkit>/lib64/libascendcl.so`` when this package is installed in a toolkit tree, as
+   ``make install`` puts it (``<toolkit>/python/site-packages/acl``): the library installed with
+   it, for a PYTHONPATH set by hand rather than by ``set_env.sh``.
+4. A copy shipped inside this package, ``acl/lib/libascendcl.so`` or ``acl/lib/libascendless.so``
    (only present when a wheel was built with one; none is bundled by default).
-4. The dynamic loader's search path: ``libascendcl.so`` through ``LD_LIBRARY_PATH``, the
+5. The dynamic loader's search path: ``libascendcl.so`` through ``LD_LIBRARY_PATH``, the
    ld.so cache and the system directories.
 
 When none loads, :class:`ImportError` lists every place that was tried and why it failed.
@@ -38,6 +41,15 @@ _PACKAGE_LIB_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib
 _PACKAGE_LIB_NAMES = ("libascendcl.so", "libascendless.so")
 
 
+def _toolkit_of_package() -> Optional[str]:
+    """The toolkit tree holding this package (``<toolkit>/python/site-packages/acl``), or None."""
+    site = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    python = os.path.dirname(site)
+    if os.path.basename(site) == "site-packages" and os.path.basename(python) == "python":
+        return os.path.dirname(python)
+    return None
+
+
 def _candidates() -> List[Tuple[str, str]]:
     """The places to try, in order, as (description, path-or-name) pairs."""
     places: List[Tuple[str, str]] = []
@@ -48,6 +60,11 @@ def _candidates() -> List[Tuple[str, str]]:
         )
     else:
         places.append(("$ASCEND_TOOLKIT_HOME/lib64/libascendcl.so", ""))
+    toolkit_of_package = _toolkit_of_package()
+    if toolkit_of_package:
+        places.append(
+            ("the toolkit this package is installed in", os.path.join(toolkit_of_package, "lib64", "libascendcl.so"))
+        )
     for name in _PACKAGE_LIB_NAMES:
         places.append(("the package's own copy", os.path.join(_PACKAGE_LIB_DIR, name)))
     places.append(("the dynamic loader's search path", "libascendcl.so"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import queue
+import random
 import socket
 import subprocess
 import threading
@@ -14,10 +15,23 @@ TIMEOUT = 30.0
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A TCP port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range.
+
+    ``bind(0)`` would hand out a port from that range, where every outgoing connection of the
+    tests running alongside takes its local port: one could take it before the engine binds it
+    ("Address already in use"). As tests/common/ports.rs does: 20000..32000, from a random start.
+    """
+    first, span = 20000, 12000
+    start = random.randrange(span)
+    for n in range(span):
+        port = first + (start + n * 7) % span
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port in %d..%d" % (first, first + span))
 
 
 class Child:

@@ -1,5 +1,6 @@
 """How `import acl` finds the library: ASCENDLESS_LIBRARY, then ASCEND_TOOLKIT_HOME, then the
-package's own copy, then the loader path; an ImportError listing every place when none."""
+toolkit the package is installed in, then the package's own copy, then the loader path; an
+ImportError listing every place when none."""
 
 from __future__ import annotations
 
@@ -101,3 +102,20 @@ def test_package_copy(tmp_path) -> None:
     out = run(env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[0] == str(copy / "lib" / "libascendcl.so")
+
+
+def test_toolkit_the_package_is_installed_in(tmp_path) -> None:
+    # The package where `make install` puts it, <prefix>/python/site-packages/acl, found through a
+    # PYTHONPATH set by hand (no ASCEND_TOOLKIT_HOME): it loads <prefix>/lib64/libascendcl.so.
+    import shutil
+
+    package = os.path.dirname(os.path.abspath(acl.__file__))
+    site = tmp_path / "python" / "site-packages"
+    shutil.copytree(package, site / "acl", ignore=shutil.ignore_patterns("__pycache__", "lib"))
+    (tmp_path / "lib64").mkdir()
+    (tmp_path / "lib64" / "libascendcl.so").symlink_to(os.path.realpath(acl.library_path))
+    env = base_env()
+    env["PYTHONPATH"] = str(site)
+    out = run(env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [str(tmp_path / "lib64" / "libascendcl.so"), "0", "0"]

@@ -82,15 +82,51 @@ ok "installed ascendless-bench runs from PATH (--help, a short adxl --spawn with
 
 # set_env.sh, as the vendor's.
 (
-    unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH
+    unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PYTHONPATH
     # shellcheck source=/dev/null
     source "$prefix/set_env.sh"
     [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] && [ "$ASCEND_HOME_PATH" = "$prefix" ] || fail "toolkit home variables"
     [ "$LD_LIBRARY_PATH" = "$prefix/lib64" ] || fail "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
     [ "$CMAKE_PREFIX_PATH" = "$prefix" ] || fail "CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH"
     [ "$PKG_CONFIG_PATH" = "$prefix/lib64/pkgconfig" ] || fail "PKG_CONFIG_PATH=$PKG_CONFIG_PATH"
+    [ "$PYTHONPATH" = "$prefix/python/site-packages" ] || fail "PYTHONPATH=$PYTHONPATH"
 ) || exit 1
 ok "set_env.sh sets the toolkit variables without empty path entries"
+
+# Python, as the vendor's toolkit: `import acl` after set_env.sh, with no pip step, in a clean
+# environment (only PATH and HOME), calling into the installed library; sourcing twice changes
+# nothing; a PYTHONPATH already set stays, after ours.
+grep -qx 'python/site-packages/acl/__init__.py' "$prefix/share/ascendless/install-manifest.txt" ||
+    fail "the manifest does not list the Python package"
+cat >"$work/py_probe.py" <<'PY'
+import os, sys
+import acl
+from acl import rt
+home = sys.argv[1]
+assert acl.__file__ == os.path.join(home, "python", "site-packages", "acl", "__init__.py"), acl.__file__
+assert acl.library_path == os.path.join(home, "lib64", "libascendcl.so"), acl.library_path
+assert acl.init() == 0
+assert rt.set_device(0) == 0
+ptr, ret = rt.malloc(4096, 0)
+assert ret == 0 and ptr != 0, ret
+assert rt.free(ptr) == 0 and rt.reset_device(0) == 0 and acl.finalize() == 0
+PY
+clean() { env -i PATH="$PATH" HOME="$HOME" "$@"; }
+for before in "" /elsewhere; do
+    out=$(clean ${before:+PYTHONPATH="$before"} bash -c '
+        . "$1/set_env.sh"
+        once=$PYTHONPATH
+        . "$1/set_env.sh"
+        [ "$once" = "$PYTHONPATH" ] || { echo "sourcing twice changed PYTHONPATH from $once to $PYTHONPATH"; exit 1; }
+        echo "PYTHONPATH=$PYTHONPATH"
+        python3 "$2" "$1"' _ "$prefix" "$work/py_probe.py" 2>&1) || fail "import acl after set_env.sh: $out"
+    want="PYTHONPATH=$prefix/python/site-packages${before:+:$before}"
+    [ "$out" = "$want" ] || fail "after set_env.sh: '$out', not '$want'"
+done
+# With PYTHONPATH set by hand instead, the package still finds the library installed with it.
+out=$(clean PYTHONPATH="$prefix/python/site-packages" python3 "$work/py_probe.py" "$prefix" 2>&1) ||
+    fail "import acl with only PYTHONPATH set: $out"
+ok "after set_env.sh in a clean environment, import acl calls the installed library (twice: same PYTHONPATH)"
 
 # shellcheck source=/dev/null
 source "$prefix/set_env.sh"
@@ -136,16 +172,6 @@ if LD_LIBRARY_PATH="$work/fake" "$work/preload_app" >/dev/null 2>&1; then fail "
 LD_LIBRARY_PATH="$work/fake" LD_PRELOAD="$prefix/lib64/libascendless.so" quiet "$work/preload_app"
 ok "LD_PRELOAD replaces another libascendcl"
 
-# A port nothing listens on: a connection attempt to it is refused.
-free_port() {
-    local p
-    for _ in $(seq 100); do
-        p=$((20000 + RANDOM % 30000))
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return; fi
-    done
-    fail "no free port"
-}
-
 # LD_PRELOAD over a C++ program linked against another libllm_datadist (the old string ABI, as
 # vendor builds use): the stand-in fails every engine call; ascendless preloaded must transfer.
 quiet c++ -std=c++17 -Wall -Wextra -Werror -shared -fPIC -I"$prefix/include" -Wl,-soname,libllm_datadist.so \
@@ -173,6 +199,15 @@ nm -C "$work/sample1/adxl_client" | grep 'std::__cxx11::' >/dev/null || fail "th
 if nm -C "$work/sample0/adxl_client" | grep 'std::__cxx11::' >/dev/null; then fail "the ABI 0 sample uses the new string ABI"; fi
 ok "vendor-style ADXL sample (ASCEND_PATH, llm_datadist graph ascendcl, -Werror) server/client verify under string ABIs 0 and 1"
 
+# The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
+# its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.
+env -u RUST_LOG -u ASCEND_GLOBAL_LOG_LEVEL "$here/scripts/demo.sh" "$prefix" "$work/demo" >"$work/demo.log" 2>&1 ||
+    { cat "$work/demo.log" >&2; fail "scripts/demo.sh failed"; }
+grep -q 'adxl_capabilities: all as documented' "$work/demo.log" && grep -q 'acl_init: all as documented' "$work/demo.log" ||
+    fail "the demo did not run its examples: $(cat "$work/demo.log")"
+if grep -E '\[(ERROR|WARNING)\]' "$work/demo.log" >&2; then fail "the demo prints [ERROR]/[WARNING] lines (above)"; fi
+ok "the demo runs every example and prints no [ERROR] or [WARNING] line"
+
 # A moved tree still works (the CMake config and pkg-config file are relative).
 mv "$prefix" "$work/moved"
 (
@@ -196,6 +231,22 @@ mkdir -p "$work/bin"
 fake_cargo=$work/bin/cargo
 printf '#!/bin/sh\n# A stand-in for cargo that only records how it was called.\necho "$*" >>"${FAKE_CARGO_LOG:-/dev/null}"\n' >"$fake_cargo"
 chmod +x "$fake_cargo"
+
+# scripts/prereqs.sh (run first by `make test`): with cmake and valgrind hidden from PATH, one
+# line naming them and the command that installs them; with everything there, silence.
+mkdir -p "$work/some-tools"
+for tool in pkg-config cc c++ readelf nm c++filt cargo id; do ln -s "$(command -v "$tool")" "$work/some-tools/$tool"; done
+ln -s "$(python3 -c 'import sys; print(sys.executable)')" "$work/some-tools/python3"
+if PATH=$work/some-tools "$BASH" "$here/scripts/prereqs.sh" >"$work/prereqs.log" 2>&1; then fail "prereqs.sh passed without cmake"; fi
+[ "$(wc -l <"$work/prereqs.log")" = 1 ] && grep -q '^make test needs: cmake valgrind — .*apt-get install cmake valgrind' "$work/prereqs.log" ||
+    fail "prereqs.sh with cmake and valgrind hidden says: $(cat "$work/prereqs.log")"
+ln -s "$(command -v cmake)" "$work/some-tools/cmake"
+ln -s "$(command -v valgrind)" "$work/some-tools/valgrind"
+PATH=$work/some-tools "$BASH" "$here/scripts/prereqs.sh" >"$work/prereqs.log" 2>&1 || fail "prereqs.sh: $(cat "$work/prereqs.log")"
+[ ! -s "$work/prereqs.log" ] || fail "prereqs.sh printed $(cat "$work/prereqs.log") with everything there"
+mk -n test >"$work/dry.log"
+[ "$(head -n 1 "$work/dry.log")" = scripts/prereqs.sh ] || fail "make test does not run scripts/prereqs.sh first"
+ok "make test first checks its prerequisites: one line naming what is missing and how to install it"
 
 # `make test-rust` builds the shared library before the tests that read it (tests/c_abi.rs).
 FAKE_CARGO_LOG=$work/cargo.log quiet mk test-rust CARGO="$fake_cargo"
@@ -247,16 +298,16 @@ odd=$work/$odd_name
 [ -f "$odd/include/acl/acl.h" ] || fail "install.sh with CDPATH exported did not install the headers"
 cat >"$work/env_probe.sh" <<'EOF'
 set -eu
-unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH
+unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PYTHONPATH
 path0=$PATH
 . "$1"
-once="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|${PATH%":$path0"}"
+once="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|$PYTHONPATH|${PATH%":$path0"}"
 . "$1"
-twice="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|${PATH%":$path0"}"
+twice="$ASCEND_TOOLKIT_HOME|$ASCEND_HOME_PATH|$LD_LIBRARY_PATH|$CMAKE_PREFIX_PATH|$PKG_CONFIG_PATH|$PYTHONPATH|${PATH%":$path0"}"
 [ "$once" = "$twice" ] || { echo "sourcing twice changed $once to $twice"; exit 1; }
 printf '%s\n' "$once"
 EOF
-want="$odd|$odd|$odd/lib64|$odd|$odd/lib64/pkgconfig|$odd/bin"
+want="$odd|$odd|$odd/lib64|$odd|$odd/lib64/pkgconfig|$odd/python/site-packages|$odd/bin"
 shells=()
 for sh in bash zsh dash sh; do # zsh and dash are checked when installed
     if command -v "$sh" >/dev/null; then shells+=("$sh"); fi
@@ -267,9 +318,11 @@ for sh in "${shells[@]}"; do
 done
 quiet cc -Wall -Wextra -Werror -I"$odd/include" -o "$work/odd_app" "$here/examples-c/acl_init.c" -L"$odd/lib64" -lascendcl
 quiet bash -c '. "$1" && "$2"' _ "$odd/set_env.sh" "$work/odd_app"
+clean bash -c '. "$1" && python3 "$2" "$3"' _ "$odd/set_env.sh" "$work/py_probe.py" "$odd" >"$work/out.log" 2>&1 ||
+    fail "import acl from the odd prefix: $(cat "$work/out.log")"
 quiet "$here/scripts/uninstall.sh" "$odd"
 [ ! -e "$odd" ] || fail "uninstall left the prefix it created: $(snapshot "$odd")"
-ok "prefix with space & | \\ ', CDPATH set, set_env.sh sourced relatively, twice, under set -eu: ${shells[*]}"
+ok "prefix with space & | \\ ', CDPATH set, set_env.sh sourced relatively, twice, under set -eu: ${shells[*]}; import acl; uninstall leaves nothing"
 
 # Exact uninstall over existing directories, and an upgrade leaves no old version behind.
 pre=$work/existing

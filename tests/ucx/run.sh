@@ -38,9 +38,6 @@ quiet cmake -S "$here/examples-c/vendor-style" -B "$work/sample" -DCMAKE_BUILD_T
 quiet cmake --build "$work/sample" -j 2
 ok "examples-c and the vendor-style sample build against the install"
 
-# A port the kernel picks as free right now.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # run LABEL CMD...: CMD under `timeout 120` with its output kept in out.log; one line with the
 # duration, or the output and a failure.
 run() {
