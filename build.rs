@@ -39,12 +39,30 @@ fn main() {
     // exports the `#[no_mangle]` C functions itself; this script adds the C++ classes and hides
     // everything else (libstdc++ template instances and the like).
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libascendless.so.0");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", cxx.join("exports.map").display());
+    let script = version_script(&std::fs::read_to_string(cxx.join("faces.txt")).expect("src/cxx/faces.txt"));
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("exports.map");
+    std::fs::write(&out, script).expect("OUT_DIR is writable");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", out.display());
     // Every symbol resolved at link time, except in sanitizer builds (`cargo fuzz`): their
     // runtime is part of the executable, so the library leaves its symbols undefined.
     if std::env::var_os("CARGO_CFG_SANITIZE").is_none() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,defs");
     }
+}
+
+/// The GNU ld version script: the `export=` globs of every C++ face in `faces` (src/cxx/faces.txt)
+/// are global, everything else is local. rustc exports the C functions itself, so they need not
+/// be listed here; they join the same global list.
+fn version_script(faces: &str) -> String {
+    let globs: String = faces
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(str::split_whitespace)
+        .filter_map(|word| word.strip_prefix("export="))
+        .map(|glob| format!("      {glob};\n"))
+        .collect();
+    assert!(!globs.is_empty(), "src/cxx/faces.txt lists no export= glob");
+    format!("{{\n  global:\n    extern \"C++\" {{\n{globs}    }};\n  local:\n    *;\n}};\n")
 }
 
 /// The `ucx` feature: compiles the C shim over the real UCX headers (so no struct layout is

@@ -36,8 +36,24 @@ soname=$(readelf -d "$real" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 ok "soname is libascendless.so.0"
 
 # The installed library exports only the public API: C functions declared in the installed C
-# headers, and the members of adxl::AdxlEngine (not of its private AdxlEngineImpl) and
-# ge::AscendString. (Type A entries are symbol-version nodes, not code.)
+# headers, and the names of the C++ faces (src/cxx/faces.txt: export= globs, less private=
+# ones). (Type A entries are symbol-version nodes, not code.)
+face_words() { sed -e '/^[[:space:]]*#/d' "$here/src/cxx/faces.txt" | tr -s ' \t' '\n\n' | sed -n "s/^$1=//p"; }
+mapfile -t cxx_exports < <(face_words export)
+mapfile -t cxx_private < <(face_words private)
+[ ${#cxx_exports[@]} -gt 0 ] || fail "src/cxx/faces.txt lists no export= glob"
+is_face_symbol() {
+    local glob
+    for glob in "${cxx_private[@]}"; do
+        # shellcheck disable=SC2254 # the globs are patterns
+        case $1 in $glob) return 1 ;; esac
+    done
+    for glob in "${cxx_exports[@]}"; do
+        # shellcheck disable=SC2254
+        case $1 in $glob) return 0 ;; esac
+    done
+    return 1
+}
 c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix/include/ascendless.h")
 mapfile -t syms < <(nm -D --defined-only --format=posix "$prefix/lib64/libascendless.so.$version" |
     awk '$2 != "A" { sub(/@.*/, "", $1); print $1 }')
@@ -48,11 +64,7 @@ for i in "${!syms[@]}"; do
     sym=${syms[$i]} name=${demangled[$i]}
     case $sym in
         _Z*)
-            case $name in
-                adxl::AdxlEngine::AdxlEngineImpl*) stray+=("$name") ;;
-                adxl::AdxlEngine::* | ge::AscendString::*) cxx_count=$((cxx_count + 1)) ;;
-                *) stray+=("$name") ;;
-            esac
+            if is_face_symbol "$name"; then cxx_count=$((cxx_count + 1)); else stray+=("$name"); fi
             ;;
         *)
             re="(^|[^A-Za-z0-9_])${sym}[[:space:]]*\\("
