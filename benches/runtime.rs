@@ -96,15 +96,18 @@ fn copies(mode: &Mode) {
             dst.copy_from_slice(black_box(&src));
             black_box(&mut dst);
         });
-        // SAFETY (all three): live buffers of `size` bytes, synchronised before they go.
-        let h2d = measure(reps, size, || unsafe {
-            check(aclrtMemcpy(dev, size, src.as_ptr().cast(), size, H2D), "aclrtMemcpy");
+        let h2d = measure(reps, size, || {
+            // SAFETY: live buffers of `size` bytes.
+            check(unsafe { aclrtMemcpy(dev, size, src.as_ptr().cast(), size, H2D) }, "aclrtMemcpy");
         });
-        let d2h = measure(reps, size, || unsafe {
-            check(aclrtMemcpy(dst.as_mut_ptr().cast(), size, dev, size, D2H), "aclrtMemcpy");
+        let d2h = measure(reps, size, || {
+            // SAFETY: live buffers of `size` bytes.
+            check(unsafe { aclrtMemcpy(dst.as_mut_ptr().cast(), size, dev, size, D2H) }, "aclrtMemcpy");
         });
-        let asy = measure(reps, size, || unsafe {
-            check(aclrtMemcpyAsync(dev, size, src.as_ptr().cast(), size, H2D, stream), "aclrtMemcpyAsync");
+        let asy = measure(reps, size, || {
+            // SAFETY: live buffers of `size` bytes, synchronised before they go.
+            let rc = unsafe { aclrtMemcpyAsync(dev, size, src.as_ptr().cast(), size, H2D, stream) };
+            check(rc, "aclrtMemcpyAsync");
             check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
         });
         let cell = |s: &Stats| format!("{:7.2} GB/s ({:4.2}x)", s.gbps, s.gbps / base.gbps);

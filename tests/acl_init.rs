@@ -27,7 +27,7 @@ fn finalize_reference() -> (aclError, u64) {
 
 #[test]
 fn life_cycle_counts_and_errors() {
-    // SAFETY (all unsafe calls below): NULL or valid pointers, as the functions require.
+    // SAFETY: every call below gets NULL or valid pointers, as the functions require.
     unsafe {
         // Before any aclInit.
         assert_eq!(aclFinalize(), ACL_ERROR_UNINITIALIZE);

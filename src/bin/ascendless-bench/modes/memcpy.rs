@@ -93,10 +93,11 @@ pub fn rows(size: usize, duration: f64, baseline: bool) -> Vec<Row> {
     let (srcp, dstp) = (P(src.as_ptr() as *mut c_void), P(dst.as_mut_ptr().cast()));
     let base = if baseline { vec![crate::modes::baseline::memcpy(size, 1, d)] } else { vec![] };
     let sz = human(size);
-    // SAFETY (all three): live buffers of `size` bytes, synchronised before they go.
+    // All three copies: live buffers of `size` bytes, synchronised before they go.
     let h2d = timed(&format!("aclrtMemcpy H2D {sz}"), 1, d, |_| {
         check(aclrtSetDevice(0), "aclrtSetDevice");
         move || {
+            // SAFETY: `src` and the device buffer hold `size` bytes and outlive the call.
             check(unsafe { aclrtMemcpy(dev.p(), size, srcp.p(), size, H2D) }, "aclrtMemcpy");
             size as u64
         }
@@ -104,6 +105,7 @@ pub fn rows(size: usize, duration: f64, baseline: bool) -> Vec<Row> {
     let d2h = timed(&format!("aclrtMemcpy D2H {sz}"), 1, d, |_| {
         check(aclrtSetDevice(0), "aclrtSetDevice");
         move || {
+            // SAFETY: `dst` and the device buffer hold `size` bytes and outlive the call.
             check(unsafe { aclrtMemcpy(dstp.p(), size, dev.p(), size, D2H) }, "aclrtMemcpy");
             size as u64
         }
@@ -112,6 +114,8 @@ pub fn rows(size: usize, duration: f64, baseline: bool) -> Vec<Row> {
         check(aclrtSetDevice(0), "aclrtSetDevice");
         move || {
             check(
+                // SAFETY: `src` and the device buffer hold `size` bytes; the stream is synchronised
+                // before this closure returns.
                 unsafe { aclrtMemcpyAsync(dev.p(), size, srcp.p(), size, H2D, stream_p.p()) },
                 "aclrtMemcpyAsync",
             );
