@@ -4,8 +4,8 @@
 //! Layers: [`ffi`] is the C ABI and the only place that touches C pointers; [`runtime`] and
 //! the other core modules are safe Rust; the C++ classes live in `src/cxx/` and call the C ABI.
 
-pub mod adxl;
 pub mod config;
+pub mod engine;
 pub mod error;
 pub mod ffi;
 /// The fuzz targets' bodies (`fuzz/` and `tests/fuzz_corpus.rs` run them); not an API.

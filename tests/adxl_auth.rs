@@ -15,9 +15,9 @@ use std::time::Duration;
 
 mod common;
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
-use ascendless::adxl::name::EngineName;
-use ascendless::adxl::wire::{Desc, MAC_LEN, MemKind, Message, NONCE_LEN, WireError};
+use ascendless::engine::name::EngineName;
+use ascendless::engine::wire::{Desc, MAC_LEN, MemKind, Message, NONCE_LEN, WireError};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::error::adxl_status::*;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};

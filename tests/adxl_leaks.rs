@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::adxl::engine::{Engine, TransferOp};
+use ascendless::engine::{Engine, TransferOp};
 use ascendless::error::adxl_status::*;
 use common::engines::{self, Call, Peer, ROLE, host_mem, register, serving_engine, transfer};
 

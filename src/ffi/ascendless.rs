@@ -7,8 +7,8 @@ use std::sync::Arc;
 use super::acl::hand_out_recent;
 use super::ptr::{check_optional, required_str, write_out};
 use super::{adxl_call, boundary};
-use crate::adxl::capability;
-use crate::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use crate::engine::capability;
+use crate::engine::{Engine, MemType, TransferDesc, TransferOp};
 use crate::error::adxl_status::{ADXL_PARAM_INVALID, AdxlStatus};
 use crate::error::{AdxlError, AdxlResult};
 use crate::handle::{HandleKind, HandleTable};
@@ -64,11 +64,11 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
         if ptr.is_null() {
             return Err(AdxlError::new(ADXL_PARAM_INVALID, "ptr must not be NULL"));
         }
-        let addr = crate::adxl::memory::malloc(kind, size)?;
+        let addr = crate::engine::memory::malloc(kind, size)?;
         let p = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
         // SAFETY: forwarded from this function's contract; non-NULL checked above.
         if let Err(e) = unsafe { write_out(ptr, p, "ptr") } {
-            let _ = crate::adxl::memory::free(addr);
+            let _ = crate::engine::memory::free(addr);
             return Err(e.into());
         }
         Ok(())
@@ -79,7 +79,7 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
 /// NULL included, is `ADXL_PARAM_INVALID`.
 #[unsafe(no_mangle)]
 pub extern "C" fn ascendless_free_mem(ptr: *mut c_void) -> AdxlStatus {
-    adxl_call("ascendless_free_mem", || crate::adxl::memory::free(ptr.addr()))
+    adxl_call("ascendless_free_mem", || crate::engine::memory::free(ptr.addr()))
 }
 
 // ---- The ADXL engine ----

@@ -2,11 +2,11 @@
 
 use std::net::IpAddr;
 
-use crate::adxl::access::RemoteAccess;
-use crate::adxl::name::EngineName;
-use crate::adxl::options::Options;
-use crate::adxl::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
 use crate::config::Transport;
+use crate::engine::access::RemoteAccess;
+use crate::engine::name::EngineName;
+use crate::engine::options::Options;
+use crate::engine::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
 use crate::error::adxl_status::ADXL_PARAM_INVALID;
 
 /// The bytes as a connection would deliver them (frames, each WRITE or READ_DATA followed by

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::error::adxl_status::ADXL_FAILED;
 use ascendless::runtime::memory::runtime_span;
 use ascendless::sys::span::{HostRange, RawSpan};
@@ -30,7 +30,7 @@ pub fn no_vouch(r: HostRange) -> RawSpan {
 
 /// Pinned host memory from the runtime, `len` bytes of the pattern of `seed`.
 pub fn host_mem(len: usize, seed: u64) -> usize {
-    let addr = ascendless::adxl::memory::malloc(MemType::Host, len).expect("pinned host memory");
+    let addr = ascendless::engine::memory::malloc(MemType::Host, len).expect("pinned host memory");
     fill(addr, len, seed);
     addr
 }

@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 
@@ -52,7 +52,7 @@ pub fn transport_note() -> String {
 
 /// Which path moved the bytes, from the engine's counters: the transport setting says what
 /// may be used, this says what was (a call the fast path cannot take falls back to TCP).
-fn paths_note(c: &ascendless::adxl::engine::CounterValues) -> String {
+fn paths_note(c: &ascendless::engine::CounterValues) -> String {
     let amount = |b: u64| match b {
         b if b >= 1_000_000_000 => format!("{:.2} GB", b as f64 / 1e9),
         b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),

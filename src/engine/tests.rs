@@ -5,7 +5,7 @@ use super::*;
 use crate::runtime::memory::{self, AllocKind, Limits};
 
 // The integration tests' port picker (ports below the ephemeral range; see its notes).
-#[path = "../../../tests/common/ports.rs"]
+#[path = "../../tests/common/ports.rs"]
 mod ports;
 use ports::free_port;
 
@@ -523,7 +523,7 @@ fn notifies_are_acknowledged_queued_and_taken_after_earlier_async_data() {
 
 #[test]
 fn auto_connect_notifies_and_the_heartbeat_drops_dead_peers() {
-    assert_eq!(crate::adxl::capability::capability(0), Ok(1));
+    assert_eq!(crate::engine::capability::capability(0), Ok(1));
     let (s, name) = server(&[]);
     let c = client(&[("AutoConnect", "1")]);
     c.send_notify(&name, "hi", "", 1000).unwrap();

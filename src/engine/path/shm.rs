@@ -29,9 +29,9 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::registry::Registered;
-use super::{Core, lock};
-use crate::adxl::wire::{Host, TICKET_LEN};
+use crate::engine::registry::Registered;
+use crate::engine::wire::{Host, TICKET_LEN};
+use crate::engine::{Core, lock};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::mapping::Mapping;
@@ -57,7 +57,7 @@ const TICKET_LIFE: Duration = Duration::from_secs(10);
 const MAX_TICKETS: usize = 1024;
 const NO_FD: u64 = u64::MAX;
 /// Most same-host initiators served at once (as many as TCP connections, `MAX_SERVED`).
-pub const MAX_PEERS: usize = super::serve::MAX_SERVED;
+pub const MAX_PEERS: usize = crate::engine::conn::listener::MAX_SERVED;
 /// How often blocking loops look at their stop flag.
 const TICK: Duration = Duration::from_millis(100);
 

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::adxl::wire::{MAX_REGIONS, MemKind, Region};
+use crate::engine::wire::{MAX_REGIONS, MemKind, Region};
 use crate::handle::{HandleKind, HandleTable};
 use crate::sys::span::RawSpan;
 

@@ -12,8 +12,8 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use super::link::{io_status, wire_status};
-use crate::adxl::wire::WireError;
+use crate::engine::conn::link::{io_status, wire_status};
+use crate::engine::wire::WireError;
 use crate::error::AdxlError;
 use crate::logging::TARGET;
 

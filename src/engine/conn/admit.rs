@@ -8,8 +8,8 @@
 //!   without finishing its HELLO thus holds it only until [`MAX_PENDING`] newer connections
 //!   arrive, and an honest peer, whose handshake takes a few round trips, gets through as long
 //!   as it is quicker than that many accepts; its Connect dials again if it is dropped anyway
-//!   (see [`super::redial`]). Evictions are logged as a warning at most every [`WARN_EVERY`].
-//!   Established connections do not count: they are bounded by [`super::serve::MAX_SERVED`],
+//!   (see [`crate::engine::conn::redial`]). Evictions are logged as a warning at most every [`WARN_EVERY`].
+//!   Established connections do not count: they are bounded by [`crate::engine::conn::listener::MAX_SERVED`],
 //!   and a connection leaves the table (so it can no longer be shut down here) as soon as its
 //!   HELLO has arrived ([`Slot::settle`]).
 //! - the whole HELLO must arrive within [`HELLO_DEADLINE`] of the accept ([`Until`]): a peer

@@ -4,9 +4,9 @@
 //! Keys are accepted with or without the `adxl.` prefix (`BufferPool` is `adxl.BufferPool`).
 //! An unknown key is `PARAM_INVALID`, as in current vendor releases. `adxl.Transport`
 //! (`auto`, `shm`, `tcp`, `ucx`) is our extension: `ASCENDLESS_TRANSPORT` for one engine; so are
-//! `adxl.Secret` and `adxl.RemoteAccess` (see [`crate::adxl::access`]).
+//! `adxl.Secret` and `adxl.RemoteAccess` (see [`crate::engine::access`]).
 
-use crate::adxl::access::{RemoteAccess, Secret};
+use crate::engine::access::{RemoteAccess, Secret};
 use crate::error::adxl_status::ADXL_PARAM_INVALID;
 use crate::error::{AdxlError, AdxlResult};
 
@@ -213,7 +213,7 @@ mod tests {
         assert_eq!(parse(&[("adxl.RemoteAccess", "any")]).unwrap().remote_access, Some(RemoteAccess::Any));
         assert_eq!(parse(&[]).unwrap().secret, None);
         refused("adxl.Secret", "");
-        refused("Secret", &"s".repeat(crate::adxl::access::MAX_SECRET + 1));
+        refused("Secret", &"s".repeat(crate::engine::access::MAX_SECRET + 1));
         refused("adxl.RemoteAccess", "none");
         refused("RemoteAccess", "");
     }

@@ -1,6 +1,6 @@
 //! The serving side: the listener of an engine named with a port, and one thread per
 //! accepted connection that answers HELLO and then READ and WRITE requests. Connections that
-//! have not finished HELLO are bounded in number and time by [`super::admit`].
+//! have not finished HELLO are bounded in number and time by [`crate::engine::conn::admit`].
 //!
 //! Every range of a request is checked against this engine's own registry: inside a
 //! registration it is read or written in place (device memory through the runtime's view);
@@ -15,14 +15,14 @@ use std::sync::atomic::Ordering;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::Core;
-use super::admit::{Admission, HELLO_DEADLINE, Slot, Until};
-use super::auth;
-use super::reader::FrameReader;
-use super::registry::Registered;
-use super::served::Served;
-use crate::adxl::access::RemoteAccess;
-use crate::adxl::wire::{Desc, MemKind, Message};
+use crate::engine::Core;
+use crate::engine::access::RemoteAccess;
+use crate::engine::conn::admit::{Admission, HELLO_DEADLINE, Slot, Until};
+use crate::engine::conn::auth;
+use crate::engine::conn::reader::FrameReader;
+use crate::engine::conn::served::Served;
+use crate::engine::registry::Registered;
+use crate::engine::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
@@ -39,7 +39,7 @@ pub const STALL: Duration = Duration::from_secs(10);
 /// Connections the kernel may complete before the listener accepts them (capped by
 /// `net.core.somaxconn`): a burst from a flood is queued rather than answered by dropping
 /// SYNs, which would cost an honest peer caught in it a second per dropped SYN. The listener
-/// takes them quickly: each only evicts the oldest pending handshake ([`super::admit`]).
+/// takes them quickly: each only evicts the oldest pending handshake ([`crate::engine::conn::admit`]).
 pub const BACKLOG: u32 = 4096;
 
 /// Binds `addr` and starts accepting; returns the thread (it ends when `core.stopping` is set
@@ -128,7 +128,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
         name: core.name.text.clone(),
         regions: core.registry.regions(),
         message: String::new(),
-        host: super::lock(&core.shm).as_ref().and_then(|s| s.offer(hello.host.as_ref())),
+        host: crate::engine::lock(&core.shm).as_ref().and_then(|s| s.offer(hello.host.as_ref())),
     };
     let ok = send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok();
     drop(turn);
@@ -162,7 +162,8 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
                 serve_read(core, s, id, &descs)?
             }
             Message::Notify { id, name, msg } => {
-                let status = super::lock(&core.notifies).push(peer, super::notify::Notified { name, msg });
+                let status = crate::engine::lock(&core.notifies)
+                    .push(peer, crate::engine::peer_notify::Notified { name, msg });
                 let message = if status == 0 { String::new() } else { "too many notifies queued".into() };
                 let _turn = served.lock();
                 send_all(s, &Message::Complete { id, status, failed: u32::MAX, message }.encode())?
@@ -175,7 +176,7 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
                 )?
             }
             Message::UcxQuery { id } => {
-                let answer = super::ucx::answer(core, id).encode();
+                let answer = crate::engine::path::ucx::answer(core, id).encode();
                 let _turn = served.lock();
                 send_all(s, &answer)?
             }

@@ -12,8 +12,8 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::link::{Conn, Link, io_status, remaining, wire_status};
-use crate::adxl::wire::{Desc, MAX_DESCS, Message};
+use crate::engine::conn::link::{Conn, Link, io_status, remaining, wire_status};
+use crate::engine::wire::{Desc, MAX_DESCS, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::span::RawSpan;
@@ -150,7 +150,7 @@ pub(super) fn from_io(remote: &str, e: io::Error) -> Fault {
 /// Runs the call: on one connection of `link`, or striped over several when `striped` (the
 /// caller knows every range is registered on both sides) and the call is large.
 pub fn run(
-    core: &super::Core,
+    core: &crate::engine::Core,
     link: &Link,
     op: TransferOp,
     locals: &[Local],
@@ -187,7 +187,7 @@ pub fn run(
 /// Runs `pieces` on one connection of `link`; a stripe of a call also gets its number and
 /// its [`Siblings`].
 fn run_one(
-    core: &super::Core,
+    core: &crate::engine::Core,
     link: &Link,
     op: TransferOp,
     pieces: &[Piece],
@@ -352,7 +352,13 @@ fn exchange(
 
 /// SendNotify on one connection of `link`: the peer's refusal is returned as is; a broken
 /// connection is NOTIFY_FAILED; a time-out TIMEOUT.
-pub fn notify(core: &super::Core, link: &Link, name: &str, msg: &str, deadline: Instant) -> AdxlResult<()> {
+pub fn notify(
+    core: &crate::engine::Core,
+    link: &Link,
+    name: &str,
+    msg: &str,
+    deadline: Instant,
+) -> AdxlResult<()> {
     let mut conn = link.take(core, deadline)?;
     let message = Message::Notify { id: 0, name: name.to_owned(), msg: msg.to_owned() };
     let notify_failed = |e: AdxlError| AdxlError::new(ADXL_NOTIFY_FAILED, e.message);
@@ -419,7 +425,7 @@ pub(super) fn next(conn: &mut Conn, link: &Link) -> Result<Message, Fault> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adxl::wire::MemKind;
+    use crate::engine::wire::MemKind;
     use crate::runtime::memory;
 
     fn local(len: usize, remote: u64) -> Local {

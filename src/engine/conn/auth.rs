@@ -30,9 +30,9 @@ use std::net::TcpStream;
 use hmac::{KeyInit, Mac};
 use sha2::Sha256;
 
-use super::redial::{self, Attempt};
-use crate::adxl::access::Secret;
-use crate::adxl::wire::{Host, MAC_LEN, Message, NONCE_LEN};
+use crate::engine::access::Secret;
+use crate::engine::conn::redial::{self, Attempt};
+use crate::engine::wire::{Host, MAC_LEN, Message, NONCE_LEN};
 use crate::error::AdxlError;
 use crate::error::adxl_status::ADXL_FAILED;
 use crate::logging::TARGET;

@@ -1,5 +1,5 @@
 //! One connection this engine serves, shared between its serving thread (responses) and
-//! [`super::Core::push`] (announcements of registration changes, from RegisterMem and
+//! [`crate::engine::Core::push`] (announcements of registration changes, from RegisterMem and
 //! DeregisterMem).
 //!
 //! Every frame is written during a [`Turn`], so an announcement never lands inside a response.

@@ -4,7 +4,7 @@
 
 use std::sync::{Condvar, Mutex};
 
-use crate::adxl::options::BufferPool;
+use crate::engine::options::BufferPool;
 
 pub struct RelayPool {
     config: BufferPool,

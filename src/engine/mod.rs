@@ -1,28 +1,30 @@
-//! The engine behind `adxl::AdxlEngine` and the native C API: Initialize/Finalize,
-//! RegisterMem/DeregisterMem, Connect/Disconnect and TransferSync over TCP, or through shared
-//! memory with engines on the same host.
+//! The transfer engine (safe Rust): Initialize/Finalize, RegisterMem/DeregisterMem,
+//! Connect/Disconnect, TransferSync/TransferAsync and SendNotify/GetNotifies, over TCP, UCX, or
+//! shared memory with engines on the same host. It serves every face: the native C API
+//! (`ascendless.h`, `src/ffi/ascendless.rs`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
+//! the native C API) and Python's `acl.adxl`; none of their vocabulary belongs here.
 //!
-//! One concern per file: [`registry`] (registered memory), [`pool`] (the relay buffers),
-//! [`link`] (connections this engine made), [`redial`] (dialling again when a peer drops a
-//! connection in its handshake), [`transfer`] (the initiator's side of a transfer over TCP),
-//! [`serve`] (the listener and the serving side), [`admit`] (new connections before their
-//! HELLO), [`shm`] (the same-host channel: memfds of registered memory, checked peers),
-//! [`fast`] (the same-host paths of a transfer: direct copy, kernel copy; per-engine
-//! counters), [`requests`] (TransferAsync requests and the workers that run them), [`notify`]
-//! (SendNotify/GetNotifies queue), [`auth`] (the shared-secret handshake of `adxl.Secret`),
-//! [`ucx`] (the UCX transport of the `ucx` build feature: one-sided puts and gets). The
-//! heartbeat of engines with AutoConnect is [`heartbeat`]. The wire format is [`crate::adxl::wire`].
+//! One concern per file:
+//! - the engine's own state: [`registry`] (registered memory), [`requests`] (TransferAsync
+//!   requests and the workers that run them), [`peer_notify`] (the SendNotify/GetNotifies
+//!   queue; not `aclrtNotify`, which is `crate::runtime::notify`), [`heartbeat`] (the heartbeat
+//!   of engines with AutoConnect);
+//! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
+//!   redialling) and the ones it serves (listener, admission, served connections);
+//! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
+//! - what the faces parse and share: [`name`], [`options`], [`access`], [`capability`],
+//!   [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
 //!
 //! # Access control (our extension)
-//! `adxl.Secret` makes every connection start with a mutual challenge-response ([`auth`]); a
+//! `adxl.Secret` makes every connection start with a mutual challenge-response ([`conn::auth`]); a
 //! Connect it refuses (either side has no secret, or they differ) is FAILED.
 //! `adxl.RemoteAccess=registered` makes the serving side refuse ranges outside its
-//! registrations (PARAM_INVALID) instead of relaying. See [`crate::adxl::access`].
+//! registrations (PARAM_INVALID) instead of relaying. See [`access`].
 //!
 //! # Who vouches for memory
 //! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
 //! runtime (device memory from `aclrtMalloc`, pinned host memory) is reached through the
-//! runtime's own view ([`memory::runtime_span`]), so device memory works in strict mode. Any
+//! runtime's own view ([`crate::runtime::memory::runtime_span`]), so device memory works in strict mode. Any
 //! other local range, registered or passed to TransferSync, is made into a span by the `vouch`
 //! closure the caller passes (the FFI layer's single `unsafe` step, on the strength of the C
 //! caller's contract). Remote engines' addresses that are not registered are never trusted:
@@ -38,21 +40,17 @@
 //! reset, not the time-out); the next transfer or Connect dials again, so a restarted peer is
 //! reachable without a Disconnect.
 
-mod admit;
-mod auth;
-mod fast;
-mod link;
-mod notify;
-mod pool;
-mod reader;
-mod redial;
+pub mod access;
+pub mod capability;
+mod conn;
+pub mod memory;
+pub mod name;
+pub mod options;
+mod path;
+mod peer_notify;
 mod registry;
 mod requests;
-mod serve;
-mod served;
-mod shm;
-mod transfer;
-mod ucx;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -61,28 +59,30 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use admit::{HELLO_DEADLINE, MAX_PENDING as MAX_PENDING_HELLOS};
-pub use fast::CounterValues;
-pub use notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
+pub use conn::admit::{HELLO_DEADLINE, MAX_PENDING as MAX_PENDING_HELLOS};
+pub use conn::listener::{MAX_SERVED, STALL};
+pub use path::direct::CounterValues;
+pub use path::shm::MAX_PEERS as MAX_SAME_HOST_PEERS;
+pub use path::tcp::TransferOp;
+pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
 pub use requests::{MAX_REQUESTS, Outcome};
-pub use serve::{MAX_SERVED, STALL};
-pub use shm::MAX_PEERS as MAX_SAME_HOST_PEERS;
-pub use transfer::TransferOp;
 
-use super::access::Access;
-use super::name::EngineName;
-use super::options::Options;
-use super::wire::{Desc, MemKind, Message};
 use crate::config::Transport;
 use crate::error::adxl_status::*;
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
-use crate::runtime::memory::{self, Placement};
+use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sys::span::{HostRange, RawSpan};
-use link::Link;
-use pool::RelayPool;
+use access::Access;
+use conn::link::Link;
+use conn::{listener, served};
+use name::EngineName;
+use options::Options;
+use path::relay::RelayPool;
+use path::tcp::{self, Local};
+use path::{direct, shm, ucx};
 use registry::Registry;
-use transfer::Local;
+use wire::{Desc, MemKind, Message};
 
 /// Most links (engines connected to with Connect) one engine holds.
 pub const MAX_LINKS: usize = 512;
@@ -146,14 +146,14 @@ pub(crate) struct Core {
     access: Access,
     /// The same-host listener (engines with a port, unless forced to TCP).
     shm: Mutex<Option<Arc<shm::Server>>>,
-    counters: fast::Counters,
+    counters: direct::Counters,
     /// Requests of TransferAsync held (see [`requests`]).
     held: Arc<AtomicUsize>,
     workers: requests::Workers,
     /// Requests not yet done, so a notify can wait for the transfers submitted before it.
     inflight: Mutex<Vec<Arc<requests::Request>>>,
     /// Notifies received, until GetNotifies.
-    notifies: Mutex<notify::Queue>,
+    notifies: Mutex<peer_notify::Queue>,
     /// The UCX context, once a link or a peer wanted it.
     ucx: ucx::State,
 }
@@ -167,7 +167,7 @@ impl Core {
     /// Records a served connection; `None` at the limit.
     fn add_served(&self, served: Arc<served::Served>) -> Option<u64> {
         let mut map = lock(&self.served);
-        if map.1.len() >= serve::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
+        if map.1.len() >= listener::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
             return None;
         }
         map.0 += 1;
@@ -196,7 +196,7 @@ impl Core {
     fn shutdown(&self) {
         self.stopping.store(true, Ordering::Release);
         if let Some((addr, thread)) = lock(&self.listener).take() {
-            serve::wake(addr);
+            listener::wake(addr);
             let _ = thread.join();
         }
         if let Some(s) = lock(&self.shm).take() {
@@ -282,7 +282,7 @@ fn heartbeat(core: &std::sync::Weak<Core>) {
         missed.retain(|k, _| links.iter().any(|(n, _)| n == k));
         for (name, link) in links {
             let dead = link.is_broken()
-                || match transfer::ping(&link, Instant::now() + interval) {
+                || match tcp::ping(&link, Instant::now() + interval) {
                     Ok(()) => {
                         missed.remove(&name);
                         false
@@ -347,10 +347,10 @@ fn local_span(
     writable: bool,
     vouch: &mut impl FnMut(HostRange) -> RawSpan,
 ) -> AdxlResult<RawSpan> {
-    if let Some(span) = memory::runtime_span(addr, len) {
+    if let Some(span) = runtime_memory::runtime_span(addr, len) {
         return Ok(span);
     }
-    if let Some(b) = memory::backing(addr).filter(|b| matches!(b.placement, Placement::Device(_))) {
+    if let Some(b) = runtime_memory::backing(addr).filter(|b| matches!(b.placement, Placement::Device(_))) {
         return Err(AdxlError::new(
             ADXL_PARAM_INVALID,
             format!(
@@ -399,15 +399,15 @@ impl Engine {
             transport,
             access,
             shm: Mutex::new(None),
-            counters: fast::Counters::default(),
+            counters: direct::Counters::default(),
             held: Arc::new(AtomicUsize::new(0)),
             workers: requests::Workers::default(),
             inflight: Mutex::new(Vec::new()),
-            notifies: Mutex::new(notify::Queue::default()),
+            notifies: Mutex::new(peer_notify::Queue::default()),
             ucx: ucx::State::default(),
         });
         if let Some(addr) = core.name.listen_addr() {
-            let thread = serve::listen(&core, addr)?;
+            let thread = listener::listen(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
             if matches!(transport, Transport::Auto | Transport::Shm) {
                 *lock(&core.shm) = shm::Server::start(&core, addr.port());
@@ -790,7 +790,7 @@ impl Engine {
                 ));
             }
         }
-        transfer::notify(&core, &link, name, msg, deadline)
+        tcp::notify(&core, &link, name, msg, deadline)
     }
 
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
@@ -808,7 +808,7 @@ impl Engine {
         locals: &[Local],
         deadline: Instant,
     ) -> AdxlResult<()> {
-        if let Some(result) = fast::try_run(&core.counters, link, op, locals) {
+        if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
             return result;
         }
         if let Some(result) = ucx::try_run(core, link, op, locals, deadline) {
@@ -819,7 +819,7 @@ impl Engine {
         // relays (the relay rule is about the whole call).
         let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
             && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
-        transfer::run(core, link, op, locals, direct, deadline)
+        tcp::run(core, link, op, locals, direct, deadline)
     }
 }
 

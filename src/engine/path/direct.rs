@@ -16,9 +16,9 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::link::Link;
-use super::transfer::{Local, TransferOp};
-use crate::adxl::wire::MemKind;
+use crate::engine::conn::link::Link;
+use crate::engine::path::tcp::{Local, TransferOp};
+use crate::engine::wire::MemKind;
 use crate::error::adxl_status::ADXL_FAILED;
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;

@@ -16,7 +16,7 @@ pub const MAX_QUEUED: usize = 4096;
 /// Most notifies queued from all peers together (at most 2 KiB of text each).
 pub const MAX_TOTAL: usize = 16 * MAX_QUEUED;
 /// Longest name or message of a notify, in bytes.
-pub const MAX_LEN: usize = crate::adxl::wire::MAX_TEXT;
+pub const MAX_LEN: usize = crate::engine::wire::MAX_TEXT;
 
 /// One notify received.
 #[derive(Debug, Clone, PartialEq, Eq)]

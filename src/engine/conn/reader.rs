@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use std::net::TcpStream;
 use std::time::Instant;
 
-use crate::adxl::wire::{HEADER_LEN, Message, WireError, parse_header};
+use crate::engine::wire::{HEADER_LEN, Message, WireError, parse_header};
 use crate::sys::span::RawSpan;
 use crate::sys::stream_io::recv_scatter;
 
@@ -162,10 +162,10 @@ mod tests {
         let (b, _) = l.accept().unwrap();
         let big = Message::Complete { id: 1, status: 0, failed: 0, message: "x".repeat(1000) };
         let regions = (0..10_000u64)
-            .map(|i| crate::adxl::wire::Region {
+            .map(|i| crate::engine::wire::Region {
                 addr: (i + 1) << 20,
                 len: 4096,
-                kind: crate::adxl::wire::MemKind::Host,
+                kind: crate::engine::wire::MemKind::Host,
             })
             .collect();
         let large = Message::MemAdd { regions };

@@ -6,12 +6,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::super::link::{Conn, Link, wire_status};
-use super::super::registry::Registered;
-use super::super::transfer::{self, Local, TransferOp};
-use super::super::{Core, lock};
-use crate::adxl::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
 use crate::config::Transport;
+use crate::engine::conn::link::{Conn, Link, wire_status};
+use crate::engine::path::tcp::{self, Local, TransferOp};
+use crate::engine::registry::Registered;
+use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
+use crate::engine::{Core, lock};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
@@ -314,11 +314,11 @@ enum Fault {
 }
 
 /// A failed conversation of the TCP path's helpers.
-impl From<transfer::Fault> for Fault {
-    fn from(f: transfer::Fault) -> Fault {
+impl From<tcp::Fault> for Fault {
+    fn from(f: tcp::Fault) -> Fault {
         match f {
-            transfer::Fault::Refused(e) | transfer::Fault::Lost(e) => Fault::Conn(e, false),
-            transfer::Fault::Broken(e) => Fault::Conn(e, true),
+            tcp::Fault::Refused(e) | tcp::Fault::Lost(e) => Fault::Conn(e, false),
+            tcp::Fault::Broken(e) => Fault::Conn(e, true),
         }
     }
 }
@@ -328,7 +328,7 @@ fn drain(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(), Fault> {
     if !conn.reader.has_buffered() && !readable(&conn.stream) {
         return Ok(());
     }
-    transfer::set_timeouts(conn, &link.remote, deadline)?;
+    tcp::set_timeouts(conn, &link.remote, deadline)?;
     while conn.reader.has_buffered() || readable(&conn.stream) {
         let m = next_or_announcement(conn, link)?;
         if let Some(other) = m {
@@ -359,10 +359,10 @@ fn next_or_announcement(conn: &mut Conn, link: &Link) -> Result<Option<Message>,
 
 /// UCX_QUERY on `conn`: the peer's worker address and keys.
 fn ask(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(Vec<u8>, Vec<UcxKey>), Fault> {
-    transfer::set_timeouts(conn, &link.remote, deadline)?;
+    tcp::set_timeouts(conn, &link.remote, deadline)?;
     send_all(&conn.stream, &Message::UcxQuery { id: 0 }.encode())
-        .map_err(|e| transfer::from_io(&link.remote, e))?;
-    match transfer::next(conn, link)? {
+        .map_err(|e| tcp::from_io(&link.remote, e))?;
+    match tcp::next(conn, link)? {
         Message::UcxInfo { id: 0, status: 0, worker, keys, .. } => Ok((worker, keys)),
         Message::UcxInfo { status, message, .. } => {
             Err(Fault::Refused(format!("the peer does not offer UCX ({status}: {message})")))

@@ -5,7 +5,7 @@
 //! to one peer run side by side; calls to different peers never share anything. Every
 //! connection starts with HELLO/HELLO_ACK (protocol magic and version, both names, the
 //! registered memory), after the shared-secret handshake when this engine has a secret
-//! ([`super::auth`]): each connection of a link is authenticated on its own.
+//! ([`crate::engine::conn::auth`]): each connection of a link is authenticated on its own.
 
 use std::collections::HashMap;
 use std::io;
@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use super::Core;
-use super::reader::FrameReader;
-use super::redial::{self, Attempt};
-use super::shm;
-use crate::adxl::wire::{Host, Message, Region, WireError};
 use crate::config::Transport;
+use crate::engine::Core;
+use crate::engine::conn::reader::FrameReader;
+use crate::engine::conn::redial::{self, Attempt};
+use crate::engine::path::shm;
+use crate::engine::wire::{Host, Message, Region, WireError};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::stream_io::{peer_closed, send_all};
@@ -64,8 +64,8 @@ pub struct Link {
     peer_host: Mutex<Option<Host>>,
     /// The same-host channel, when the peer shares this host (see [`shm`]).
     pub shm: Option<Arc<shm::Local>>,
-    /// The UCX endpoint and keys, when the link uses UCX (see [`super::ucx`]).
-    pub ucx: super::ucx::PeerSlot,
+    /// The UCX endpoint and keys, when the link uses UCX (see [`crate::engine::path::ucx`]).
+    pub ucx: crate::engine::path::ucx::PeerSlot,
 }
 
 /// Maps an I/O error of a connection to the status the caller sees: a read or write time-out
@@ -136,7 +136,7 @@ impl Link {
             }
         }
         if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
-            if let Err(e) = super::ucx::open(core, &link, deadline) {
+            if let Err(e) = crate::engine::path::ucx::open(core, &link, deadline) {
                 link.close();
                 return Err(e);
             }
@@ -156,7 +156,7 @@ impl Link {
 
     /// Applies the peer's announcement of a registration change.
     pub fn note(&self, message: &Message) {
-        super::ucx::note(self, message);
+        crate::engine::path::ucx::note(self, message);
         let mut regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
         match message {
             Message::MemAdd { regions: added } => {
@@ -222,7 +222,12 @@ impl Link {
         let left = remaining(deadline, &self.remote, what)?;
         stream.set_read_timeout(Some(left)).map_err(io)?;
         stream.set_write_timeout(Some(left)).map_err(io)?;
-        super::auth::initiate(&stream, core.access.secret.as_ref(), &core.name.text, &self.remote)?;
+        crate::engine::conn::auth::initiate(
+            &stream,
+            core.access.secret.as_ref(),
+            &core.name.text,
+            &self.remote,
+        )?;
         let host =
             if matches!(core.transport, Transport::Auto | Transport::Shm) { shm::host() } else { None };
         let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions(), host };

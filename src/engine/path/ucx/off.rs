@@ -2,12 +2,12 @@
 
 use std::time::Instant;
 
-use super::super::Core;
-use super::super::link::Link;
-use super::super::registry::Registered;
-use super::super::transfer::{Local, TransferOp};
-use crate::adxl::wire::Message;
 use crate::config::Transport;
+use crate::engine::Core;
+use crate::engine::conn::link::Link;
+use crate::engine::path::tcp::{Local, TransferOp};
+use crate::engine::registry::Registered;
+use crate::engine::wire::Message;
 use crate::error::adxl_status::ADXL_UNSUPPORTED;
 use crate::error::{AdxlError, AdxlResult};
 

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use super::engine::MemType;
+use super::MemType;
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
