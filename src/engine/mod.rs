@@ -8,7 +8,7 @@
 //! - the engine's own state: [`registry`] (registered memory), [`requests`] (TransferAsync
 //!   requests and the workers that run them), [`peer_notify`] (the SendNotify/GetNotifies
 //!   queue; not `aclrtNotify`, which is `crate::runtime::notify`), [`heartbeat`] (the heartbeat
-//!   of engines with AutoConnect);
+//!   of engines with AutoConnect), [`limits`] (every count the engine bounds);
 //! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
 //!   redialling) and the ones it serves (listener, admission, served connections);
 //! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
@@ -43,6 +43,7 @@
 pub mod access;
 pub mod capability;
 mod conn;
+pub mod limits;
 pub mod memory;
 pub mod name;
 pub mod options;
@@ -59,13 +60,15 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-pub use conn::admit::{HELLO_DEADLINE, MAX_PENDING as MAX_PENDING_HELLOS};
-pub use conn::listener::{MAX_SERVED, STALL};
+pub use conn::admit::HELLO_DEADLINE;
+pub use conn::listener::STALL;
+pub use limits::{
+    MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
+};
 pub use path::direct::CounterValues;
-pub use path::shm::MAX_PEERS as MAX_SAME_HOST_PEERS;
 pub use path::tcp::TransferOp;
-pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, MAX_QUEUED as MAX_NOTIFIES, Notified};
-pub use requests::{MAX_REQUESTS, Outcome};
+pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
+pub use requests::Outcome;
 
 use crate::config::Transport;
 use crate::error::adxl_status::*;
@@ -83,9 +86,6 @@ use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
 use registry::Registry;
 use wire::{Desc, MemKind, Message};
-
-/// Most links (engines connected to with Connect) one engine holds.
-pub const MAX_LINKS: usize = 512;
 
 /// `adxl::MemType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,7 +167,7 @@ impl Core {
     /// Records a served connection; `None` at the limit.
     fn add_served(&self, served: Arc<served::Served>) -> Option<u64> {
         let mut map = lock(&self.served);
-        if map.1.len() >= listener::MAX_SERVED || self.stopping.load(Ordering::Acquire) {
+        if map.1.len() >= MAX_SERVED || self.stopping.load(Ordering::Acquire) {
             return None;
         }
         map.0 += 1;
@@ -536,7 +536,15 @@ impl Engine {
                 return Err(AdxlError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_LINKS} links")));
             }
         }
-        let link = Arc::new(Link::open(core, remote, addr, deadline)?);
+        let link = Link::open(core, remote, addr, deadline)?;
+        // A peer that does not share this host may be reached over UCX.
+        if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
+            if let Err(e) = ucx::open(core, &link, deadline) {
+                link.close();
+                return Err(e);
+            }
+        }
+        let link = Arc::new(link);
         let mut links = lock(&core.links);
         match links.get(remote) {
             Some(l) if !l.is_broken() => {

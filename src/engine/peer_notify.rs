@@ -1,20 +1,17 @@
 //! Notifies: short named messages an engine sends a peer (SendNotify) and the peer collects
 //! (GetNotifies).
 //!
-//! The receiving engine queues each NOTIFY it serves, at most [`MAX_QUEUED`] per sending
-//! engine (by name) and [`MAX_TOTAL`] in all (a peer names itself in its HELLO, so a peer
+//! The receiving engine queues each NOTIFY it serves, at most [`MAX_NOTIFIES`] per sending
+//! engine (by name) and [`MAX_NOTIFIES_TOTAL`] in all (a peer names itself in its HELLO, so a peer
 //! that changes names would otherwise grow the queue without bound); one more is answered
 //! RESOURCE_EXHAUSTED, which the sender's SendNotify returns. GetNotifies takes everything
 //! queued, from every peer, in arrival order.
 
 use std::collections::HashMap;
 
+use crate::engine::limits::{MAX_NOTIFIES, MAX_NOTIFIES_TOTAL};
 use crate::error::adxl_status::ADXL_RESOURCE_EXHAUSTED;
 
-/// Most notifies queued from one peer until GetNotifies takes them.
-pub const MAX_QUEUED: usize = 4096;
-/// Most notifies queued from all peers together (at most 2 KiB of text each).
-pub const MAX_TOTAL: usize = 16 * MAX_QUEUED;
 /// Longest name or message of a notify, in bytes.
 pub const MAX_LEN: usize = crate::engine::wire::MAX_TEXT;
 
@@ -32,14 +29,14 @@ pub struct Queue {
 }
 
 impl Queue {
-    /// Queues a notify from `peer`: 0, or RESOURCE_EXHAUSTED when `peer` has [`MAX_QUEUED`]
-    /// or all peers have [`MAX_TOTAL`].
+    /// Queues a notify from `peer`: 0, or RESOURCE_EXHAUSTED when `peer` has [`MAX_NOTIFIES`]
+    /// or all peers have [`MAX_NOTIFIES_TOTAL`].
     pub fn push(&mut self, peer: &str, n: Notified) -> u32 {
-        if self.list.len() >= MAX_TOTAL {
+        if self.list.len() >= MAX_NOTIFIES_TOTAL {
             return ADXL_RESOURCE_EXHAUSTED;
         }
         let count = self.per_peer.entry(peer.to_owned()).or_default();
-        if *count >= MAX_QUEUED {
+        if *count >= MAX_NOTIFIES {
             return ADXL_RESOURCE_EXHAUSTED;
         }
         *count += 1;
@@ -62,13 +59,13 @@ mod tests {
     fn at_most_max_queued_per_peer_and_take_clears() {
         let mut q = Queue::default();
         let n = |i: usize| Notified { name: format!("n{i}"), msg: String::new() };
-        for i in 0..MAX_QUEUED {
+        for i in 0..MAX_NOTIFIES {
             assert_eq!(q.push("a", n(i)), 0);
         }
         assert_eq!(q.push("a", n(0)), ADXL_RESOURCE_EXHAUSTED);
         assert_eq!(q.push("b", n(1)), 0);
         let all = q.take();
-        assert_eq!(all.len(), MAX_QUEUED + 1);
+        assert_eq!(all.len(), MAX_NOTIFIES + 1);
         assert_eq!(all[0].name, "n0");
         assert!(q.take().is_empty());
         assert_eq!(q.push("a", n(0)), 0);
@@ -78,11 +75,11 @@ mod tests {
     fn at_most_max_total_from_all_peers_together() {
         let mut q = Queue::default();
         let n = Notified { name: "n".into(), msg: String::new() };
-        for i in 0..MAX_TOTAL {
-            assert_eq!(q.push(&format!("peer{}", i / MAX_QUEUED), n.clone()), 0);
+        for i in 0..MAX_NOTIFIES_TOTAL {
+            assert_eq!(q.push(&format!("peer{}", i / MAX_NOTIFIES), n.clone()), 0);
         }
         assert_eq!(q.push("a new name", n.clone()), ADXL_RESOURCE_EXHAUSTED);
-        assert_eq!(q.take().len(), MAX_TOTAL);
+        assert_eq!(q.take().len(), MAX_NOTIFIES_TOTAL);
         assert_eq!(q.push("a new name", n), 0);
     }
 }

@@ -13,17 +13,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
 use crate::error::AdxlResult;
 use crate::handle::{HandleKind, HandleTable};
 
 /// Every engine's requests, by handle.
 pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::TransferRequest);
 
-/// Most requests one engine holds at once (submitted and not yet reported done); one more is
-/// RESOURCE_EXHAUSTED.
-pub const MAX_REQUESTS: usize = 4096;
-/// Most worker threads of one engine running asynchronous transfers.
-pub const MAX_WORKERS: usize = 16;
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);
 /// The time limit of one asynchronous transfer unless `ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` says

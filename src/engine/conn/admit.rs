@@ -9,7 +9,7 @@
 //!   arrive, and an honest peer, whose handshake takes a few round trips, gets through as long
 //!   as it is quicker than that many accepts; its Connect dials again if it is dropped anyway
 //!   (see [`crate::engine::conn::redial`]). Evictions are logged as a warning at most every [`WARN_EVERY`].
-//!   Established connections do not count: they are bounded by [`crate::engine::conn::listener::MAX_SERVED`],
+//!   Established connections do not count: they are bounded by [`MAX_SERVED`](crate::engine::limits::MAX_SERVED),
 //!   and a connection leaves the table (so it can no longer be shut down here) as soon as its
 //!   HELLO has arrived ([`Slot::settle`]).
 //! - the whole HELLO must arrive within [`HELLO_DEADLINE`] of the accept ([`Until`]): a peer
@@ -21,10 +21,9 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use crate::engine::limits::MAX_PENDING;
 use crate::logging::TARGET;
 
-/// Most connections in their handshake (accepted, HELLO not received yet) at once.
-pub const MAX_PENDING: usize = 64;
 /// How long a new connection has, from its accept, to send its whole HELLO.
 pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
 /// Least time between two warnings about evicted connections.

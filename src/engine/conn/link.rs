@@ -20,14 +20,15 @@ use crate::config::Transport;
 use crate::engine::Core;
 use crate::engine::conn::reader::FrameReader;
 use crate::engine::conn::redial::{self, Attempt};
+use crate::engine::conn::status::{io_status, remaining};
+use crate::engine::limits::MAX_CONNS;
 use crate::engine::path::shm;
-use crate::engine::wire::{Host, Message, Region, WireError};
-use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT};
+use crate::engine::path::ucx::slot::PeerSlot;
+use crate::engine::wire::{Host, Message, Region};
+use crate::error::adxl_status::ADXL_FAILED;
 use crate::error::{AdxlError, AdxlResult};
 use crate::sys::stream_io::{peer_closed, send_all};
 
-/// Most connections one link opens to its peer.
-pub const MAX_CONNS: usize = 8;
 /// A connection idle this long is checked for a closed peer before it is used again.
 const IDLE_CHECK: Duration = Duration::from_millis(200);
 
@@ -64,34 +65,9 @@ pub struct Link {
     peer_host: Mutex<Option<Host>>,
     /// The same-host channel, when the peer shares this host (see [`shm`]).
     pub shm: Option<Arc<shm::Local>>,
-    /// The UCX endpoint and keys, when the link uses UCX (see [`crate::engine::path::ucx`]).
-    pub ucx: crate::engine::path::ucx::PeerSlot,
-}
-
-/// Maps an I/O error of a connection to the status the caller sees: a read or write time-out
-/// is TIMEOUT, anything else (reset, end of file, refused) FAILED.
-pub fn io_status(remote: &str, what: &str, e: &io::Error) -> AdxlError {
-    match e.kind() {
-        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
-            AdxlError::new(ADXL_TIMEOUT, format!("{what} {remote}: timed out"))
-        }
-        _ => AdxlError::new(ADXL_FAILED, format!("{what} {remote}: {e}")),
-    }
-}
-
-pub fn wire_status(remote: &str, what: &str, e: WireError) -> AdxlError {
-    match e {
-        WireError::Io(io) => io_status(remote, what, &io),
-        other => AdxlError::new(ADXL_FAILED, format!("{what} {remote}: {other}")),
-    }
-}
-
-/// What is left of `deadline`, or TIMEOUT.
-pub fn remaining(deadline: Instant, remote: &str, what: &str) -> AdxlResult<std::time::Duration> {
-    deadline
-        .checked_duration_since(Instant::now())
-        .filter(|d| !d.is_zero())
-        .ok_or_else(|| AdxlError::new(ADXL_TIMEOUT, format!("{what} {remote}: timed out")))
+    /// The UCX endpoint and keys, when the link uses UCX (see [`crate::engine::path::ucx`],
+    /// which sets it up after [`Link::open`]).
+    pub ucx: PeerSlot,
 }
 
 impl Link {
@@ -135,12 +111,6 @@ impl Link {
                 Err(why) => log::debug!(target: crate::logging::TARGET, "{remote}: not on this host ({why})"),
             }
         }
-        if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
-            if let Err(e) = crate::engine::path::ucx::open(core, &link, deadline) {
-                link.close();
-                return Err(e);
-            }
-        }
         Ok(link)
     }
 
@@ -156,7 +126,7 @@ impl Link {
 
     /// Applies the peer's announcement of a registration change.
     pub fn note(&self, message: &Message) {
-        crate::engine::path::ucx::note(self, message);
+        self.ucx.note(message);
         let mut regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
         match message {
             Message::MemAdd { regions: added } => {

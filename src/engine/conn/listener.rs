@@ -21,6 +21,7 @@ use crate::engine::conn::admit::{Admission, HELLO_DEADLINE, Slot, Until};
 use crate::engine::conn::auth;
 use crate::engine::conn::reader::FrameReader;
 use crate::engine::conn::served::Served;
+use crate::engine::limits::MAX_SERVED;
 use crate::engine::registry::Registered;
 use crate::engine::wire::{Desc, MemKind, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
@@ -30,8 +31,6 @@ use crate::runtime::memory;
 use crate::sys::safe_copy;
 use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 
-/// Most connections one engine serves at once (the vendor's link limit).
-pub const MAX_SERVED: usize = 512;
 /// A peer that accepts no bytes for this long, or sends none in the middle of a WRITE's
 /// payload, loses its connection (a send or receive makes no progress).
 pub const STALL: Duration = Duration::from_secs(10);

@@ -7,6 +7,7 @@
 //! - [`admit`]: new connections before their HELLO, bounded in count and time.
 //! - [`served`]: one served connection, shared by its serving thread and announcements.
 //! - [`reader`]: frames read from a connection with few system calls.
+//! - [`status`]: the statuses a connection's failures become (a leaf every part may use).
 
 pub mod admit;
 pub mod auth;
@@ -15,3 +16,4 @@ pub mod listener;
 pub mod reader;
 pub mod redial;
 pub mod served;
+pub mod status;

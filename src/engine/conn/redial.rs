@@ -1,6 +1,6 @@
 //! Dialling again when a peer drops a connection in its handshake.
 //!
-//! A listening engine keeps at most `admit::MAX_PENDING` connections in their handshake and
+//! A listening engine keeps at most [`MAX_PENDING`](crate::engine::limits::MAX_PENDING) connections in their handshake and
 //! shuts the oldest down to admit a new one, so that a flood of idle connections cannot lock
 //! honest peers out. An honest Connect caught in such a flood may be shut down too, before its
 //! HELLO_ACK: that is worth another try, not a failure. A connection closed or reset by the
@@ -12,7 +12,7 @@
 use std::io;
 use std::time::{Duration, Instant};
 
-use crate::engine::conn::link::{io_status, wire_status};
+use crate::engine::conn::status::{io_status, wire_status};
 use crate::engine::wire::WireError;
 use crate::error::AdxlError;
 use crate::logging::TARGET;

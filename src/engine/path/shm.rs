@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use crate::engine::limits::MAX_SAME_HOST_PEERS;
 use crate::engine::registry::Registered;
 use crate::engine::wire::{Host, TICKET_LEN};
 use crate::engine::{Core, lock};
@@ -56,8 +57,6 @@ const TICKET_LIFE: Duration = Duration::from_secs(10);
 /// is dropped first).
 const MAX_TICKETS: usize = 1024;
 const NO_FD: u64 = u64::MAX;
-/// Most same-host initiators served at once (as many as TCP connections, `MAX_SERVED`).
-pub const MAX_PEERS: usize = crate::engine::conn::listener::MAX_SERVED;
 /// How often blocking loops look at their stop flag.
 const TICK: Duration = Duration::from_millis(100);
 
@@ -199,11 +198,11 @@ impl Server {
                         }
                     };
                     match conn.peer_credentials() {
-                        Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_PEERS => {
+                        Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_SAME_HOST_PEERS => {
                             s.welcome(&core, conn, c.pid)
                         }
                         Ok(c) if c.uid == uid => {
-                            log::warn!(target: TARGET, "{MAX_PEERS} same-host peers already; one more refused (it uses TCP)")
+                            log::warn!(target: TARGET, "{MAX_SAME_HOST_PEERS} same-host peers already; one more refused (it uses TCP)")
                         }
                         Ok(c) => {
                             log::warn!(target: TARGET, "same-host connection from uid {} refused", c.uid)

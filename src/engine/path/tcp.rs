@@ -12,7 +12,8 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::engine::conn::link::{Conn, Link, io_status, remaining, wire_status};
+use crate::engine::conn::link::{Conn, Link};
+use crate::engine::conn::status::{io_status, remaining, wire_status};
 use crate::engine::wire::{Desc, MAX_DESCS, Message};
 use crate::error::adxl_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
 use crate::error::{AdxlError, AdxlResult};

@@ -3,7 +3,7 @@
 //! shared-memory transports, which is how it is tested on one machine).
 //!
 //! How it fits the engine:
-//! - **Selection** (Link::open): `adxl.Transport`/`ASCENDLESS_TRANSPORT` `ucx` forces UCX for
+//! - **Selection** (Connect, once `Link::open` made the link): `adxl.Transport`/`ASCENDLESS_TRANSPORT` `ucx` forces UCX for
 //!   every peer, this host's too; `auto` in a build with the feature tries the same-host path
 //!   first and UCX next, and keeps TCP when the peer does not offer UCX.
 //! - **Keys**: after HELLO the initiator asks (UCX_QUERY) for the server's worker address and
@@ -36,3 +36,20 @@ pub use off::*;
 mod on;
 #[cfg(feature = "ucx")]
 pub use on::*;
+#[cfg(feature = "ucx")]
+pub mod slot;
+
+/// A link's UCX state: none in a build without the feature.
+#[cfg(not(feature = "ucx"))]
+pub mod slot {
+    use crate::engine::wire::Message;
+
+    #[derive(Default)]
+    pub struct PeerSlot {}
+
+    impl PeerSlot {
+        pub fn clear(&self, _peer_gone: bool) {}
+
+        pub fn note(&self, _message: &Message) {}
+    }
+}

@@ -19,14 +19,6 @@ impl State {
     pub fn stop(&self) {}
 }
 
-/// A link's UCX peer: none in this build.
-#[derive(Default)]
-pub struct PeerSlot {}
-
-impl PeerSlot {
-    pub fn clear(&self, _peer_gone: bool) {}
-}
-
 /// Transport `ucx` needs the feature.
 pub fn check_built(transport: Transport) -> AdxlResult<()> {
     if transport == Transport::Ucx {
@@ -57,8 +49,6 @@ pub fn deregistered(_core: &Core, _r: &Registered) {}
 pub fn open(_core: &Core, _link: &Link, _deadline: Instant) -> AdxlResult<bool> {
     Ok(false)
 }
-
-pub fn note(_link: &Link, _message: &Message) {}
 
 pub fn try_run(
     _core: &Core,

@@ -6,8 +6,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::slot::Peer;
 use crate::config::Transport;
-use crate::engine::conn::link::{Conn, Link, wire_status};
+use crate::engine::conn::link::{Conn, Link};
+use crate::engine::conn::status::wire_status;
 use crate::engine::path::tcp::{self, Local, TransferOp};
 use crate::engine::registry::Registered;
 use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
@@ -16,7 +18,7 @@ use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
 use crate::error::{AdxlError, AdxlResult};
 use crate::logging::TARGET;
 use crate::sys::stream_io::{peer_closed, readable, send_all};
-use crate::sys::ucx::{Context, Endpoint, Item, MemMap, Op, RemoteKey, RunError};
+use crate::sys::ucx::{Context, Item, MemMap, Op, RunError};
 
 /// How long the progress thread waits on the worker's event descriptor before it looks
 /// whether the engine is finalizing.
@@ -204,104 +206,6 @@ pub fn answer(core: &Core, id: u64) -> Message {
             Message::UcxInfo { id, status: 0, message: String::new(), worker, keys }
         }
         Err(why) => refuse(ADXL_FAILED, format!("UCX did not start on this engine: {why}")),
-    }
-}
-
-/// One region of the peer as UCX reaches it.
-struct Key {
-    addr: u64,
-    len: u64,
-    base: u64,
-    rkey: RemoteKey,
-}
-
-/// A link's UCX endpoint to its peer and the keys of the peer's regions.
-struct Peer {
-    ep: Endpoint,
-    /// Sorted by `addr`.
-    keys: Mutex<Vec<Arc<Key>>>,
-}
-
-impl Peer {
-    /// The key holding each descriptor's remote range; `None` if one is not covered.
-    fn cover(&self, locals: &[Local]) -> Option<Vec<Arc<Key>>> {
-        let keys = lock(&self.keys);
-        locals
-            .iter()
-            .map(|l| {
-                let (addr, len) = (l.desc.remote_addr, l.desc.len);
-                let i = keys.partition_point(|k| k.addr <= addr);
-                let k = keys.get(i.checked_sub(1)?)?;
-                (addr.checked_add(len)? <= k.addr + k.len).then(|| k.clone())
-            })
-            .collect()
-    }
-
-    fn set_keys(&self, keys: &[UcxKey], remote: &str) {
-        let mut unpacked: Vec<Arc<Key>> = keys
-            .iter()
-            .filter_map(|k| match self.ep.unpack(&k.rkey) {
-                Ok(rkey) => Some(Arc::new(Key { addr: k.addr, len: k.len, base: k.base, rkey })),
-                Err(e) => {
-                    log::warn!(target: TARGET, "{remote}: UCX key of {:#x} + {} bytes unusable ({e}); TCP there", k.addr, k.len);
-                    None
-                }
-            })
-            .collect();
-        unpacked.sort_by_key(|k| k.addr);
-        *lock(&self.keys) = unpacked;
-    }
-}
-
-/// A link's UCX state: whether it uses UCX and its current endpoint (none after a failure
-/// until the next call makes one).
-#[derive(Default)]
-pub struct PeerSlot {
-    in_use: AtomicBool,
-    peer: Mutex<Option<Arc<Peer>>>,
-    /// The peer announced memory since its keys were read.
-    stale: AtomicBool,
-}
-
-impl PeerSlot {
-    /// Drops the endpoint (Disconnect, a link replaced or dropped). When the peer is gone it is
-    /// force-closed: a flush close would wait for a dead peer for ever.
-    pub fn clear(&self, peer_gone: bool) {
-        let peer = lock(&self.peer).take();
-        if let (Some(p), true) = (peer, peer_gone) {
-            p.ep.abandon("the peer is gone");
-        }
-    }
-
-    /// Whether the link moves its transfers with UCX.
-    pub fn in_use(&self) -> bool {
-        self.in_use.load(Ordering::Acquire)
-    }
-
-    fn current(&self) -> Option<Arc<Peer>> {
-        lock(&self.peer).clone().filter(|p| p.ep.failed().is_none())
-    }
-
-    /// Forgets `peer` if it is still the current one (its endpoint failed or was closed).
-    fn forget(&self, peer: &Arc<Peer>) {
-        let mut slot = lock(&self.peer);
-        if slot.as_ref().is_some_and(|p| Arc::ptr_eq(p, peer)) {
-            *slot = None;
-        }
-    }
-}
-
-/// A peer's announcement: new memory makes the keys stale; removed memory loses its keys at
-/// once, so no later call puts into it.
-pub fn note(link: &Link, message: &Message) {
-    match message {
-        Message::MemAdd { .. } => link.ucx.stale.store(true, Ordering::Release),
-        Message::MemRemove { regions } => {
-            if let Some(p) = lock(&link.ucx.peer).clone() {
-                lock(&p.keys).retain(|k| !regions.iter().any(|r| r.addr == k.addr && r.len == k.len));
-            }
-        }
-        _ => {}
     }
 }
 
@@ -498,13 +402,13 @@ fn run(
             Err(f) => return lost(f),
         },
     };
-    let mut keys = peer.cover(locals);
+    let mut keys = peer.cover(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
     if keys.is_none() && link.ucx.stale.swap(false, Ordering::AcqRel) {
         match ask(conn, link, deadline) {
             Ok((_, fresh)) => peer.set_keys(&fresh, remote),
             Err(f) => return lost(f),
         }
-        keys = peer.cover(locals);
+        keys = peer.cover(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
     }
     let Some(keys) = keys else { return Run::Tcp };
     let items: Vec<Item> = locals
