@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::error::adxl_status::*;
+use ascendless::error::engine_status::*;
 use ascendless::ffi::ascendless::*;
 use common::{Scripted, checksum, pattern};
 

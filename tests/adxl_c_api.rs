@@ -4,7 +4,7 @@
 use std::ffi::{CStr, c_void};
 use std::ptr::{null, null_mut};
 
-use ascendless::error::adxl_status::*;
+use ascendless::error::engine_status::*;
 use ascendless::ffi::ascendless::*;
 
 fn last_error() -> String {

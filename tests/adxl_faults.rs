@@ -20,7 +20,7 @@ mod common;
 
 use ascendless::engine::TransferOp;
 use ascendless::engine::wire::{MemKind, Message, Region};
-use ascendless::error::adxl_status::*;
+use ascendless::error::engine_status::*;
 use common::engines::{self, Call, HUNG, Peer, ROLE, client_engine, host_mem, register, sum, transfer};
 use common::proxy::{Dir, Fault, Proxy, Rule};
 

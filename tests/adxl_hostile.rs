@@ -24,7 +24,7 @@ use ascendless::engine::wire::{Desc, MAGIC, MAX_BODY, MAX_DESCS, MemKind, Messag
 use ascendless::engine::{
     Engine, HELLO_DEADLINE, MAX_PENDING_HELLOS, MAX_SERVED, MemType, STALL, TransferDesc, TransferOp,
 };
-use ascendless::error::adxl_status::ADXL_RESOURCE_EXHAUSTED;
+use ascendless::error::engine_status::ADXL_RESOURCE_EXHAUSTED;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 use common::{Scripted, pattern};

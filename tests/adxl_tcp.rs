@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::error::adxl_status::*;
+use ascendless::error::engine_status::*;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
 use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtFreeHost, aclrtMalloc, aclrtMallocHost, aclrtMemcpy};
 use ascendless::ffi::ascendless::*;

@@ -11,8 +11,8 @@
 //! Initialize, for the variable too: a typo in a security setting must not fall back to the
 //! open default silently.
 
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_PARAM_INVALID;
+use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 
 pub const SECRET_ENV: &str = "ASCENDLESS_ADXL_SECRET";
@@ -29,9 +29,9 @@ pub struct Secret(Vec<u8>);
 
 impl Secret {
     /// The secret from its text: 1 to [`MAX_SECRET`] bytes, taken exactly as given.
-    pub fn parse(what: &str, text: &str) -> AdxlResult<Secret> {
+    pub fn parse(what: &str, text: &str) -> EngineResult<Secret> {
         if text.is_empty() || text.len() > MAX_SECRET {
-            return Err(AdxlError::new(
+            return Err(EngineError::new(
                 ADXL_PARAM_INVALID,
                 format!("{what}: a secret must be 1 to {MAX_SECRET} bytes (it is {} bytes)", text.len()),
             ));
@@ -78,11 +78,11 @@ pub enum RemoteAccess {
 }
 
 impl RemoteAccess {
-    pub fn parse(what: &str, text: &str) -> AdxlResult<RemoteAccess> {
+    pub fn parse(what: &str, text: &str) -> EngineResult<RemoteAccess> {
         match text.to_ascii_lowercase().as_str() {
             "any" => Ok(RemoteAccess::Any),
             "registered" => Ok(RemoteAccess::Registered),
-            _ => Err(AdxlError::new(
+            _ => Err(EngineError::new(
                 ADXL_PARAM_INVALID,
                 format!("{what}={text:?}: must be \"any\" or \"registered\""),
             )),
@@ -104,7 +104,7 @@ impl Access {
         secret: Option<Secret>,
         remote_access: Option<RemoteAccess>,
         var: impl Fn(&str) -> Option<String>,
-    ) -> AdxlResult<Access> {
+    ) -> EngineResult<Access> {
         let secret = match secret {
             Some(s) => Some(s),
             None => var(SECRET_ENV).map(|v| Secret::parse(SECRET_ENV, &v)).transpose()?,
@@ -121,10 +121,10 @@ impl Access {
 
     /// As [`Access::resolve`] with the process environment. A variable that is set but not
     /// UTF-8 is PARAM_INVALID too (never taken as unset).
-    pub fn from_env(secret: Option<Secret>, remote_access: Option<RemoteAccess>) -> AdxlResult<Access> {
+    pub fn from_env(secret: Option<Secret>, remote_access: Option<RemoteAccess>) -> EngineResult<Access> {
         for name in [SECRET_ENV, REMOTE_ACCESS_ENV] {
             if let Err(std::env::VarError::NotUnicode(_)) = std::env::var(name) {
-                return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("{name} is not valid UTF-8")));
+                return Err(EngineError::new(ADXL_PARAM_INVALID, format!("{name} is not valid UTF-8")));
             }
         }
         Access::resolve(secret, remote_access, |name| std::env::var(name).ok())

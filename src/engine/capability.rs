@@ -3,8 +3,8 @@
 //! Answers must be true of the code as it stands: a caller that sees `FEATURE_SUPPORTED` will
 //! rely on the feature.
 
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_PARAM_INVALID;
+use crate::error::{EngineError, EngineResult};
 
 /// `adxl::FEATURE_SUPPORTED`.
 pub const FEATURE_SUPPORTED: i32 = 1;
@@ -23,9 +23,9 @@ pub enum Feature {
 impl Feature {
     /// `Ok(None)` for a value this build does not know (a newer caller): answered "not
     /// supported", as the vendor does.
-    pub fn from_raw(raw: i32) -> AdxlResult<Option<Feature>> {
+    pub fn from_raw(raw: i32) -> EngineResult<Option<Feature>> {
         match raw {
-            r if r < 0 => Err(AdxlError::new(ADXL_PARAM_INVALID, format!("feature type {r} is negative"))),
+            r if r < 0 => Err(EngineError::new(ADXL_PARAM_INVALID, format!("feature type {r} is negative"))),
             0 => Ok(Some(Feature::AutoConnect)),
             1 => Ok(Some(Feature::ClientServerComm)),
             _ => Ok(None),
@@ -44,7 +44,7 @@ impl Feature {
 }
 
 /// The value `GetCapability` reports for the raw feature number.
-pub fn capability(raw: i32) -> AdxlResult<i32> {
+pub fn capability(raw: i32) -> EngineResult<i32> {
     Ok(match Feature::from_raw(raw)? {
         Some(f) if f.supported() => FEATURE_SUPPORTED,
         _ => FEATURE_NOT_SUPPORTED,

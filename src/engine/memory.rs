@@ -7,9 +7,9 @@ use std::sync::Mutex;
 
 use super::MemType;
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
-use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
+use crate::error::engine_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
-use crate::error::{AclError, AdxlError, AdxlResult};
+use crate::error::{AclError, EngineError, EngineResult};
 use crate::runtime::context;
 use crate::runtime::memory::{self, AllocKind, Limits};
 
@@ -24,25 +24,28 @@ fn owned() -> std::sync::MutexGuard<'static, BTreeMap<usize, AllocKind>> {
 }
 
 /// The runtime's error as an ADXL status: out of memory is RESOURCE_EXHAUSTED.
-fn adxl(e: AclError) -> AdxlError {
+fn adxl(e: AclError) -> EngineError {
     let status = match e.code {
         ACL_ERROR_RT_MEMORY_ALLOCATION => ADXL_RESOURCE_EXHAUSTED,
         ACL_ERROR_INVALID_PARAM | ACL_ERROR_RT_PARAM_INVALID => ADXL_PARAM_INVALID,
         _ => ADXL_FAILED,
     };
-    AdxlError::new(status, e.message)
+    EngineError::new(status, e.message)
 }
 
 /// Allocates `size` bytes: device memory on the calling thread's current device, or pinned
 /// host memory. Size 0: PARAM_INVALID; device memory without a current device: FAILED.
-pub fn malloc(mem_type: MemType, size: usize) -> AdxlResult<usize> {
+pub fn malloc(mem_type: MemType, size: usize) -> EngineResult<usize> {
     if size == 0 {
-        return Err(AdxlError::new(ADXL_PARAM_INVALID, "size must not be 0"));
+        return Err(EngineError::new(ADXL_PARAM_INVALID, "size must not be 0"));
     }
     let (addr, kind) = match mem_type {
         MemType::Device => {
             let device = context::current_device().map_err(|_| {
-                AdxlError::new(ADXL_FAILED, "device memory needs a current device: call aclrtSetDevice first")
+                EngineError::new(
+                    ADXL_FAILED,
+                    "device memory needs a current device: call aclrtSetDevice first",
+                )
             })?;
             (
                 memory::alloc_device(device, size, HUGE_FIRST, &Limits::configured()).map_err(adxl)?,
@@ -56,9 +59,9 @@ pub fn malloc(mem_type: MemType, size: usize) -> AdxlResult<usize> {
 }
 
 /// Frees memory from [`malloc`]; anything else (NULL included) is PARAM_INVALID.
-pub fn free(addr: usize) -> AdxlResult<()> {
+pub fn free(addr: usize) -> EngineResult<()> {
     let kind = owned().remove(&addr).ok_or_else(|| {
-        AdxlError::new(
+        EngineError::new(
             ADXL_PARAM_INVALID,
             format!("{addr:#x} was not returned by MallocMem (or was freed already)"),
         )

@@ -71,8 +71,8 @@ pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
 pub use requests::Outcome;
 
 use crate::config::Transport;
-use crate::error::adxl_status::*;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::*;
+use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sys::span::{HostRange, RawSpan};
@@ -96,11 +96,11 @@ pub enum MemType {
 
 impl MemType {
     /// 0 `MEM_DEVICE`, 1 `MEM_HOST`; anything else PARAM_INVALID.
-    pub fn from_raw(raw: i32) -> AdxlResult<MemType> {
+    pub fn from_raw(raw: i32) -> EngineResult<MemType> {
         match raw {
             0 => Ok(MemType::Device),
             1 => Ok(MemType::Host),
-            _ => Err(AdxlError::new(
+            _ => Err(EngineError::new(
                 ADXL_PARAM_INVALID,
                 format!("memory type {raw} is not MEM_DEVICE (0) or MEM_HOST (1)"),
             )),
@@ -110,11 +110,11 @@ impl MemType {
 
 impl TransferOp {
     /// 0 `READ`, 1 `WRITE`; anything else PARAM_INVALID.
-    pub fn from_raw(raw: i32) -> AdxlResult<TransferOp> {
+    pub fn from_raw(raw: i32) -> EngineResult<TransferOp> {
         match raw {
             0 => Ok(TransferOp::Read),
             1 => Ok(TransferOp::Write),
-            _ => Err(AdxlError::new(
+            _ => Err(EngineError::new(
                 ADXL_PARAM_INVALID,
                 format!("operation {raw} is not READ (0) or WRITE (1)"),
             )),
@@ -240,9 +240,9 @@ impl Drop for Engine {
     }
 }
 
-fn positive_timeout(timeout_ms: i32) -> AdxlResult<Duration> {
+fn positive_timeout(timeout_ms: i32) -> EngineResult<Duration> {
     if timeout_ms <= 0 {
-        return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
+        return Err(EngineError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
     }
     Ok(Duration::from_millis(timeout_ms as u64))
 }
@@ -325,13 +325,13 @@ fn drop_dead_links(links: &mut HashMap<String, Arc<Link>>) -> usize {
 }
 
 /// Zero addresses and ranges that wrap are PARAM_INVALID.
-fn check_descs(descs: &[TransferDesc]) -> AdxlResult<()> {
+fn check_descs(descs: &[TransferDesc]) -> EngineResult<()> {
     for (i, d) in descs.iter().enumerate() {
         if d.local_addr == 0 || d.remote_addr == 0 {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
         }
         if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
-            return Err(AdxlError::new(
+            return Err(EngineError::new(
                 ADXL_PARAM_INVALID,
                 format!("descriptor {i} wraps the address space"),
             ));
@@ -346,12 +346,12 @@ fn local_span(
     len: usize,
     writable: bool,
     vouch: &mut impl FnMut(HostRange) -> RawSpan,
-) -> AdxlResult<RawSpan> {
+) -> EngineResult<RawSpan> {
     if let Some(span) = runtime_memory::runtime_span(addr, len) {
         return Ok(span);
     }
     if let Some(b) = runtime_memory::backing(addr).filter(|b| matches!(b.placement, Placement::Device(_))) {
-        return Err(AdxlError::new(
+        return Err(EngineError::new(
             ADXL_PARAM_INVALID,
             format!(
                 "{addr:#x} + {len} bytes runs past its device allocation ({:#x}, {} bytes)",
@@ -367,20 +367,20 @@ impl Engine {
         Engine { state: Mutex::new(State::New) }
     }
 
-    fn core(&self) -> AdxlResult<Arc<Core>> {
+    fn core(&self) -> EngineResult<Arc<Core>> {
         match &*lock(&self.state) {
             State::Running(core) => Ok(core.clone()),
-            State::New => Err(AdxlError::new(ADXL_FAILED, "the engine is not initialized")),
-            State::Finalized => Err(AdxlError::new(ADXL_FAILED, "the engine was finalized")),
+            State::New => Err(EngineError::new(ADXL_FAILED, "the engine is not initialized")),
+            State::Finalized => Err(EngineError::new(ADXL_FAILED, "the engine was finalized")),
         }
     }
 
     /// `Initialize(local_engine, options)`: validates both, then listens when the name has a
     /// port > 0.
-    pub fn initialize(&self, local_engine: &str, options: &[(&str, &str)]) -> AdxlResult<()> {
+    pub fn initialize(&self, local_engine: &str, options: &[(&str, &str)]) -> EngineResult<()> {
         let mut state = lock(&self.state);
         if matches!(*state, State::Running(_)) {
-            return Err(AdxlError::new(ADXL_FAILED, "the engine is already initialized"));
+            return Err(EngineError::new(ADXL_FAILED, "the engine is already initialized"));
         }
         let name = EngineName::parse(local_engine)?;
         let options = Options::parse(options.iter().copied())?;
@@ -453,10 +453,10 @@ impl Engine {
         len: usize,
         mem_type: MemType,
         mut vouch: impl FnMut(HostRange) -> RawSpan,
-    ) -> AdxlResult<u64> {
+    ) -> EngineResult<u64> {
         let core = self.core()?;
         if addr == 0 || len == 0 || addr.checked_add(len).is_none() {
-            return Err(AdxlError::new(
+            return Err(EngineError::new(
                 ADXL_PARAM_INVALID,
                 format!("memory {addr:#x} + {len} bytes is not a valid range"),
             ));
@@ -481,10 +481,10 @@ impl Engine {
 
     /// `DeregisterMem(handle)`: NULL is PARAM_INVALID; a handle this engine does not know is
     /// SUCCESS with a warning (the vendor's behaviour).
-    pub fn deregister_mem(&self, handle: u64) -> AdxlResult<()> {
+    pub fn deregister_mem(&self, handle: u64) -> EngineResult<()> {
         let core = self.core()?;
         if handle == 0 {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "memory handle is NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "memory handle is NULL"));
         }
         match core.registry.remove(handle) {
             Some(r) => {
@@ -513,16 +513,16 @@ impl Engine {
     }
 
     /// `Connect(remote_engine, timeout)`.
-    pub fn connect(&self, remote: &str, timeout_ms: i32) -> AdxlResult<()> {
+    pub fn connect(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
         let core = self.core()?;
         let timeout = positive_timeout(timeout_ms)?;
         Self::connect_core(&core, remote, Instant::now() + timeout)
     }
 
-    fn connect_core(core: &Core, remote: &str, deadline: Instant) -> AdxlResult<()> {
+    fn connect_core(core: &Core, remote: &str, deadline: Instant) -> EngineResult<()> {
         let name = EngineName::parse(remote)?;
         let addr = name.listen_addr().ok_or_else(|| {
-            AdxlError::new(
+            EngineError::new(
                 ADXL_FAILED,
                 format!("{remote} has no port: it does not listen, so it cannot be connected to"),
             )
@@ -530,10 +530,13 @@ impl Engine {
         {
             let mut links = lock(&core.links);
             if links.get(remote).is_some_and(|l| l.is_alive()) {
-                return Err(AdxlError::new(ADXL_ALREADY_CONNECTED, format!("already connected to {remote}")));
+                return Err(EngineError::new(
+                    ADXL_ALREADY_CONNECTED,
+                    format!("already connected to {remote}"),
+                ));
             }
             if !links.contains_key(remote) && links.len() >= MAX_LINKS && drop_dead_links(&mut links) == 0 {
-                return Err(AdxlError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_LINKS} links")));
+                return Err(EngineError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_LINKS} links")));
             }
         }
         let link = Link::open(core, remote, addr, deadline)?;
@@ -549,7 +552,7 @@ impl Engine {
         match links.get(remote) {
             Some(l) if !l.is_broken() => {
                 link.close();
-                Err(AdxlError::new(ADXL_ALREADY_CONNECTED, format!("already connected to {remote}")))
+                Err(EngineError::new(ADXL_ALREADY_CONNECTED, format!("already connected to {remote}")))
             }
             _ => {
                 if let Some(old) = links.insert(remote.to_owned(), link) {
@@ -561,12 +564,12 @@ impl Engine {
     }
 
     /// `Disconnect(remote_engine, timeout)`: local cleanup happens even when the peer is down.
-    pub fn disconnect(&self, remote: &str, timeout_ms: i32) -> AdxlResult<()> {
+    pub fn disconnect(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
         let core = self.core()?;
         positive_timeout(timeout_ms)?;
         let link = lock(&core.links)
             .remove(remote)
-            .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?;
+            .ok_or_else(|| EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?;
         link.close();
         Ok(())
     }
@@ -580,7 +583,7 @@ impl Engine {
         descs: &[TransferDesc],
         timeout_ms: i32,
         mut vouch: impl FnMut(HostRange) -> RawSpan,
-    ) -> AdxlResult<()> {
+    ) -> EngineResult<()> {
         let core = self.core()?;
         let deadline = Instant::now() + positive_timeout(timeout_ms)?;
         check_descs(descs)?;
@@ -591,36 +594,37 @@ impl Engine {
 
     /// The link a transfer or notify to `remote` uses: the current one, or (with AutoConnect,
     /// or when a same-host peer's channel closed) a new one.
-    fn resolve_link(core: &Core, remote: &str, deadline: Instant) -> AdxlResult<Arc<Link>> {
+    fn resolve_link(core: &Core, remote: &str, deadline: Instant) -> EngineResult<Arc<Link>> {
         // A request queued before Finalize fails instead of dialling for a finalized engine.
         if core.stopping.load(Ordering::Acquire) {
-            return Err(AdxlError::new(ADXL_NOT_CONNECTED, "the engine was finalized"));
+            return Err(EngineError::new(ADXL_NOT_CONNECTED, "the engine was finalized"));
         }
         let link = match core.link(remote) {
             Some(l) if !l.is_broken() => l,
             found if core.options.auto_connect => {
                 drop(found);
                 match Self::connect_core(core, remote, deadline) {
-                    Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
+                    Ok(()) | Err(EngineError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                     Err(e) => return Err(e),
                 }
-                core.link(remote)
-                    .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?
+                core.link(remote).ok_or_else(|| {
+                    EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))
+                })?
             }
             Some(l) => l,
-            None => return Err(AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))),
+            None => return Err(EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))),
         };
         // A same-host peer whose channel closed is gone (finalized, exited, killed): dial
         // again, as TCP does after a dead connection, so a restarted peer is reached and a
         // dead one fails here (FAILED), never through its old memory.
         if link.shm.as_ref().is_some_and(|s| !s.alive()) {
             match Self::connect_core(core, remote, deadline) {
-                Ok(()) | Err(AdxlError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
+                Ok(()) | Err(EngineError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                 Err(e) => return Err(e),
             }
             return core
                 .link(remote)
-                .ok_or_else(|| AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+                .ok_or_else(|| EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
         }
         Ok(link)
     }
@@ -631,7 +635,7 @@ impl Engine {
         op: TransferOp,
         descs: &[TransferDesc],
         vouch: &mut impl FnMut(HostRange) -> RawSpan,
-    ) -> AdxlResult<Vec<Local>> {
+    ) -> EngineResult<Vec<Local>> {
         let mut locals = Vec::with_capacity(descs.len());
         // Descriptors of one call usually fall in one registration: try the last one first.
         let mut last: Option<Arc<registry::Registered>> = None;
@@ -654,7 +658,7 @@ impl Engine {
                 Some(r) => r.kind,
                 None if core.pool.enabled() => MemKind::Unregistered,
                 None => {
-                    return Err(AdxlError::new(
+                    return Err(EngineError::new(
                         ADXL_PARAM_INVALID,
                         format!(
                             "descriptor {i}: local memory {:#x} is not registered and the relay pool is off",
@@ -683,16 +687,19 @@ impl Engine {
         op: TransferOp,
         descs: &[TransferDesc],
         mut vouch: impl FnMut(HostRange) -> RawSpan,
-    ) -> AdxlResult<u64> {
+    ) -> EngineResult<u64> {
         let core = self.core()?;
         check_descs(descs)?;
         if !core.options.auto_connect && core.link(remote).is_none() {
-            return Err(AdxlError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+            return Err(EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
         }
         let locals = Self::locals(&core, op, descs, &mut vouch)?;
         let owner = Arc::as_ptr(&core) as usize;
         let request = Arc::new(requests::Request::new(remote, owner, &core.held).ok_or_else(|| {
-            AdxlError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_REQUESTS} transfer requests held"))
+            EngineError::new(
+                ADXL_RESOURCE_EXHAUSTED,
+                format!("already {MAX_REQUESTS} transfer requests held"),
+            )
         })?);
         let deadline = Instant::now() + requests::async_timeout();
         lock(&core.inflight).push(request.clone());
@@ -719,7 +726,7 @@ impl Engine {
         });
         if !core.workers.submit(job) {
             let _ = requests::REQUESTS.remove(handle);
-            return Err(AdxlError::new(ADXL_FAILED, "the engine is finalizing"));
+            return Err(EngineError::new(ADXL_FAILED, "the engine is finalizing"));
         }
         Ok(handle)
     }
@@ -728,24 +735,24 @@ impl Engine {
     /// FAILED; `None` when nothing is reported) and the call's result. A request reported
     /// COMPLETED or FAILED is freed (asking again: PARAM_INVALID). NULL: FAILED. A request
     /// whose link went away: status FAILED and NOT_CONNECTED.
-    pub fn transfer_status(&self, req: u64) -> (Option<i32>, AdxlResult<()>) {
+    pub fn transfer_status(&self, req: u64) -> (Option<i32>, EngineResult<()>) {
         let core = match self.core() {
             Ok(c) => c,
             Err(e) => return (None, Err(e)),
         };
         if req == 0 {
-            return (None, Err(AdxlError::new(ADXL_FAILED, "the transfer request is NULL")));
+            return (None, Err(EngineError::new(ADXL_FAILED, "the transfer request is NULL")));
         }
         let request = match requests::REQUESTS.get(req) {
             Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
             Ok(_) => {
                 return (
                     None,
-                    Err(AdxlError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
+                    Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
                 );
             }
             Err(e) => {
-                return (None, Err(AdxlError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
+                return (None, Err(EngineError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
             }
         };
         match request.outcome() {
@@ -758,7 +765,7 @@ impl Engine {
                 let _ = requests::REQUESTS.remove(req);
                 log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
                 if link_gone {
-                    let e = AdxlError::new(
+                    let e = EngineError::new(
                         ADXL_NOT_CONNECTED,
                         format!("the link to {} went away: {message}", request.remote),
                     );
@@ -776,12 +783,12 @@ impl Engine {
     /// [`MAX_NOTIFY_LEN`] bytes, or timeout <= 0: PARAM_INVALID; no link (without AutoConnect):
     /// NOT_CONNECTED; no answer in time: TIMEOUT; the peer holds [`MAX_NOTIFIES`] from this
     /// engine already: RESOURCE_EXHAUSTED; the connection broke: NOTIFY_FAILED.
-    pub fn send_notify(&self, remote: &str, name: &str, msg: &str, timeout_ms: i32) -> AdxlResult<()> {
+    pub fn send_notify(&self, remote: &str, name: &str, msg: &str, timeout_ms: i32) -> EngineResult<()> {
         let core = self.core()?;
         let deadline = Instant::now() + positive_timeout(timeout_ms)?;
         for (what, text) in [("name", name), ("message", msg)] {
             if text.len() > MAX_NOTIFY_LEN {
-                return Err(AdxlError::new(
+                return Err(EngineError::new(
                     ADXL_PARAM_INVALID,
                     format!("notify {what} of {} bytes is over {MAX_NOTIFY_LEN}", text.len()),
                 ));
@@ -792,7 +799,7 @@ impl Engine {
             lock(&core.inflight).iter().filter(|r| r.remote == remote).cloned().collect();
         for r in before {
             if !r.wait(deadline) {
-                return Err(AdxlError::new(
+                return Err(EngineError::new(
                     ADXL_TIMEOUT,
                     format!("notify to {remote}: earlier transfers did not finish in time"),
                 ));
@@ -803,7 +810,7 @@ impl Engine {
 
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
     /// oldest first; the queue is emptied.
-    pub fn take_notifies(&self) -> AdxlResult<Vec<Notified>> {
+    pub fn take_notifies(&self) -> EngineResult<Vec<Notified>> {
         Ok(lock(&self.core()?.notifies).take())
     }
 
@@ -815,7 +822,7 @@ impl Engine {
         op: TransferOp,
         locals: &[Local],
         deadline: Instant,
-    ) -> AdxlResult<()> {
+    ) -> EngineResult<()> {
         if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
             return result;
         }

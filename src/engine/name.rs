@@ -7,8 +7,8 @@
 
 use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_PARAM_INVALID;
+use crate::error::{EngineError, EngineResult};
 
 /// A parsed engine name; `text` is the exact string it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,8 +21,8 @@ pub struct EngineName {
 
 impl EngineName {
     /// Parses `text`; anything but the four forms is `PARAM_INVALID` with the reason.
-    pub fn parse(text: &str) -> AdxlResult<EngineName> {
-        let bad = |why: &str| AdxlError::new(ADXL_PARAM_INVALID, format!("engine name {text:?}: {why}"));
+    pub fn parse(text: &str) -> EngineResult<EngineName> {
+        let bad = |why: &str| EngineError::new(ADXL_PARAM_INVALID, format!("engine name {text:?}: {why}"));
         if text.is_empty() {
             return Err(bad("is empty"));
         }

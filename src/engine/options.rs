@@ -7,8 +7,8 @@
 //! `adxl.Secret` and `adxl.RemoteAccess` (see [`crate::engine::access`]).
 
 use crate::engine::access::{RemoteAccess, Secret};
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_PARAM_INVALID;
+use crate::error::{EngineError, EngineResult};
 
 /// The relay pool (`adxl.BufferPool` = `"NUM:SIZE_MB"`): `NUM` buffers of `SIZE_MB` MiB.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +62,8 @@ impl Default for Options {
     }
 }
 
-fn invalid(key: &str, value: &str, why: &str) -> AdxlError {
-    AdxlError::new(ADXL_PARAM_INVALID, format!("option {key}={value:?}: {why}"))
+fn invalid(key: &str, value: &str, why: &str) -> EngineError {
+    EngineError::new(ADXL_PARAM_INVALID, format!("option {key}={value:?}: {why}"))
 }
 
 /// A decimal number with nothing around it (no sign, no spaces).
@@ -76,7 +76,7 @@ fn number(text: &str) -> Option<u64> {
 
 impl Options {
     /// Parses the key/value pairs; the first bad one is the error.
-    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> AdxlResult<Options> {
+    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> EngineResult<Options> {
         let mut o = Options::default();
         for (key, value) in pairs {
             let short = key.strip_prefix("adxl.").unwrap_or(key);
@@ -131,7 +131,7 @@ impl Options {
                         return Err(invalid(key, value, "is not JSON"));
                     }
                 }
-                _ => return Err(AdxlError::new(ADXL_PARAM_INVALID, format!("unknown option {key:?}"))),
+                _ => return Err(EngineError::new(ADXL_PARAM_INVALID, format!("unknown option {key:?}"))),
             }
         }
         Ok(o)
@@ -142,7 +142,7 @@ impl Options {
 mod tests {
     use super::*;
 
-    fn parse(pairs: &[(&str, &str)]) -> AdxlResult<Options> {
+    fn parse(pairs: &[(&str, &str)]) -> EngineResult<Options> {
         Options::parse(pairs.iter().copied())
     }
 

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::engine::limits::{MAX_NOTIFIES, MAX_NOTIFIES_TOTAL};
-use crate::error::adxl_status::ADXL_RESOURCE_EXHAUSTED;
+use crate::error::engine_status::ADXL_RESOURCE_EXHAUSTED;
 
 /// Longest name or message of a notify, in bytes.
 pub const MAX_LEN: usize = crate::engine::wire::MAX_TEXT;

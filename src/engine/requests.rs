@@ -14,7 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
-use crate::error::AdxlResult;
+use crate::error::EngineResult;
 use crate::handle::{HandleKind, HandleTable};
 
 /// Every engine's requests, by handle.
@@ -85,7 +85,7 @@ impl Request {
         self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    pub fn finish(&self, result: AdxlResult<()>, link_gone: bool) {
+    pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
         let outcome = match result {
             Ok(()) => Outcome::Completed,
             Err(e) => Outcome::Failed { status: e.status, message: e.message.clone(), link_gone },
@@ -179,7 +179,7 @@ fn work(queue: &(Mutex<Queue>, Condvar)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::AdxlError;
+    use crate::error::EngineError;
 
     #[test]
     fn requests_are_counted_up_to_the_limit_and_released_on_drop() {
@@ -191,7 +191,7 @@ mod tests {
         let r = Request::new("x", 1, &held).unwrap();
         assert!(matches!(r.outcome(), Outcome::Waiting));
         assert!(!r.wait(Instant::now() + Duration::from_millis(10)));
-        r.finish(Err(AdxlError::new(503900, "gone")), true);
+        r.finish(Err(EngineError::new(503900, "gone")), true);
         assert!(r.wait(Instant::now()));
         assert!(matches!(r.outcome(), Outcome::Failed { status: 503900, link_gone: true, .. }));
     }

@@ -44,7 +44,7 @@ fn client(options: &[(&str, &str)]) -> Engine {
     e
 }
 
-fn status<T: std::fmt::Debug>(r: AdxlResult<T>) -> u32 {
+fn status<T: std::fmt::Debug>(r: EngineResult<T>) -> u32 {
     r.unwrap_err().status
 }
 

@@ -1,5 +1,5 @@
 //! `ascendless.h`: the library's own C API. The ADXL status numbers of that header come from
-//! `crate::error::adxl_status`, the single place they are defined.
+//! `crate::error::engine_status`, the single place they are defined.
 
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -9,8 +9,8 @@ use super::ptr::{check_optional, required_str, write_out};
 use super::{adxl_call, boundary};
 use crate::engine::capability;
 use crate::engine::{Engine, MemType, TransferDesc, TransferOp};
-use crate::error::adxl_status::{ADXL_PARAM_INVALID, AdxlStatus};
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
+use crate::error::{EngineError, EngineResult};
 use crate::handle::{HandleKind, HandleTable};
 use crate::sys::span::{HostRange, RawSpan};
 
@@ -37,7 +37,7 @@ pub extern "C" fn ascendless_last_error() -> *const c_char {
 /// # Safety
 /// `value` is NULL or valid for a write of an `int32_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ascendless_get_capability(feature_type: i32, value: *mut i32) -> AdxlStatus {
+pub unsafe extern "C" fn ascendless_get_capability(feature_type: i32, value: *mut i32) -> EngineStatus {
     adxl_call("ascendless_get_capability", || {
         let answer = capability::capability(feature_type)?;
         // SAFETY: forwarded from this function's contract.
@@ -58,11 +58,11 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
     mem_type: i32,
     size: usize,
     ptr: *mut *mut c_void,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_malloc_mem", || {
         let kind = MemType::from_raw(mem_type)?;
         if ptr.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "ptr must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "ptr must not be NULL"));
         }
         let addr = crate::engine::memory::malloc(kind, size)?;
         let p = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
@@ -78,7 +78,7 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
 /// Frees memory from `ascendless_malloc_mem` (`adxl::AdxlEngine::FreeMem`); any other address,
 /// NULL included, is `ADXL_PARAM_INVALID`.
 #[unsafe(no_mangle)]
-pub extern "C" fn ascendless_free_mem(ptr: *mut c_void) -> AdxlStatus {
+pub extern "C" fn ascendless_free_mem(ptr: *mut c_void) -> EngineStatus {
     adxl_call("ascendless_free_mem", || crate::engine::memory::free(ptr.addr()))
 }
 
@@ -123,8 +123,8 @@ pub struct AscendlessEngineCounters {
 
 static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
 
-fn engine(h: AscendlessEngine) -> AdxlResult<Arc<Engine>> {
-    ENGINES.get(h.addr() as u64).map_err(|e| AdxlError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))
+fn engine(h: AscendlessEngine) -> EngineResult<Arc<Engine>> {
+    ENGINES.get(h.addr() as u64).map_err(|e| EngineError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))
 }
 
 /// Vouches for a range of the caller's host memory (the engine reaches runtime memory, such
@@ -144,11 +144,11 @@ unsafe fn vouch(r: HostRange) -> RawSpan {
 /// # Safety
 /// `engine` is NULL or valid for a write of an `AscendlessEngine`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine) -> AdxlStatus {
+pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_create", || {
         check_optional(engine, "engine")?;
         if engine.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "engine must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "engine must not be NULL"));
         }
         let h = ENGINES.insert(Engine::new());
         // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
@@ -160,11 +160,11 @@ pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine)
 /// Finalizes the engine (if it was initialised) and frees its handle; the handle is invalid
 /// afterwards (using it again is `ADXL_PARAM_INVALID`, never a crash).
 #[unsafe(no_mangle)]
-pub extern "C" fn ascendless_engine_destroy(engine: AscendlessEngine) -> AdxlStatus {
+pub extern "C" fn ascendless_engine_destroy(engine: AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_destroy", || {
         let e = ENGINES
             .remove(engine.addr() as u64)
-            .map_err(|e| AdxlError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))?;
+            .map_err(|e| EngineError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))?;
         e.finalize();
         Ok(())
     })
@@ -187,7 +187,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
     option_keys: *const *const c_char,
     option_values: *const *const c_char,
     num_options: usize,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_initialize", || {
         let e = self::engine(engine)?;
         // SAFETY: forwarded contract.
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
         let mut options = Vec::with_capacity(num_options.min(64));
         if num_options > 0 {
             if option_keys.is_null() || option_values.is_null() {
-                return Err(AdxlError::new(ADXL_PARAM_INVALID, "option arrays must not be NULL"));
+                return Err(EngineError::new(ADXL_PARAM_INVALID, "option arrays must not be NULL"));
             }
             for i in 0..num_options {
                 // SAFETY: both arrays hold `num_options` pointers by the caller's contract.
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
 /// `AdxlEngine::Finalize`: stops listening and closes every connection (transfers in flight
 /// fail); idempotent. After it every call but initialize and destroy is `ADXL_FAILED`.
 #[unsafe(no_mangle)]
-pub extern "C" fn ascendless_engine_finalize(engine: AscendlessEngine) -> AdxlStatus {
+pub extern "C" fn ascendless_engine_finalize(engine: AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_finalize", || {
         self::engine(engine)?.finalize();
         Ok(())
@@ -236,12 +236,12 @@ pub unsafe extern "C" fn ascendless_engine_register_mem(
     len: usize,
     mem_type: i32,
     mem_handle: *mut *mut c_void,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_register_mem", || {
         let e = self::engine(engine)?;
         let kind = MemType::from_raw(mem_type)?;
         if mem_handle.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "mem_handle must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "mem_handle must not be NULL"));
         }
         check_optional(mem_handle, "mem_handle")?;
         // SAFETY: the caller promises the memory stays valid while registered.
@@ -262,11 +262,11 @@ pub unsafe extern "C" fn ascendless_engine_register_mem(
 pub unsafe extern "C" fn ascendless_engine_get_counters(
     engine: AscendlessEngine,
     out: *mut AscendlessEngineCounters,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_get_counters", || {
         check_optional(out, "out")?;
         if out.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "out must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "out must not be NULL"));
         }
         let c = self::engine(engine)?.counters();
         let value = AscendlessEngineCounters {
@@ -291,7 +291,7 @@ pub unsafe extern "C" fn ascendless_engine_get_counters(
 pub extern "C" fn ascendless_engine_deregister_mem(
     engine: AscendlessEngine,
     mem_handle: *mut c_void,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_deregister_mem", || {
         self::engine(engine)?.deregister_mem(mem_handle.addr() as u64)
     })
@@ -310,7 +310,7 @@ pub unsafe extern "C" fn ascendless_engine_connect(
     engine: AscendlessEngine,
     remote_engine: *const c_char,
     timeout_in_millis: i32,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_connect", || {
         let e = self::engine(engine)?;
         // SAFETY: forwarded contract.
@@ -330,7 +330,7 @@ pub unsafe extern "C" fn ascendless_engine_disconnect(
     engine: AscendlessEngine,
     remote_engine: *const c_char,
     timeout_in_millis: i32,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_disconnect", || {
         let e = self::engine(engine)?;
         // SAFETY: forwarded contract.
@@ -359,7 +359,7 @@ pub unsafe extern "C" fn ascendless_engine_transfer_sync(
     op_descs: *const AscendlessTransferDesc,
     num_descs: usize,
     timeout_in_millis: i32,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_transfer_sync", || {
         let e = self::engine(engine)?;
         // SAFETY: forwarded contract.
@@ -379,11 +379,11 @@ pub unsafe extern "C" fn ascendless_engine_transfer_sync(
 unsafe fn copy_descs(
     op_descs: *const AscendlessTransferDesc,
     num_descs: usize,
-) -> AdxlResult<Vec<TransferDesc>> {
+) -> EngineResult<Vec<TransferDesc>> {
     let descs: &[AscendlessTransferDesc] = if num_descs == 0 {
         &[]
     } else if op_descs.is_null() || !op_descs.is_aligned() {
-        return Err(AdxlError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
+        return Err(EngineError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
     } else {
         // SAFETY: non-NULL and aligned (checked); `num_descs` elements by the contract.
         unsafe { std::slice::from_raw_parts(op_descs, num_descs) }
@@ -416,14 +416,14 @@ pub unsafe extern "C" fn ascendless_engine_transfer_async(
     op_descs: *const AscendlessTransferDesc,
     num_descs: usize,
     req: *mut *mut c_void,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_transfer_async", || {
         let e = self::engine(engine)?;
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         let op = TransferOp::from_raw(operation)?;
         if req.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "req must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "req must not be NULL"));
         }
         check_optional(req, "req")?;
         // SAFETY: forwarded contract.
@@ -454,11 +454,11 @@ pub unsafe extern "C" fn ascendless_engine_get_transfer_status(
     engine: AscendlessEngine,
     req: *mut c_void,
     status: *mut i32,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_get_transfer_status", || {
         let e = self::engine(engine)?;
         if status.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "status must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "status must not be NULL"));
         }
         check_optional(status, "status")?;
         let (value, result) = e.transfer_status(req.addr() as u64);
@@ -499,7 +499,7 @@ pub unsafe extern "C" fn ascendless_engine_send_notify(
     name: *const c_char,
     notify_msg: *const c_char,
     timeout_in_millis: i32,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_send_notify", || {
         let e = self::engine(engine)?;
         // SAFETY: forwarded contract.
@@ -534,11 +534,11 @@ pub unsafe extern "C" fn ascendless_engine_get_notifies(
     engine: AscendlessEngine,
     notifies: *mut *mut AscendlessNotify,
     count: *mut usize,
-) -> AdxlStatus {
+) -> EngineStatus {
     adxl_call("ascendless_engine_get_notifies", || {
         let e = self::engine(engine)?;
         if notifies.is_null() || count.is_null() {
-            return Err(AdxlError::new(ADXL_PARAM_INVALID, "notifies and count must not be NULL"));
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "notifies and count must not be NULL"));
         }
         check_optional(notifies, "notifies")?;
         check_optional(count, "count")?;

@@ -7,7 +7,7 @@ use crate::engine::access::RemoteAccess;
 use crate::engine::name::EngineName;
 use crate::engine::options::Options;
 use crate::engine::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
+use crate::error::engine_status::ADXL_PARAM_INVALID;
 
 /// The bytes as a connection would deliver them (frames, each WRITE or READ_DATA followed by
 /// its payload), then as the body of each message type. Whatever decodes must encode to a

@@ -33,8 +33,8 @@ use sha2::Sha256;
 use crate::engine::access::Secret;
 use crate::engine::conn::redial::{self, Attempt};
 use crate::engine::wire::{Host, MAC_LEN, Message, NONCE_LEN};
-use crate::error::AdxlError;
-use crate::error::adxl_status::ADXL_FAILED;
+use crate::error::EngineError;
+use crate::error::engine_status::ADXL_FAILED;
 use crate::logging::TARGET;
 use crate::sys::random;
 use crate::sys::stream_io::send_all;
@@ -98,7 +98,7 @@ pub fn initiate(stream: &TcpStream, secret: Option<&Secret>, me: &str, remote: &
     let what = "connect to";
     let io = |e: io::Error| redial::io(remote, what, &e);
     let wire = |e| redial::wire(remote, what, e);
-    let failed = |why: String| AdxlError::new(ADXL_FAILED, format!("connect to {remote}: {why}"));
+    let failed = |why: String| EngineError::new(ADXL_FAILED, format!("connect to {remote}: {why}"));
     let mine = nonce().map_err(|e| failed(format!("no random nonce: {e}")))?;
     send_all(stream, &Message::Auth { name: me.to_owned(), nonce: mine }.encode()).map_err(io)?;
     let (server, theirs) = match Message::read_from(&mut &*stream).map_err(wire)? {
@@ -119,12 +119,12 @@ pub fn initiate(stream: &TcpStream, secret: Option<&Secret>, me: &str, remote: &
 
 /// The error for an answer that is not the next step of the handshake: the server's own
 /// refusal (HELLO_ACK with a status), or `why`.
-fn refused(remote: &str, answer: Message, why: &str) -> AdxlError {
+fn refused(remote: &str, answer: Message, why: &str) -> EngineError {
     match answer {
         Message::HelloAck { status, message, .. } if status != 0 => {
-            AdxlError::new(status, format!("{remote} refused the connection: {message}"))
+            EngineError::new(status, format!("{remote} refused the connection: {message}"))
         }
-        _ => AdxlError::new(
+        _ => EngineError::new(
             ADXL_FAILED,
             format!("connect to {remote}: the peer {why} (an engine without adxl.Secret?)"),
         ),

@@ -25,8 +25,8 @@ use crate::engine::limits::MAX_CONNS;
 use crate::engine::path::shm;
 use crate::engine::path::ucx::slot::PeerSlot;
 use crate::engine::wire::{Host, Message, Region};
-use crate::error::adxl_status::ADXL_FAILED;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_FAILED;
+use crate::error::{EngineError, EngineResult};
 use crate::sys::stream_io::{peer_closed, send_all};
 
 /// A connection idle this long is checked for a closed peer before it is used again.
@@ -72,7 +72,7 @@ pub struct Link {
 
 impl Link {
     /// Connects to `remote` (at `addr`) and makes the link with its first connection.
-    pub fn open(core: &Core, remote: &str, addr: SocketAddr, deadline: Instant) -> AdxlResult<Link> {
+    pub fn open(core: &Core, remote: &str, addr: SocketAddr, deadline: Instant) -> EngineResult<Link> {
         let link = Link {
             remote: remote.to_owned(),
             addr,
@@ -103,7 +103,7 @@ impl Link {
                 }
                 Err(why) if core.transport == Transport::Shm => {
                     link.close();
-                    return Err(AdxlError::new(
+                    return Err(EngineError::new(
                         ADXL_FAILED,
                         format!("connect to {remote}: the transport is shm but {why}"),
                     ));
@@ -170,7 +170,7 @@ impl Link {
 
     /// Opens one connection, authenticates it (with a secret) and says HELLO; dials again
     /// while the peer drops the connection before HELLO_ACK and time is left ([`redial`]).
-    fn dial(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
+    fn dial(&self, core: &Core, deadline: Instant) -> EngineResult<Conn> {
         redial::until(deadline, &self.remote, || self.dial_once(core, deadline))
     }
 
@@ -182,7 +182,7 @@ impl Link {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io_status(&self.remote, what, &e).into(),
             // The listener's queue overflowed (with tcp_abort_on_overflow): a busy peer.
             io::ErrorKind::ConnectionReset => redial::io(&self.remote, what, &e),
-            _ => Attempt::Final(AdxlError::new(
+            _ => Attempt::Final(EngineError::new(
                 ADXL_FAILED,
                 format!("connect to {}: the peer is not listening ({e})", self.remote),
             )),
@@ -209,14 +209,14 @@ impl Link {
                 *self.peer_regions.lock().unwrap_or_else(|e| e.into_inner()) = regions;
             }
             Message::HelloAck { status, message, .. } => {
-                return Err(AdxlError::new(
+                return Err(EngineError::new(
                     status,
                     format!("{} refused the connection: {message}", self.remote),
                 )
                 .into());
             }
             _ => {
-                return Err(AdxlError::new(
+                return Err(EngineError::new(
                     ADXL_FAILED,
                     format!("{} answered HELLO out of order", self.remote),
                 )
@@ -233,15 +233,15 @@ impl Link {
     }
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.
-    pub fn take(&self, core: &Core, deadline: Instant) -> AdxlResult<Conn> {
+    pub fn take(&self, core: &Core, deadline: Instant) -> EngineResult<Conn> {
         let mut pool = self.lock();
         // An extra connection that cannot be dialled (the peer is overloaded, or at its limit
         // of handshakes) does not break a link whose other connections work: the call waits
         // for one of them instead. With none open, the failure is the link's.
-        let mut dial_failed: Option<AdxlError> = None;
+        let mut dial_failed: Option<EngineError> = None;
         loop {
             if self.closed.load(Ordering::Acquire) {
-                return Err(AdxlError::new(ADXL_FAILED, format!("the link to {} was closed", self.remote)));
+                return Err(EngineError::new(ADXL_FAILED, format!("the link to {} was closed", self.remote)));
             }
             if let Some(c) = pool.idle.pop() {
                 // A connection idle for a while may belong to a peer that died (and maybe

@@ -24,8 +24,8 @@ use crate::engine::conn::served::Served;
 use crate::engine::limits::MAX_SERVED;
 use crate::engine::registry::Registered;
 use crate::engine::wire::{Desc, MemKind, Message};
-use crate::error::adxl_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
+use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::safe_copy;
@@ -43,9 +43,9 @@ pub const BACKLOG: u32 = 4096;
 
 /// Binds `addr` and starts accepting; returns the thread (it ends when `core.stopping` is set
 /// and it is woken by a connection).
-pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> AdxlResult<JoinHandle<()>> {
+pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> EngineResult<JoinHandle<()>> {
     let listener = TcpListener::bind(addr)
-        .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot listen on {addr}: {e}")))?;
+        .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot listen on {addr}: {e}")))?;
     if let Err(e) = crate::sys::stream_io::set_backlog(&listener, BACKLOG) {
         log::debug!(target: TARGET, "{addr}: the listen backlog stays at the default: {e}");
     }
@@ -73,7 +73,7 @@ pub fn listen(core: &Arc<Core>, addr: SocketAddr) -> AdxlResult<JoinHandle<()>> 
             }
             admission.close_all();
         })
-        .map_err(|e| AdxlError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
+        .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
 }
 
 /// Wakes the listener so it sees `stopping` and exits.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::conn::status::{io_status, wire_status};
 use crate::engine::wire::WireError;
-use crate::error::AdxlError;
+use crate::error::EngineError;
 use crate::logging::TARGET;
 
 /// The pause before the first new try.
@@ -26,19 +26,19 @@ pub const MAX_PAUSE: Duration = Duration::from_millis(100);
 #[derive(Debug)]
 pub enum Attempt {
     /// The peer closed or reset the connection before its HELLO_ACK: dial again.
-    Dropped(AdxlError),
+    Dropped(EngineError),
     /// Anything else: the call fails with it.
-    Final(AdxlError),
+    Final(EngineError),
 }
 
-impl From<AdxlError> for Attempt {
-    fn from(e: AdxlError) -> Attempt {
+impl From<EngineError> for Attempt {
+    fn from(e: EngineError) -> Attempt {
         Attempt::Final(e)
     }
 }
 
 impl Attempt {
-    pub fn into_error(self) -> AdxlError {
+    pub fn into_error(self) -> EngineError {
         match self {
             Attempt::Dropped(e) | Attempt::Final(e) => e,
         }
@@ -73,7 +73,7 @@ pub fn until<T>(
     deadline: Instant,
     remote: &str,
     mut attempt: impl FnMut() -> Result<T, Attempt>,
-) -> Result<T, AdxlError> {
+) -> Result<T, EngineError> {
     let mut pause = FIRST_PAUSE;
     let mut tries = 0u32;
     loop {
@@ -85,7 +85,7 @@ pub fn until<T>(
         };
         let left = deadline.saturating_duration_since(Instant::now());
         if left <= pause {
-            return Err(AdxlError::new(e.status, format!("{} ({tries} tries)", e.message)));
+            return Err(EngineError::new(e.status, format!("{} ({tries} tries)", e.message)));
         }
         log::debug!(target: TARGET, "{remote} dropped the connection in its handshake ({}); dialling again", e.message);
         std::thread::sleep(pause);
@@ -96,10 +96,10 @@ pub fn until<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::adxl_status::ADXL_FAILED;
+    use crate::error::engine_status::ADXL_FAILED;
 
-    fn failed(why: &str) -> AdxlError {
-        AdxlError::new(ADXL_FAILED, why)
+    fn failed(why: &str) -> EngineError {
+        EngineError::new(ADXL_FAILED, why)
     }
 
     #[test]

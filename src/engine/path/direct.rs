@@ -19,8 +19,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::engine::conn::link::Link;
 use crate::engine::path::tcp::{Local, TransferOp};
 use crate::engine::wire::MemKind;
-use crate::error::adxl_status::ADXL_FAILED;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_FAILED;
+use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::sys::safe_copy::{PeerDirection, peer_copy};
 use crate::sys::span::RawSpan;
@@ -124,10 +124,15 @@ fn copy_pairs(pairs: &[(&RawSpan, &RawSpan)], from: usize, to: usize) {
 }
 
 /// Tries the same-host paths; `None` means "use TCP".
-pub fn try_run(counters: &Counters, link: &Link, op: TransferOp, locals: &[Local]) -> Option<AdxlResult<()>> {
+pub fn try_run(
+    counters: &Counters,
+    link: &Link,
+    op: TransferOp,
+    locals: &[Local],
+) -> Option<EngineResult<()>> {
     let shm = link.shm.as_ref()?;
     if !shm.alive() {
-        return Some(Err(AdxlError::new(
+        return Some(Err(EngineError::new(
             ADXL_FAILED,
             format!("transfer with {}: the peer is gone (its same-host channel closed)", link.remote),
         )));

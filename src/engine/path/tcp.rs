@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use crate::engine::conn::link::{Conn, Link};
 use crate::engine::conn::status::{io_status, remaining, wire_status};
 use crate::engine::wire::{Desc, MAX_DESCS, Message};
-use crate::error::adxl_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
+use crate::error::{EngineError, EngineResult};
 use crate::sys::span::RawSpan;
 use crate::sys::stream_io::{Part, send_all, send_gather};
 
@@ -136,11 +136,11 @@ impl Siblings {
 /// How a failed conversation leaves the connection.
 pub(super) enum Fault {
     /// The peer answered with an error status; the connection is still in step.
-    Refused(AdxlError),
+    Refused(EngineError),
     /// Time-out or protocol error: the connection's state is unknown, drop it.
-    Lost(AdxlError),
+    Lost(EngineError),
     /// End of file or reset: the peer is gone.
-    Broken(AdxlError),
+    Broken(EngineError),
 }
 
 pub(super) fn from_io(remote: &str, e: io::Error) -> Fault {
@@ -157,7 +157,7 @@ pub fn run(
     locals: &[Local],
     striped: bool,
     deadline: Instant,
-) -> AdxlResult<()> {
+) -> EngineResult<()> {
     let total: usize = locals.iter().map(|l| l.span.len()).sum();
     if !striped || total < STRIPE_MIN {
         let pieces: Vec<Piece> =
@@ -166,7 +166,7 @@ pub fn run(
     }
     let parts = stripes(locals, STRIPES);
     let siblings = Siblings { open: Mutex::new(Some(Vec::new())) };
-    let results: Vec<AdxlResult<()>> = std::thread::scope(|scope| {
+    let results: Vec<EngineResult<()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = parts
             .iter()
             .enumerate()
@@ -178,7 +178,7 @@ pub fn run(
         handles
             .into_iter()
             .map(|h| {
-                h.join().unwrap_or_else(|_| Err(AdxlError::new(ADXL_FAILED, "a transfer stripe panicked")))
+                h.join().unwrap_or_else(|_| Err(EngineError::new(ADXL_FAILED, "a transfer stripe panicked")))
             })
             .collect()
     });
@@ -194,12 +194,12 @@ fn run_one(
     pieces: &[Piece],
     deadline: Instant,
     stripe: Option<(usize, &Siblings)>,
-) -> AdxlResult<()> {
+) -> EngineResult<()> {
     let mut conn = link.take(core, deadline)?;
     if let Some((i, siblings)) = stripe {
         if !siblings.join(i, &conn) {
             link.give_back(conn);
-            return Err(AdxlError::new(
+            return Err(EngineError::new(
                 ADXL_FAILED,
                 format!("transfer with {}: another stripe failed", link.remote),
             ));
@@ -297,7 +297,7 @@ fn converse(
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
             let expected: u64 = batch.iter().map(|p| p.len as u64).sum();
             if *got != id || *len != expected {
-                return Err(Fault::Lost(AdxlError::new(
+                return Err(Fault::Lost(EngineError::new(
                     ADXL_FAILED,
                     format!("{remote} sent READ_DATA out of order"),
                 )));
@@ -317,11 +317,11 @@ fn converse(
                     } else {
                         format!(" (descriptor {})", id as usize * MAX_DESCS + failed as usize)
                     };
-                    first_error = Some(AdxlError::new(status, format!("{remote}: {message}{at}")));
+                    first_error = Some(EngineError::new(status, format!("{remote}: {message}{at}")));
                 }
             }
             _ => {
-                return Err(Fault::Lost(AdxlError::new(
+                return Err(Fault::Lost(EngineError::new(
                     ADXL_FAILED,
                     format!("{remote} answered out of order"),
                 )));
@@ -347,7 +347,7 @@ fn exchange(
     send_all(&conn.stream, &message.encode()).map_err(|e| from_io(remote, e))?;
     match next(conn, link)? {
         Message::Complete { id: 0, status, message, .. } => Ok((status, message)),
-        _ => Err(Fault::Lost(AdxlError::new(ADXL_FAILED, format!("{remote} answered out of order")))),
+        _ => Err(Fault::Lost(EngineError::new(ADXL_FAILED, format!("{remote} answered out of order")))),
     }
 }
 
@@ -359,10 +359,10 @@ pub fn notify(
     name: &str,
     msg: &str,
     deadline: Instant,
-) -> AdxlResult<()> {
+) -> EngineResult<()> {
     let mut conn = link.take(core, deadline)?;
     let message = Message::Notify { id: 0, name: name.to_owned(), msg: msg.to_owned() };
-    let notify_failed = |e: AdxlError| AdxlError::new(ADXL_NOTIFY_FAILED, e.message);
+    let notify_failed = |e: EngineError| EngineError::new(ADXL_NOTIFY_FAILED, e.message);
     match exchange(&mut conn, link, &message, deadline) {
         Ok((0, _)) => {
             link.give_back(conn);
@@ -370,7 +370,7 @@ pub fn notify(
         }
         Ok((status, why)) => {
             link.give_back(conn);
-            Err(AdxlError::new(status, format!("{}: {why}", link.remote)))
+            Err(EngineError::new(status, format!("{}: {why}", link.remote)))
         }
         Err(Fault::Refused(e)) => {
             link.give_back(conn);

@@ -165,7 +165,7 @@ fn run_async(
     op: TransferOp,
     descs: &[TransferDesc],
     n: usize,
-) -> ascendless::error::AdxlResult<usize> {
+) -> ascendless::error::EngineResult<usize> {
     let reqs: Vec<u64> =
         (0..n).map(|_| engine.transfer_async(remote, op, descs, runtime_only)).collect::<Result<_, _>>()?;
     for req in reqs {
@@ -175,8 +175,8 @@ fn run_async(
                 (Some(1), Ok(())) => break,
                 (_, Err(e)) => return Err(e),
                 (status, Ok(())) => {
-                    return Err(ascendless::error::AdxlError::new(
-                        ascendless::error::adxl_status::ADXL_FAILED,
+                    return Err(ascendless::error::EngineError::new(
+                        ascendless::error::engine_status::ADXL_FAILED,
                         format!("request ended with status {status:?}"),
                     ));
                 }

@@ -8,8 +8,8 @@ use crate::engine::conn::link::Link;
 use crate::engine::path::tcp::{Local, TransferOp};
 use crate::engine::registry::Registered;
 use crate::engine::wire::Message;
-use crate::error::adxl_status::ADXL_UNSUPPORTED;
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::ADXL_UNSUPPORTED;
+use crate::error::{EngineError, EngineResult};
 
 /// The engine's UCX state: none in this build.
 #[derive(Default)]
@@ -20,9 +20,9 @@ impl State {
 }
 
 /// Transport `ucx` needs the feature.
-pub fn check_built(transport: Transport) -> AdxlResult<()> {
+pub fn check_built(transport: Transport) -> EngineResult<()> {
     if transport == Transport::Ucx {
-        return Err(AdxlError::new(
+        return Err(EngineError::new(
             ADXL_UNSUPPORTED,
             "the transport is ucx but this library was built without the ucx feature",
         ));
@@ -46,7 +46,7 @@ pub fn registered(_core: &Core, _r: &Registered) {}
 pub fn deregistered(_core: &Core, _r: &Registered) {}
 
 /// Whether the link uses UCX: never.
-pub fn open(_core: &Core, _link: &Link, _deadline: Instant) -> AdxlResult<bool> {
+pub fn open(_core: &Core, _link: &Link, _deadline: Instant) -> EngineResult<bool> {
     Ok(false)
 }
 
@@ -56,6 +56,6 @@ pub fn try_run(
     _op: TransferOp,
     _locals: &[Local],
     _deadline: Instant,
-) -> Option<AdxlResult<()>> {
+) -> Option<EngineResult<()>> {
     None
 }

@@ -14,8 +14,8 @@ use crate::engine::path::tcp::{self, Local, TransferOp};
 use crate::engine::registry::Registered;
 use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
 use crate::engine::{Core, lock};
-use crate::error::adxl_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
-use crate::error::{AdxlError, AdxlResult};
+use crate::error::engine_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
+use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::sys::stream_io::{peer_closed, readable, send_all};
 use crate::sys::ucx::{Context, Item, MemMap, Op, RunError};
@@ -27,7 +27,7 @@ const PROGRESS_WAIT: Duration = Duration::from_millis(50);
 const INFO_SLACK: usize = 4096;
 
 /// UCX is compiled in: every transport can be asked for.
-pub fn check_built(_transport: Transport) -> AdxlResult<()> {
+pub fn check_built(_transport: Transport) -> EngineResult<()> {
     Ok(())
 }
 
@@ -214,7 +214,7 @@ enum Fault {
     /// The peer does not offer UCX, or UCX here cannot reach it; the connection is fine.
     Refused(String),
     /// The connection failed (`true`: the peer is gone).
-    Conn(AdxlError, bool),
+    Conn(EngineError, bool),
 }
 
 /// A failed conversation of the TCP path's helpers.
@@ -237,7 +237,7 @@ fn drain(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(), Fault> {
         let m = next_or_announcement(conn, link)?;
         if let Some(other) = m {
             return Err(Fault::Conn(
-                AdxlError::new(ADXL_FAILED, format!("{} sent {other:?} unasked", link.remote)),
+                EngineError::new(ADXL_FAILED, format!("{} sent {other:?} unasked", link.remote)),
                 false,
             ));
         }
@@ -272,7 +272,7 @@ fn ask(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(Vec<u8>, Vec<
             Err(Fault::Refused(format!("the peer does not offer UCX ({status}: {message})")))
         }
         other => Err(Fault::Conn(
-            AdxlError::new(ADXL_FAILED, format!("{} answered UCX_QUERY with {other:?}", link.remote)),
+            EngineError::new(ADXL_FAILED, format!("{} answered UCX_QUERY with {other:?}", link.remote)),
             false,
         )),
     }
@@ -291,11 +291,11 @@ fn establish(running: &Running, conn: &mut Conn, link: &Link, deadline: Instant)
 
 /// At Connect, after HELLO: whether the link will use UCX. Forced (`ucx`), a peer or a
 /// context that cannot is FAILED; under `auto` the link keeps TCP.
-pub fn open(core: &Core, link: &Link, deadline: Instant) -> AdxlResult<bool> {
+pub fn open(core: &Core, link: &Link, deadline: Instant) -> EngineResult<bool> {
     let forced = core.transport == Transport::Ucx;
     let refused = |why: String| {
         if forced {
-            Err(AdxlError::new(
+            Err(EngineError::new(
                 ADXL_FAILED,
                 format!("connect to {}: the transport is ucx but {why}", link.remote),
             ))
@@ -329,11 +329,11 @@ pub fn open(core: &Core, link: &Link, deadline: Instant) -> AdxlResult<bool> {
 
 /// What a call on UCX came to.
 enum Run {
-    Done(AdxlResult<()>),
+    Done(EngineResult<()>),
     /// Not for UCX (a range without a key): the caller goes on with TCP.
     Tcp,
     /// The borrowed connection failed (`true`: the peer is gone).
-    Lost(AdxlError, bool),
+    Lost(EngineError, bool),
 }
 
 /// The call over UCX, when the link uses it and every range is mapped and keyed; `None` sends
@@ -344,7 +344,7 @@ pub fn try_run(
     op: TransferOp,
     locals: &[Local],
     deadline: Instant,
-) -> Option<AdxlResult<()>> {
+) -> Option<EngineResult<()>> {
     if !link.ucx.in_use() || locals.iter().any(|l| l.desc.local_kind == MemKind::Unregistered) {
         return None;
     }
@@ -388,7 +388,7 @@ fn run(
     let lost = |f: Fault| match f {
         Fault::Conn(e, broken) => Run::Lost(e, broken),
         Fault::Refused(why) => {
-            Run::Done(Err(AdxlError::new(ADXL_FAILED, format!("transfer with {remote}: {why}"))))
+            Run::Done(Err(EngineError::new(ADXL_FAILED, format!("transfer with {remote}: {why}"))))
         }
     };
     // Announcements waiting here first, so a region the peer removed has lost its key.
@@ -434,18 +434,18 @@ fn run(
         Ok(()) => Run::Done(Ok(())),
         Err(RunError::Timeout) => {
             link.ucx.forget(&peer);
-            Run::Done(Err(AdxlError::new(ADXL_TIMEOUT, format!("transfer with {remote}: timed out"))))
+            Run::Done(Err(EngineError::new(ADXL_TIMEOUT, format!("transfer with {remote}: timed out"))))
         }
         Err(RunError::PeerGone(why)) => {
             link.ucx.forget(&peer);
             Run::Lost(
-                AdxlError::new(ADXL_FAILED, format!("transfer with {remote}: the peer is gone ({why})")),
+                EngineError::new(ADXL_FAILED, format!("transfer with {remote}: the peer is gone ({why})")),
                 true,
             )
         }
         Err(RunError::Failed(e)) => {
             link.ucx.forget(&peer);
-            Run::Done(Err(AdxlError::new(ADXL_FAILED, format!("transfer with {remote} over UCX: {e}"))))
+            Run::Done(Err(EngineError::new(ADXL_FAILED, format!("transfer with {remote} over UCX: {e}"))))
         }
     }
 }
