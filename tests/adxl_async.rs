@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use ascendless::error::engine_status::*;
-use ascendless::ffi::ascendless::*;
+use ascendless::ffi::engine::*;
 use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_ASYNC_CHILD";

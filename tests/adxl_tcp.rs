@@ -16,7 +16,7 @@ mod common;
 use ascendless::error::engine_status::*;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
 use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtFreeHost, aclrtMalloc, aclrtMallocHost, aclrtMemcpy};
-use ascendless::ffi::ascendless::*;
+use ascendless::ffi::engine::*;
 use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_TEST_CHILD";

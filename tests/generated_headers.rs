@@ -81,7 +81,8 @@ const HEADERS: &[Header] = &[
     },
     Header {
         path: "ascendless.h",
-        sources: &["src/error/engine_status.rs", "src/ffi/ascendless.rs"],
+        // cbindgen follows the `mod` items to the per-concept files.
+        sources: &["src/error/engine_status.rs", "src/ffi/engine/mod.rs"],
         guard: "ASCENDLESS_H",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &[],

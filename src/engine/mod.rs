@@ -1,7 +1,7 @@
 //! The transfer engine (safe Rust): Initialize/Finalize, RegisterMem/DeregisterMem,
 //! Connect/Disconnect, TransferSync/TransferAsync and SendNotify/GetNotifies, over TCP, UCX, or
 //! shared memory with engines on the same host. It serves every face: the native C API
-//! (`ascendless.h`, `src/ffi/ascendless.rs`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
+//! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
 //! the native C API) and Python's `acl.adxl`; none of their vocabulary belongs here.
 //!
 //! One concern per file:

@@ -10,12 +10,12 @@
 //! - on failure it records the message for `aclGetRecentErrMsg` and logs it.
 //!
 //! One file per public header (wasmtime's layout): `acl.rs` is `acl/acl.h`, `acl_base.rs` is
-//! `acl/acl_base.h`, `acl_rt.rs` is `acl/acl_rt.h`, `ascendless.rs` is `ascendless.h`.
+//! `acl/acl_base.h`, `acl_rt/` is `acl/acl_rt.h`, `engine/` is `ascendless.h`.
 
 pub mod acl;
 pub mod acl_base;
 pub mod acl_rt;
-pub mod ascendless;
+pub mod engine;
 pub mod ptr;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
