@@ -4,11 +4,13 @@
 //! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
 //! the native C API) and Python's `acl.adxl`; none of their vocabulary belongs here.
 //!
-//! One concern per file:
-//! - the engine's own state: [`registry`] (registered memory), [`requests`] (TransferAsync
-//!   requests and the workers that run them), [`peer_notify`] (the SendNotify/GetNotifies
-//!   queue; not `aclrtNotify`, which is `crate::runtime::notify`), [`heartbeat`] (the heartbeat
-//!   of engines with AutoConnect), [`limits`] (every count the engine bounds);
+//! One concern per file. [`Engine`] (here) is the facade; [`core`] wires the services of an
+//! initialised engine together, each with its own file and lock:
+//! - [`links`] (the links this engine made), [`conn::served`] (the connections it serves),
+//!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
+//!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
+//! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
+//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
 //! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
 //!   redialling) and the ones it serves (listener, admission, served connections);
 //! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
@@ -43,7 +45,10 @@
 pub mod access;
 pub mod capability;
 mod conn;
+mod core;
+mod heartbeat;
 pub mod limits;
+mod links;
 pub mod memory;
 pub mod name;
 pub mod options;
@@ -53,15 +58,13 @@ mod registry;
 mod requests;
 pub mod wire;
 
-use std::collections::HashMap;
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
 pub use conn::listener::STALL;
+pub use heartbeat::{HEARTBEAT_INTERVAL, HEARTBEAT_MISSES};
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
@@ -70,6 +73,7 @@ pub use path::tcp::TransferOp;
 pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
 pub use requests::Outcome;
 
+use self::core::Core;
 use crate::config::Transport;
 use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
@@ -78,13 +82,11 @@ use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sys::span::{HostRange, RawSpan};
 use access::Access;
 use conn::link::Link;
-use conn::{listener, served};
+use conn::listener;
 use name::EngineName;
 use options::Options;
-use path::relay::RelayPool;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
-use registry::Registry;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.
@@ -130,91 +132,9 @@ pub struct TransferDesc {
     pub len: usize,
 }
 
-/// The state shared by the engine's calls and its threads while it is initialised.
-pub(crate) struct Core {
-    name: EngineName,
-    options: Options,
-    registry: Registry,
-    pool: RelayPool,
-    links: Mutex<HashMap<String, Arc<Link>>>,
-    served: Mutex<(u64, HashMap<u64, Arc<served::Served>>)>,
-    stopping: AtomicBool,
-    listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
-    /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
-    transport: Transport,
-    /// `adxl.Secret` and `adxl.RemoteAccess`, else their variables.
-    access: Access,
-    /// The same-host listener (engines with a port, unless forced to TCP).
-    shm: Mutex<Option<Arc<shm::Server>>>,
-    counters: direct::Counters,
-    /// Requests of TransferAsync held (see [`requests`]).
-    held: Arc<AtomicUsize>,
-    workers: requests::Workers,
-    /// Requests not yet done, so a notify can wait for the transfers submitted before it.
-    inflight: Mutex<Vec<Arc<requests::Request>>>,
-    /// Notifies received, until GetNotifies.
-    notifies: Mutex<peer_notify::Queue>,
-    /// The UCX context, once a link or a peer wanted it.
-    ucx: ucx::State,
-}
-
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every critical section leaves its data consistent; a panic elsewhere does not poison it.
     m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl Core {
-    /// Records a served connection; `None` at the limit.
-    fn add_served(&self, served: Arc<served::Served>) -> Option<u64> {
-        let mut map = lock(&self.served);
-        if map.1.len() >= MAX_SERVED || self.stopping.load(Ordering::Acquire) {
-            return None;
-        }
-        map.0 += 1;
-        let id = map.0;
-        map.1.insert(id, served);
-        Some(id)
-    }
-
-    /// Tells every engine connected to this one about a change of its memory.
-    fn push(&self, message: &Message) {
-        let all: Vec<Arc<served::Served>> = lock(&self.served).1.values().cloned().collect();
-        let frame = message.encode();
-        for s in all {
-            s.send(&frame);
-        }
-    }
-
-    fn remove_served(&self, id: u64) {
-        lock(&self.served).1.remove(&id);
-    }
-
-    fn link(&self, remote: &str) -> Option<Arc<Link>> {
-        lock(&self.links).get(remote).cloned()
-    }
-
-    fn shutdown(&self) {
-        self.stopping.store(true, Ordering::Release);
-        if let Some((addr, thread)) = lock(&self.listener).take() {
-            listener::wake(addr);
-            let _ = thread.join();
-        }
-        if let Some(s) = lock(&self.shm).take() {
-            s.stop();
-        }
-        for (_, s) in lock(&self.served).1.drain() {
-            let _ = s.stream.shutdown(std::net::Shutdown::Both);
-        }
-        for (_, l) in lock(&self.links).drain() {
-            l.close();
-        }
-        self.workers.stop();
-        self.ucx.stop();
-        // Requests of this engine are freed: GetTransferStatus after Finalize is FAILED anyway.
-        let me = self as *const Core as usize;
-        drop(requests::REQUESTS.remove_where(|r| r.owner == me));
-        self.registry.clear();
-    }
 }
 
 enum State {
@@ -245,83 +165,6 @@ fn positive_timeout(timeout_ms: i32) -> EngineResult<Duration> {
         return Err(EngineError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
     }
     Ok(Duration::from_millis(timeout_ms as u64))
-}
-
-/// The heartbeat's interval unless `ASCENDLESS_ADXL_HEARTBEAT_MS` (> 0) says otherwise.
-pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
-/// Heartbeats a peer may miss in a row before its link is dropped, unless
-/// `ASCENDLESS_ADXL_HEARTBEAT_MISSES` (> 0) says otherwise.
-pub const HEARTBEAT_MISSES: u32 = 3;
-
-/// The heartbeat of an engine with AutoConnect: every interval each link gets a PING on one
-/// of its idle connections (a link with none idle is busy, so alive), answered within the
-/// interval. A connection that ends or resets (the peer died) drops the link at once; a peer
-/// that misses the configured number of answers in a row is dropped too. A dropped link is
-/// closed (its requests in flight fail, reported NOT_CONNECTED) and the next transfer or
-/// notify connects again.
-fn heartbeat(core: &std::sync::Weak<Core>) {
-    let interval = requests::env_ms("ASCENDLESS_ADXL_HEARTBEAT_MS").unwrap_or(HEARTBEAT_INTERVAL);
-    let allowed = std::env::var("ASCENDLESS_ADXL_HEARTBEAT_MISSES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .filter(|&v| v > 0)
-        .unwrap_or(HEARTBEAT_MISSES);
-    let mut missed: HashMap<String, u32> = HashMap::new();
-    loop {
-        let start = Instant::now();
-        while start.elapsed() < interval {
-            std::thread::sleep((interval - start.elapsed()).min(Duration::from_millis(50)));
-            match core.upgrade() {
-                Some(c) if !c.stopping.load(Ordering::Acquire) => {}
-                _ => return,
-            }
-        }
-        let Some(core) = core.upgrade() else { return };
-        let links: Vec<(String, Arc<Link>)> =
-            lock(&core.links).iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-        missed.retain(|k, _| links.iter().any(|(n, _)| n == k));
-        for (name, link) in links {
-            let dead = link.is_broken()
-                || match tcp::ping(&link, Instant::now() + interval) {
-                    Ok(()) => {
-                        missed.remove(&name);
-                        false
-                    }
-                    Err(true) => true,
-                    Err(false) => {
-                        let m = missed.entry(name.clone()).or_default();
-                        *m += 1;
-                        *m >= allowed
-                    }
-                };
-            if dead {
-                missed.remove(&name);
-                let mut links = lock(&core.links);
-                if links.get(&name).is_some_and(|l| Arc::ptr_eq(l, &link)) {
-                    links.remove(&name);
-                }
-                drop(links);
-                log::debug!(target: TARGET, "heartbeat: {name} is gone, its link is dropped");
-                link.close();
-            }
-        }
-    }
-}
-
-/// Closes and forgets the links whose peer is gone (killed, exited) but which the caller never
-/// disconnected; how many. Called when the links are at [`MAX_LINKS`], so dead peers cannot
-/// hold the limit (and their memory) for ever; a transfer to a forgotten peer is then
-/// NOT_CONNECTED instead of FAILED.
-fn drop_dead_links(links: &mut HashMap<String, Arc<Link>>) -> usize {
-    let before = links.len();
-    links.retain(|_, l| {
-        let alive = l.is_alive();
-        if !alive {
-            l.close();
-        }
-        alive
-    });
-    before - links.len()
 }
 
 /// Zero addresses and ranges that wrap are PARAM_INVALID.
@@ -387,25 +230,7 @@ impl Engine {
         let transport = options.transport.unwrap_or(crate::config::settings().transport);
         let access = Access::from_env(options.secret.clone(), options.remote_access)?;
         ucx::check_built(transport)?;
-        let core = Arc::new(Core {
-            pool: RelayPool::new(options.buffer_pool),
-            name,
-            options,
-            registry: Registry::default(),
-            links: Mutex::new(HashMap::new()),
-            served: Mutex::new((0, HashMap::new())),
-            stopping: AtomicBool::new(false),
-            listener: Mutex::new(None),
-            transport,
-            access,
-            shm: Mutex::new(None),
-            counters: direct::Counters::default(),
-            held: Arc::new(AtomicUsize::new(0)),
-            workers: requests::Workers::default(),
-            inflight: Mutex::new(Vec::new()),
-            notifies: Mutex::new(peer_notify::Queue::default()),
-            ucx: ucx::State::default(),
-        });
+        let core = Arc::new(Core::new(name, options, transport, access));
         if let Some(addr) = core.name.listen_addr() {
             let thread = listener::listen(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
@@ -414,8 +239,10 @@ impl Engine {
             }
         }
         if core.options.auto_connect {
-            let weak = Arc::downgrade(&core);
-            let _ = std::thread::Builder::new().name("adxl-heartbeat".into()).spawn(move || heartbeat(&weak));
+            let links = Arc::downgrade(&core.links);
+            let _ = std::thread::Builder::new()
+                .name("adxl-heartbeat".into())
+                .spawn(move || heartbeat::run(&links));
         }
         log::debug!(
             target: TARGET,
@@ -472,10 +299,8 @@ impl Engine {
             s.added(&r);
         }
         let announce = Message::MemAdd { regions: vec![r.region()] };
-        for l in lock(&core.links).values() {
-            l.announce(&announce);
-        }
-        core.push(&announce);
+        core.links.announce(&announce);
+        core.served.push(&announce);
         Ok(r.handle)
     }
 
@@ -494,10 +319,8 @@ impl Engine {
                     s.removed(&r);
                 }
                 let announce = Message::MemRemove { regions: vec![r.region()] };
-                for l in lock(&core.links).values() {
-                    l.announce(&announce);
-                }
-                core.push(&announce);
+                core.links.announce(&announce);
+                core.served.push(&announce);
             }
             None => {
                 log::warn!(target: TARGET, "DeregisterMem: handle {handle:#x} is not registered with this engine")
@@ -527,18 +350,7 @@ impl Engine {
                 format!("{remote} has no port: it does not listen, so it cannot be connected to"),
             )
         })?;
-        {
-            let mut links = lock(&core.links);
-            if links.get(remote).is_some_and(|l| l.is_alive()) {
-                return Err(EngineError::new(
-                    ADXL_ALREADY_CONNECTED,
-                    format!("already connected to {remote}"),
-                ));
-            }
-            if !links.contains_key(remote) && links.len() >= MAX_LINKS && drop_dead_links(&mut links) == 0 {
-                return Err(EngineError::new(ADXL_RESOURCE_EXHAUSTED, format!("already {MAX_LINKS} links")));
-            }
-        }
+        core.links.room_for(remote)?;
         let link = Link::open(core, remote, addr, deadline)?;
         // A peer that does not share this host may be reached over UCX.
         if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
@@ -547,27 +359,15 @@ impl Engine {
                 return Err(e);
             }
         }
-        let link = Arc::new(link);
-        let mut links = lock(&core.links);
-        match links.get(remote) {
-            Some(l) if !l.is_broken() => {
-                link.close();
-                Err(EngineError::new(ADXL_ALREADY_CONNECTED, format!("already connected to {remote}")))
-            }
-            _ => {
-                if let Some(old) = links.insert(remote.to_owned(), link) {
-                    old.close();
-                }
-                Ok(())
-            }
-        }
+        core.links.install(remote, Arc::new(link))
     }
 
     /// `Disconnect(remote_engine, timeout)`: local cleanup happens even when the peer is down.
     pub fn disconnect(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
         let core = self.core()?;
         positive_timeout(timeout_ms)?;
-        let link = lock(&core.links)
+        let link = core
+            .links
             .remove(remote)
             .ok_or_else(|| EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?;
         link.close();
@@ -695,14 +495,13 @@ impl Engine {
         }
         let locals = Self::locals(&core, op, descs, &mut vouch)?;
         let owner = Arc::as_ptr(&core) as usize;
-        let request = Arc::new(requests::Request::new(remote, owner, &core.held).ok_or_else(|| {
+        let request = core.requests.start(remote, owner).ok_or_else(|| {
             EngineError::new(
                 ADXL_RESOURCE_EXHAUSTED,
                 format!("already {MAX_REQUESTS} transfer requests held"),
             )
-        })?);
+        })?;
         let deadline = Instant::now() + requests::async_timeout();
-        lock(&core.inflight).push(request.clone());
         let handle = requests::REQUESTS.insert_arc(request.clone());
         let job_core = core.clone();
         let job = Box::new(move || {
@@ -722,9 +521,9 @@ impl Engine {
             };
             drop(locals);
             request.finish(result, gone);
-            lock(&core.inflight).retain(|r| !Arc::ptr_eq(r, &request));
+            core.requests.finished(&request);
         });
-        if !core.workers.submit(job) {
+        if !core.requests.submit(job) {
             let _ = requests::REQUESTS.remove(handle);
             return Err(EngineError::new(ADXL_FAILED, "the engine is finalizing"));
         }
@@ -795,9 +594,7 @@ impl Engine {
             }
         }
         let link = Self::resolve_link(&core, remote, deadline)?;
-        let before: Vec<Arc<requests::Request>> =
-            lock(&core.inflight).iter().filter(|r| r.remote == remote).cloned().collect();
-        for r in before {
+        for r in core.requests.in_flight_to(remote) {
             if !r.wait(deadline) {
                 return Err(EngineError::new(
                     ADXL_TIMEOUT,
@@ -811,7 +608,7 @@ impl Engine {
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
     /// oldest first; the queue is emptied.
     pub fn take_notifies(&self) -> EngineResult<Vec<Notified>> {
-        Ok(lock(&self.core()?.notifies).take())
+        Ok(self.core()?.notifies.take())
     }
 
     /// Moves the bytes: the same-host path when it applies, else UCX when the link uses it and

@@ -8,9 +8,28 @@
 //! queued, from every peer, in arrival order.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 
 use crate::engine::limits::{MAX_NOTIFIES, MAX_NOTIFIES_TOTAL};
 use crate::error::engine_status::ADXL_RESOURCE_EXHAUSTED;
+
+/// The peer-notifies service: the queue of notifies received, behind its own lock.
+#[derive(Default)]
+pub struct PeerNotifies {
+    queue: Mutex<Queue>,
+}
+
+impl PeerNotifies {
+    /// Queues a notify from `peer`, as [`Queue::push`].
+    pub fn push(&self, peer: &str, n: Notified) -> u32 {
+        crate::engine::lock(&self.queue).push(peer, n)
+    }
+
+    /// Everything queued, oldest first (GetNotifies).
+    pub fn take(&self) -> Vec<Notified> {
+        crate::engine::lock(&self.queue).take()
+    }
+}
 
 /// Longest name or message of a notify, in bytes.
 pub const MAX_LEN: usize = crate::engine::wire::MAX_TEXT;

@@ -36,6 +36,47 @@ pub fn env_ms(key: &str) -> Option<Duration> {
     std::env::var(key).ok()?.trim().parse::<u64>().ok().filter(|&v| v > 0).map(Duration::from_millis)
 }
 
+/// The requests service: how many requests this engine holds, the ones in flight, and the
+/// workers that run them.
+#[derive(Default)]
+pub struct Requests {
+    /// Requests held (submitted and not yet reported done), at most [`MAX_REQUESTS`].
+    held: Arc<AtomicUsize>,
+    workers: Workers,
+    /// Requests not yet done, so a notify can wait for the transfers submitted before it.
+    inflight: Mutex<Vec<Arc<Request>>>,
+}
+
+impl Requests {
+    /// A new request to `remote` of the engine `owner`, counted as held and tracked as in
+    /// flight; `None` at [`MAX_REQUESTS`].
+    pub fn start(&self, remote: &str, owner: usize) -> Option<Arc<Request>> {
+        let request = Arc::new(Request::new(remote, owner, &self.held)?);
+        crate::engine::lock(&self.inflight).push(request.clone());
+        Some(request)
+    }
+
+    /// The request is done: no longer in flight.
+    pub fn finished(&self, request: &Arc<Request>) {
+        crate::engine::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
+    }
+
+    /// The requests to `remote` in flight now.
+    pub fn in_flight_to(&self, remote: &str) -> Vec<Arc<Request>> {
+        crate::engine::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
+    }
+
+    /// Queues `job` for the workers; `false` after [`Requests::stop`].
+    pub fn submit(&self, job: Job) -> bool {
+        self.workers.submit(job)
+    }
+
+    /// Stops the workers (Finalize).
+    pub fn stop(&self) {
+        self.workers.stop();
+    }
+}
+
 /// The outcome of a request.
 #[derive(Debug, Clone)]
 pub enum Outcome {
@@ -107,7 +148,7 @@ impl Request {
     }
 }
 
-type Job = Box<dyn FnOnce() + Send>;
+pub type Job = Box<dyn FnOnce() + Send>;
 
 #[derive(Default)]
 struct Queue {

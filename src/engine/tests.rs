@@ -528,13 +528,13 @@ fn auto_connect_notifies_and_the_heartbeat_drops_dead_peers() {
     let c = client(&[("AutoConnect", "1")]);
     c.send_notify(&name, "hi", "", 1000).unwrap();
     assert_eq!(s.take_notifies().unwrap().len(), 1);
-    assert_eq!(lock(&c.core().unwrap().links).len(), 1);
+    assert_eq!(c.core().unwrap().links.all().len(), 1);
     s.finalize();
     let t = Instant::now();
-    while !lock(&c.core().unwrap().links).is_empty() && t.elapsed() < Duration::from_secs(10) {
+    while !c.core().unwrap().links.all().is_empty() && t.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(lock(&c.core().unwrap().links).is_empty(), "the dead peer's link is still there");
+    assert!(c.core().unwrap().links.all().is_empty(), "the dead peer's link is still there");
     assert!(t.elapsed() < HEARTBEAT_INTERVAL * 3, "{:?}", t.elapsed());
     // A restarted peer is reached again.
     s.initialize(&name, &[]).unwrap();

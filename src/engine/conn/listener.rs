@@ -111,7 +111,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
     // the memory list is read after registering, so no registration is missed either.
     let turn = served.lock();
-    let Some(id) = core.add_served(served.clone()) else {
+    let Some(id) = core.served.add(served.clone()) else {
         let ack = Message::HelloAck {
             status: ADXL_RESOURCE_EXHAUSTED,
             name: core.name.text.clone(),
@@ -137,7 +137,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
         }
     }
     let _ = stream.shutdown(Shutdown::Both);
-    core.remove_served(id);
+    core.served.remove(id);
 }
 
 /// Answers requests until BYE, end of file or a malformed frame.
@@ -161,8 +161,7 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
                 serve_read(core, s, id, &descs)?
             }
             Message::Notify { id, name, msg } => {
-                let status = crate::engine::lock(&core.notifies)
-                    .push(peer, crate::engine::peer_notify::Notified { name, msg });
+                let status = core.notifies.push(peer, crate::engine::peer_notify::Notified { name, msg });
                 let message = if status == 0 { String::new() } else { "too many notifies queued".into() };
                 let _turn = served.lock();
                 send_all(s, &Message::Complete { id, status, failed: u32::MAX, message }.encode())?

@@ -1,6 +1,7 @@
-//! One connection this engine serves, shared between its serving thread (responses) and
-//! [`crate::engine::Core::push`] (announcements of registration changes, from RegisterMem and
-//! DeregisterMem).
+//! The connections this engine serves: [`ServedConns`], the service that holds them all
+//! (behind its own lock), and [`Served`], one connection, shared between its serving thread
+//! (responses) and [`ServedConns::push`] (announcements of registration changes, from
+//! RegisterMem and DeregisterMem).
 //!
 //! Every frame is written during a [`Turn`], so an announcement never lands inside a response.
 //! An announcement never waits for a turn: when the connection is busy (a response is being
@@ -9,10 +10,64 @@
 //! full, it waits for the next response. So a slow or hostile peer cannot hold up the
 //! engine's RegisterMem.
 
+use std::collections::HashMap;
 use std::net::{Shutdown, TcpStream};
-use std::sync::{Mutex, MutexGuard, TryLockError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
+use crate::engine::limits::MAX_SERVED;
+use crate::engine::lock;
+use crate::engine::wire::Message;
 use crate::sys::stream_io::{send_all, writable};
+
+/// The served-connections service: every connection this engine serves, by id.
+#[derive(Default)]
+pub struct ServedConns {
+    /// The last id given, and the connections.
+    map: Mutex<(u64, HashMap<u64, Arc<Served>>)>,
+    /// Set by [`ServedConns::close_all`]: no connection is added any more.
+    closed: AtomicBool,
+}
+
+impl ServedConns {
+    /// Records a served connection; `None` at [`MAX_SERVED`] or once closed.
+    pub fn add(&self, served: Arc<Served>) -> Option<u64> {
+        let mut map = lock(&self.map);
+        if map.1.len() >= MAX_SERVED || self.closed.load(Ordering::Acquire) {
+            return None;
+        }
+        map.0 += 1;
+        let id = map.0;
+        map.1.insert(id, served);
+        Some(id)
+    }
+
+    pub fn remove(&self, id: u64) {
+        lock(&self.map).1.remove(&id);
+    }
+
+    /// Tells every engine connected to this one about a change of its memory.
+    pub fn push(&self, message: &Message) {
+        let all: Vec<Arc<Served>> = lock(&self.map).1.values().cloned().collect();
+        let frame = message.encode();
+        for s in all {
+            s.send(&frame);
+        }
+    }
+
+    /// Refuses new connections from now on (Finalize, before the listener stops).
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+    }
+
+    /// Shuts every served connection down (Finalize, once the listener stopped).
+    pub fn close_all(&self) {
+        self.close();
+        for (_, s) in lock(&self.map).1.drain() {
+            let _ = s.stream.shutdown(Shutdown::Both);
+        }
+    }
+}
 
 /// Most bytes of announcements queued for one connection; a peer that lets more pile up is
 /// dropped (it has not read for a long time).
