@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 

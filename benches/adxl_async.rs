@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::net::TcpListener;
 use std::time::Instant;
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 

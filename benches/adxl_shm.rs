@@ -20,7 +20,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 

@@ -16,7 +16,7 @@ source scripts/nightly.sh
 need_nightly miri miri rust-src
 
 filters=(
-    adxl::wire:: adxl::name:: adxl::options:: adxl::capability::
+    engine::wire:: engine::name:: engine::options:: engine::capability::
     ipc::key:: ipc::wire::
     error:: handle:: config:: logging:: fuzz_targets:: ffi::ptr::
     runtime::memory::policy:: runtime::product:: runtime::init::
@@ -28,7 +28,7 @@ filters=(
 # tests that need memfd, sockets or /proc.
 skips=(
     config::tests::the_transport_is_auto_or_tcp config::tests::values_are_read_and_bad_ones_fall_back
-    adxl::wire::tests::truncated_frames_are_refused
+    engine::wire::tests::truncated_frames_are_refused
 )
 args=("${filters[@]}")
 for s in "${skips[@]}"; do

@@ -18,9 +18,9 @@ pub mod sys;
 
 // The safe core: forbid, so no module inside can allow itself unsafe code.
 #[forbid(unsafe_code)]
-pub mod adxl;
-#[forbid(unsafe_code)]
 pub mod config;
+#[forbid(unsafe_code)]
+pub mod engine;
 #[forbid(unsafe_code)]
 pub mod error;
 /// The fuzz targets' bodies (`fuzz/` and `tests/fuzz_corpus.rs` run them); not an API.

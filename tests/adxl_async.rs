@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::error::adxl_status::*;
-use ascendless::ffi::ascendless::*;
+use ascendless::error::engine_status::*;
+use ascendless::ffi::engine::*;
 use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_ASYNC_CHILD";

@@ -15,10 +15,10 @@ use std::time::Duration;
 
 mod common;
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
-use ascendless::adxl::name::EngineName;
-use ascendless::adxl::wire::{Desc, MAC_LEN, MemKind, Message, NONCE_LEN, WireError};
-use ascendless::error::adxl_status::*;
+use ascendless::engine::name::EngineName;
+use ascendless::engine::wire::{Desc, MAC_LEN, MemKind, Message, NONCE_LEN, WireError};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::error::engine_status::*;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 use common::same_host::ticket_packet;
@@ -429,7 +429,7 @@ fn child_main() {
         let line = line.unwrap();
         let w: Vec<&str> = line.split_whitespace().collect();
         let n = |i: usize| -> usize { w[i].parse().unwrap() };
-        let status = |r: Result<(), ascendless::error::AdxlError>| r.err().map_or(0, |e| e.status);
+        let status = |r: Result<(), ascendless::error::EngineError>| r.err().map_or(0, |e| e.status);
         let reply = match w.as_slice() {
             ["pid"] => format!("0 {}", std::process::id()),
             ["init", name, opts @ ..] => {

@@ -4,8 +4,8 @@
 use std::ffi::{CStr, c_void};
 use std::ptr::{null, null_mut};
 
-use ascendless::error::adxl_status::*;
-use ascendless::ffi::ascendless::*;
+use ascendless::error::engine_status::*;
+use ascendless::ffi::engine::*;
 
 fn last_error() -> String {
     let p = ascendless_last_error();

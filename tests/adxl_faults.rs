@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::adxl::engine::TransferOp;
-use ascendless::adxl::wire::{MemKind, Message, Region};
-use ascendless::error::adxl_status::*;
+use ascendless::engine::TransferOp;
+use ascendless::engine::wire::{MemKind, Message, Region};
+use ascendless::error::engine_status::*;
 use common::engines::{self, Call, HUNG, Peer, ROLE, client_engine, host_mem, register, sum, transfer};
 use common::proxy::{Dir, Fault, Proxy, Rule};
 
@@ -395,7 +395,7 @@ fn restart(name: &str, size: usize, seed: u64) -> (Peer, usize) {
 /// This process's engine, its `len` registered bytes, and a check that a transfer to `peer`
 /// moves them right.
 struct Survivor {
-    engine: ascendless::adxl::engine::Engine,
+    engine: ascendless::engine::Engine,
     local: usize,
 }
 

@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::adxl::engine::{Engine, MAX_PENDING_HELLOS, TransferOp};
-use ascendless::adxl::wire::{MAGIC, Message, VERSION};
+use ascendless::engine::wire::{MAGIC, Message, VERSION};
+use ascendless::engine::{Engine, MAX_PENDING_HELLOS, TransferOp};
 use common::engines::{self, Call, Peer, ROLE, host_mem, register, sum, transfer};
 use common::{checksum, pattern};
 

@@ -20,11 +20,11 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::adxl::engine::{
+use ascendless::engine::wire::{Desc, MAGIC, MAX_BODY, MAX_DESCS, MemKind, Message, VERSION};
+use ascendless::engine::{
     Engine, HELLO_DEADLINE, MAX_PENDING_HELLOS, MAX_SERVED, MemType, STALL, TransferDesc, TransferOp,
 };
-use ascendless::adxl::wire::{Desc, MAGIC, MAX_BODY, MAX_DESCS, MemKind, Message, VERSION};
-use ascendless::error::adxl_status::ADXL_RESOURCE_EXHAUSTED;
+use ascendless::error::engine_status::ADXL_RESOURCE_EXHAUSTED;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 use common::{Scripted, pattern};
@@ -567,7 +567,7 @@ fn a_same_host_peer_that_sends_garbage_delays_registration_at_most_the_ack_wait(
 
 #[test]
 fn same_host_channels_stop_at_max_peers_and_a_closed_one_frees_its_slot() {
-    use ascendless::adxl::engine::MAX_SAME_HOST_PEERS as MAX_PEERS;
+    use ascendless::engine::MAX_SAME_HOST_PEERS as MAX_PEERS;
     use ascendless::sys::socket::Conn;
     let server = Server::with_transport("auto");
     let name = format!("ascendless-adxl/{}/{}", server.proc.child.id(), server.addr.port());

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::adxl::engine::{Engine, TransferOp};
-use ascendless::error::adxl_status::*;
+use ascendless::engine::{Engine, TransferOp};
+use ascendless::error::engine_status::*;
 use common::engines::{self, Call, Peer, ROLE, host_mem, register, serving_engine, transfer};
 
 const CYCLES: usize = 1000;

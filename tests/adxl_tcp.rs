@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::error::adxl_status::*;
+use ascendless::error::engine_status::*;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
 use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtFreeHost, aclrtMalloc, aclrtMallocHost, aclrtMemcpy};
-use ascendless::ffi::ascendless::*;
+use ascendless::ffi::engine::*;
 use common::{Scripted, checksum, pattern};
 
 const ROLE: &str = "ASCENDLESS_ADXL_TEST_CHILD";

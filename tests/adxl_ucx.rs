@@ -14,7 +14,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use ascendless::error::adxl_status::{ADXL_FAILED, ADXL_NOT_CONNECTED, ADXL_TIMEOUT};
+use ascendless::error::engine_status::{ADXL_FAILED, ADXL_NOT_CONNECTED, ADXL_TIMEOUT};
 use common::engines::{self, Peer, ROLE, TRANSPORT};
 
 const SIZE: usize = 32 << 20;

@@ -18,6 +18,9 @@ struct Header {
     fn_prefix: Option<&'static str>,
     /// Types to emit although no function of the header uses them (yet).
     types: &'static [&'static str],
+    /// Rust names spelled otherwise in C (the C names are the ABI; the Rust ones need not
+    /// carry a face's vocabulary).
+    renames: &'static [(&'static str, &'static str)],
 }
 
 /// As the vendor's: empty unless the includer defines `FUNC_VISIBILITY`.
@@ -40,6 +43,7 @@ const HEADERS: &[Header] = &[
         after_includes: None,
         fn_prefix: None,
         types: &[],
+        renames: &[],
     },
     Header {
         path: "acl/acl_base.h",
@@ -50,6 +54,7 @@ const HEADERS: &[Header] = &[
         after_includes: Some(FUNC_VISIBILITY),
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
         types: &["aclError", "aclrtStream", "aclrtEvent", "aclrtContext"],
+        renames: &[],
     },
     Header {
         path: "acl/acl_rt.h",
@@ -61,6 +66,7 @@ const HEADERS: &[Header] = &[
         after_includes: None,
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
         types: &["aclrtNotify", "aclrtServerPid", "aclrtMemcpyKind", "aclrtMemMallocPolicy", "aclrtMemAttr"],
+        renames: &[],
     },
     Header {
         path: "acl/acl.h",
@@ -71,16 +77,19 @@ const HEADERS: &[Header] = &[
         after_includes: None,
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
         types: &[],
+        renames: &[],
     },
     Header {
         path: "ascendless.h",
-        sources: &["src/error/adxl_status.rs", "src/ffi/ascendless.rs"],
+        // cbindgen follows the `mod` items to the per-concept files.
+        sources: &["src/error/engine_status.rs", "src/ffi/engine/mod.rs"],
         guard: "ASCENDLESS_H",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &[],
         after_includes: None,
         fn_prefix: None,
-        types: &["AdxlStatus"],
+        types: &["EngineStatus"],
+        renames: &[("EngineStatus", "AdxlStatus")],
     },
 ];
 
@@ -122,6 +131,9 @@ fn generate(h: &Header) -> String {
     config.export.include = h.types.iter().map(|s| s.to_string()).collect();
     // Enum parameters arrive as integers (see src/ffi/acl_rt/memory.rs); the header shows the
     // vendor's enum types instead.
+    for (rust, c) in h.renames {
+        config.export.rename.insert(rust.to_string(), c.to_string());
+    }
     for (arg, vendor) in ENUM_ARGS {
         config.export.rename.insert(arg.to_string(), vendor.to_string());
         config.export.exclude.push(arg.to_string());

@@ -1,18 +1,18 @@
 //! The error model: every number a caller can see, the error values the core returns, and the
 //! per-thread "most recent error" text behind `aclGetRecentErrMsg`.
 //!
-//! The numbers live in [`acl_codes`], [`rt_codes`] and [`adxl_status`], one constant each, and
+//! The numbers live in [`acl_codes`], [`rt_codes`] and [`engine_status`], one constant each, and
 //! nowhere else; the generated headers are made from those files.
 
 pub mod acl_codes;
-pub mod adxl_status;
+pub mod engine_status;
 mod recent;
 pub mod rt_codes;
 
 pub use recent::{clear_recent, recent_message, record_recent, take_recent};
 
 use acl_codes::aclError;
-use adxl_status::AdxlStatus;
+use engine_status::EngineStatus;
 
 /// A failed AscendCL call: the `aclError` the caller gets and the text it can read back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -35,19 +35,20 @@ impl AclError {
     }
 }
 
-/// A failed ADXL call: the `adxl::Status` the caller gets and the text it can read back.
+/// A failed engine call: the status the caller gets (`adxl::Status` in C++, `AdxlStatus` in C)
+/// and the text it can read back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (status {status})")]
-pub struct AdxlError {
-    pub status: AdxlStatus,
+pub struct EngineError {
+    pub status: EngineStatus,
     pub message: String,
 }
 
-impl AdxlError {
-    pub fn new(status: AdxlStatus, message: impl Into<String>) -> Self {
-        AdxlError { status, message: message.into() }
+impl EngineError {
+    pub fn new(status: EngineStatus, message: impl Into<String>) -> Self {
+        EngineError { status, message: message.into() }
     }
 }
 
 pub type AclResult<T> = Result<T, AclError>;
-pub type AdxlResult<T> = Result<T, AdxlError>;
+pub type EngineResult<T> = Result<T, EngineError>;

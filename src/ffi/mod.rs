@@ -10,19 +10,19 @@
 //! - on failure it records the message for `aclGetRecentErrMsg` and logs it.
 //!
 //! One file per public header (wasmtime's layout): `acl.rs` is `acl/acl.h`, `acl_base.rs` is
-//! `acl/acl_base.h`, `acl_rt.rs` is `acl/acl_rt.h`, `ascendless.rs` is `ascendless.h`.
+//! `acl/acl_base.h`, `acl_rt/` is `acl/acl_rt.h`, `engine/` is `ascendless.h`.
 
 pub mod acl;
 pub mod acl_base;
 pub mod acl_rt;
-pub mod ascendless;
+pub mod engine;
 pub mod ptr;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::acl_codes::{ACL_ERROR_INTERNAL_ERROR, ACL_SUCCESS, aclError};
-use crate::error::adxl_status::{ADXL_FAILED, ADXL_SUCCESS, AdxlStatus};
-use crate::error::{AclResult, AdxlResult, record_recent};
+use crate::error::engine_status::{ADXL_FAILED, ADXL_SUCCESS, EngineStatus};
+use crate::error::{AclResult, EngineResult, record_recent};
 use crate::logging::TARGET;
 
 /// Runs `body` for the C entry point `api`; a panic becomes `on_panic`, reported as an
@@ -70,7 +70,7 @@ pub(crate) fn acl_call(api: &str, body: impl FnOnce() -> AclResult<()>) -> aclEr
 }
 
 /// An ADXL entry point (native C API or the C++ class): `Ok` is `SUCCESS`.
-pub(crate) fn adxl_call(api: &str, body: impl FnOnce() -> AdxlResult<()>) -> AdxlStatus {
+pub(crate) fn adxl_call(api: &str, body: impl FnOnce() -> EngineResult<()>) -> EngineStatus {
     boundary(api, ADXL_FAILED, || match body() {
         Ok(()) => ADXL_SUCCESS,
         Err(e) => {
@@ -83,7 +83,7 @@ pub(crate) fn adxl_call(api: &str, body: impl FnOnce() -> AdxlResult<()>) -> Adx
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::{AclError, AdxlError, take_recent};
+    use crate::error::{AclError, EngineError, take_recent};
 
     #[test]
     fn a_panic_becomes_an_internal_error_with_a_message() {
@@ -98,7 +98,7 @@ mod tests {
     fn errors_keep_their_code_and_message() {
         assert_eq!(acl_call("aclTest", || Err(AclError::new(107000, "bad value"))), 107000);
         assert_eq!(take_recent().unwrap().to_str().unwrap(), "aclTest: bad value");
-        assert_eq!(adxl_call("Adxl", || Err(AdxlError::new(103900, "bad"))), 103900);
+        assert_eq!(adxl_call("Adxl", || Err(EngineError::new(103900, "bad"))), 103900);
         assert_eq!(acl_call("aclTest", || Ok(())), ACL_SUCCESS);
     }
 }

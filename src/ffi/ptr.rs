@@ -6,8 +6,8 @@
 use std::ffi::{CStr, c_char};
 
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
-use crate::error::{AclError, AdxlError};
+use crate::error::engine_status::ADXL_PARAM_INVALID;
+use crate::error::{AclError, EngineError};
 
 /// A pointer argument that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,9 +22,9 @@ impl From<BadPointer> for AclError {
     }
 }
 
-impl From<BadPointer> for AdxlError {
+impl From<BadPointer> for EngineError {
     fn from(b: BadPointer) -> Self {
-        AdxlError::new(ADXL_PARAM_INVALID, format!("{} {}", b.what, b.why))
+        EngineError::new(ADXL_PARAM_INVALID, format!("{} {}", b.what, b.why))
     }
 }
 
@@ -107,7 +107,7 @@ mod tests {
         // SAFETY: NULL is never written.
         let e = unsafe { write_out::<u32>(std::ptr::null_mut(), 1, "count") }.unwrap_err();
         assert_eq!(AclError::from(e.clone()).code, ACL_ERROR_INVALID_PARAM);
-        assert_eq!(AdxlError::from(e).status, ADXL_PARAM_INVALID);
+        assert_eq!(EngineError::from(e).status, ADXL_PARAM_INVALID);
         let mut buf = [0u64; 2];
         let odd = (buf.as_mut_ptr() as *mut u8).wrapping_add(1) as *mut u64;
         // SAFETY: misaligned pointers are refused before any write.

@@ -2,12 +2,12 @@
 
 use std::net::IpAddr;
 
-use crate::adxl::access::RemoteAccess;
-use crate::adxl::name::EngineName;
-use crate::adxl::options::Options;
-use crate::adxl::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
 use crate::config::Transport;
-use crate::error::adxl_status::ADXL_PARAM_INVALID;
+use crate::engine::access::RemoteAccess;
+use crate::engine::name::EngineName;
+use crate::engine::options::Options;
+use crate::engine::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
+use crate::error::engine_status::ADXL_PARAM_INVALID;
 
 /// The bytes as a connection would deliver them (frames, each WRITE or READ_DATA followed by
 /// its payload), then as the body of each message type. Whatever decodes must encode to a

@@ -3,7 +3,7 @@
 //! (and rewrites them under `ASCENDLESS_BLESS=1`). Files named otherwise (`regress-*`) are
 //! inputs the fuzzers found, kept by hand.
 
-use crate::adxl::wire::{
+use crate::engine::wire::{
     Desc, HEADER_LEN, Host, MAC_LEN, MAX_BODY, MAX_DESCS, MAX_TEXT, MemKind, Message, NONCE_LEN, Region,
     TICKET_LEN, UcxKey,
 };

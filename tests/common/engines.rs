@@ -7,8 +7,8 @@
 
 use std::time::{Duration, Instant};
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
-use ascendless::error::adxl_status::ADXL_FAILED;
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::error::engine_status::ADXL_FAILED;
 use ascendless::runtime::memory::runtime_span;
 use ascendless::sys::span::{HostRange, RawSpan};
 
@@ -30,7 +30,7 @@ pub fn no_vouch(r: HostRange) -> RawSpan {
 
 /// Pinned host memory from the runtime, `len` bytes of the pattern of `seed`.
 pub fn host_mem(len: usize, seed: u64) -> usize {
-    let addr = ascendless::adxl::memory::malloc(MemType::Host, len).expect("pinned host memory");
+    let addr = ascendless::engine::memory::malloc(MemType::Host, len).expect("pinned host memory");
     fill(addr, len, seed);
     addr
 }
@@ -54,7 +54,7 @@ fn options() -> Vec<(&'static str, String)> {
     vec![("adxl.Transport", t)]
 }
 
-fn initialize(e: &Engine, name: &str) -> Result<(), ascendless::error::AdxlError> {
+fn initialize(e: &Engine, name: &str) -> Result<(), ascendless::error::EngineError> {
     let o = options();
     let o: Vec<(&str, &str)> = o.iter().map(|(k, v)| (*k, v.as_str())).collect();
     e.initialize(name, &o)
@@ -116,7 +116,7 @@ pub fn transfer(
         })
         .collect();
     let t = Instant::now();
-    let code = |r: Result<(), ascendless::error::AdxlError>| r.map_or_else(|e| e.status, |()| 0);
+    let code = |r: Result<(), ascendless::error::EngineError>| r.map_or_else(|e| e.status, |()| 0);
     if call == Call::Sync {
         let r = e.transfer_sync(peer, op, &descs, timeout_ms, no_vouch);
         return (code(r), t.elapsed());

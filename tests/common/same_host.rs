@@ -6,7 +6,7 @@ use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-use ascendless::adxl::wire::{Host, Message, TICKET_LEN};
+use ascendless::engine::wire::{Host, Message, TICKET_LEN};
 
 /// The TICKET packet (40 bytes, kind 5, the ticket in bytes 8..24) that a raw HELLO announcing
 /// `pid` on this host gets from the engine listening at `server`.

@@ -2,7 +2,7 @@
 //! or host memory from `aclrtMallocHost`), registered with the engine, divided into slots of
 //! [`SLOT`] bytes, one per initiator thread of every process.
 
-use ascendless::adxl::engine::{Engine, MemType};
+use ascendless::engine::{Engine, MemType};
 use ascendless::runtime::memory::{self, AllocKind, Limits};
 
 use crate::pattern::checksum;

@@ -13,7 +13,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ascendless::adxl::engine::Engine;
+use ascendless::engine::Engine;
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 

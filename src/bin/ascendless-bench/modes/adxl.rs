@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
-use ascendless::adxl::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 
@@ -52,7 +52,7 @@ pub fn transport_note() -> String {
 
 /// Which path moved the bytes, from the engine's counters: the transport setting says what
 /// may be used, this says what was (a call the fast path cannot take falls back to TCP).
-fn paths_note(c: &ascendless::adxl::engine::CounterValues) -> String {
+fn paths_note(c: &ascendless::engine::CounterValues) -> String {
     let amount = |b: u64| match b {
         b if b >= 1_000_000_000 => format!("{:.2} GB", b as f64 / 1e9),
         b if b >= 1_000_000 => format!("{:.1} MB", b as f64 / 1e6),
@@ -165,7 +165,7 @@ fn run_async(
     op: TransferOp,
     descs: &[TransferDesc],
     n: usize,
-) -> ascendless::error::AdxlResult<usize> {
+) -> ascendless::error::EngineResult<usize> {
     let reqs: Vec<u64> =
         (0..n).map(|_| engine.transfer_async(remote, op, descs, runtime_only)).collect::<Result<_, _>>()?;
     for req in reqs {
@@ -175,8 +175,8 @@ fn run_async(
                 (Some(1), Ok(())) => break,
                 (_, Err(e)) => return Err(e),
                 (status, Ok(())) => {
-                    return Err(ascendless::error::AdxlError::new(
-                        ascendless::error::adxl_status::ADXL_FAILED,
+                    return Err(ascendless::error::EngineError::new(
+                        ascendless::error::engine_status::ADXL_FAILED,
                         format!("request ended with status {status:?}"),
                     ));
                 }

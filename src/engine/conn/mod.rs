@@ -1,0 +1,19 @@
+//! Connections between engines: the ones this engine makes and the ones it serves.
+//!
+//! - [`link`]: links, this engine's connections to one remote engine (made by Connect).
+//! - [`auth`]: the shared-secret handshake of `adxl.Secret`, on every connection before HELLO.
+//! - [`redial`]: dialling again when a peer drops a connection in its handshake.
+//! - [`listener`]: the listener and the serving side (HELLO, READ, WRITE, NOTIFY, UCX_QUERY).
+//! - [`admit`]: new connections before their HELLO, bounded in count and time.
+//! - [`served`]: one served connection, shared by its serving thread and announcements.
+//! - [`reader`]: frames read from a connection with few system calls.
+//! - [`status`]: the statuses a connection's failures become (a leaf every part may use).
+
+pub mod admit;
+pub mod auth;
+pub mod link;
+pub mod listener;
+pub mod reader;
+pub mod redial;
+pub mod served;
+pub mod status;

@@ -1,0 +1,95 @@
+//! [`Core`]: the state of an initialised engine, shared by its calls and its threads. It wires
+//! the services together, each with its own file and lock: the links ([`Links`]), the served
+//! connections ([`ServedConns`]), the TransferAsync requests ([`Requests`]) and the notifies
+//! received ([`PeerNotifies`]), besides the registry, the relay pool, the same-host server
+//! and UCX.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use super::access::Access;
+use super::conn::link::Link;
+use super::conn::listener;
+use super::conn::served::ServedConns;
+use super::links::Links;
+use super::lock;
+use super::name::EngineName;
+use super::options::Options;
+use super::path::relay::RelayPool;
+use super::path::{direct, shm, ucx};
+use super::peer_notify::PeerNotifies;
+use super::registry::Registry;
+use super::requests::{self, Requests};
+use crate::config::Transport;
+
+pub(crate) struct Core {
+    pub(super) name: EngineName,
+    pub(super) options: Options,
+    pub(super) registry: Registry,
+    pub(super) pool: RelayPool,
+    /// Shared with the heartbeat, which needs nothing else.
+    pub(super) links: Arc<Links>,
+    pub(super) served: ServedConns,
+    pub(super) stopping: AtomicBool,
+    pub(super) listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
+    /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
+    pub(super) transport: Transport,
+    /// `adxl.Secret` and `adxl.RemoteAccess`, else their variables.
+    pub(super) access: Access,
+    /// The same-host listener (engines with a port, unless forced to TCP).
+    pub(super) shm: Mutex<Option<Arc<shm::Server>>>,
+    pub(super) counters: direct::Counters,
+    pub(super) requests: Requests,
+    /// Notifies received, until GetNotifies.
+    pub(super) notifies: PeerNotifies,
+    /// The UCX context, once a link or a peer wanted it.
+    pub(super) ucx: ucx::State,
+}
+
+impl Core {
+    pub(super) fn new(name: EngineName, options: Options, transport: Transport, access: Access) -> Core {
+        Core {
+            pool: RelayPool::new(options.buffer_pool),
+            name,
+            options,
+            registry: Registry::default(),
+            links: Arc::default(),
+            served: ServedConns::default(),
+            stopping: AtomicBool::new(false),
+            listener: Mutex::new(None),
+            transport,
+            access,
+            shm: Mutex::new(None),
+            counters: direct::Counters::default(),
+            requests: Requests::default(),
+            notifies: PeerNotifies::default(),
+            ucx: ucx::State::default(),
+        }
+    }
+
+    pub(super) fn link(&self, remote: &str) -> Option<Arc<Link>> {
+        self.links.get(remote)
+    }
+
+    pub(super) fn shutdown(&self) {
+        self.stopping.store(true, Ordering::Release);
+        self.served.close();
+        if let Some((addr, thread)) = lock(&self.listener).take() {
+            listener::wake(addr);
+            let _ = thread.join();
+        }
+        if let Some(s) = lock(&self.shm).take() {
+            s.stop();
+        }
+        self.served.close_all();
+        self.links.close_all();
+        self.requests.stop();
+        self.ucx.stop();
+        // Requests of this engine are freed: GetTransferStatus after Finalize is FAILED anyway.
+        let me = self as *const Core as usize;
+        drop(requests::REQUESTS.remove_where(|r| r.owner == me));
+        self.registry.clear();
+    }
+}

@@ -1,0 +1,639 @@
+//! The transfer engine (safe Rust): Initialize/Finalize, RegisterMem/DeregisterMem,
+//! Connect/Disconnect, TransferSync/TransferAsync and SendNotify/GetNotifies, over TCP, UCX, or
+//! shared memory with engines on the same host. It serves every face: the native C API
+//! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
+//! the native C API) and Python's `acl.adxl`; none of their vocabulary belongs here.
+//!
+//! One concern per file. [`Engine`] (here) is the facade; [`core`] wires the services of an
+//! initialised engine together, each with its own file and lock:
+//! - [`links`] (the links this engine made), [`conn::served`] (the connections it serves),
+//!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
+//!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
+//! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
+//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
+//! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
+//!   redialling) and the ones it serves (listener, admission, served connections);
+//! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
+//! - what the faces parse and share: [`name`], [`options`], [`access`], [`capability`],
+//!   [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
+//!
+//! # Access control (our extension)
+//! `adxl.Secret` makes every connection start with a mutual challenge-response ([`conn::auth`]); a
+//! Connect it refuses (either side has no secret, or they differ) is FAILED.
+//! `adxl.RemoteAccess=registered` makes the serving side refuse ranges outside its
+//! registrations (PARAM_INVALID) instead of relaying. See [`access`].
+//!
+//! # Who vouches for memory
+//! The engine is safe Rust: it touches memory only through [`RawSpan`]s. Memory of the
+//! runtime (device memory from `aclrtMalloc`, pinned host memory) is reached through the
+//! runtime's own view ([`crate::runtime::memory::runtime_span`]), so device memory works in strict mode. Any
+//! other local range, registered or passed to TransferSync, is made into a span by the `vouch`
+//! closure the caller passes (the FFI layer's single `unsafe` step, on the strength of the C
+//! caller's contract). Remote engines' addresses that are not registered are never trusted:
+//! they are copied by the kernel (`sys::safe_copy`).
+//!
+//! # States and statuses
+//! Every call before Initialize or after Finalize is FAILED; Finalize is idempotent, and an
+//! engine may be initialised again after it. Statuses follow the spec's "Behaviour and error
+//! returns"; where it is silent: a second Initialize is FAILED; registering 0 bytes is
+//! PARAM_INVALID; a 513th link is RESOURCE_EXHAUSTED (links to dead peers that were never
+//! disconnected are dropped first); connecting to a name without a port is FAILED (nobody
+//! listens there); a transfer in flight when its peer dies is FAILED at once (end of file or
+//! reset, not the time-out); the next transfer or Connect dials again, so a restarted peer is
+//! reachable without a Disconnect.
+
+pub mod access;
+pub mod capability;
+mod conn;
+mod core;
+mod heartbeat;
+pub mod limits;
+mod links;
+pub mod memory;
+pub mod name;
+pub mod options;
+mod path;
+mod peer_notify;
+mod registry;
+mod requests;
+pub mod wire;
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+pub use conn::admit::HELLO_DEADLINE;
+pub use conn::listener::STALL;
+pub use heartbeat::{HEARTBEAT_INTERVAL, HEARTBEAT_MISSES};
+pub use limits::{
+    MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
+};
+pub use path::direct::CounterValues;
+pub use path::tcp::TransferOp;
+pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
+pub use requests::Outcome;
+
+use self::core::Core;
+use crate::config::Transport;
+use crate::error::engine_status::*;
+use crate::error::{EngineError, EngineResult};
+use crate::logging::TARGET;
+use crate::runtime::memory::{self as runtime_memory, Placement};
+use crate::sys::span::{HostRange, RawSpan};
+use access::Access;
+use conn::link::Link;
+use conn::listener;
+use name::EngineName;
+use options::Options;
+use path::tcp::{self, Local};
+use path::{direct, shm, ucx};
+use wire::{Desc, MemKind, Message};
+
+/// `adxl::MemType`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemType {
+    Device,
+    Host,
+}
+
+impl MemType {
+    /// 0 `MEM_DEVICE`, 1 `MEM_HOST`; anything else PARAM_INVALID.
+    pub fn from_raw(raw: i32) -> EngineResult<MemType> {
+        match raw {
+            0 => Ok(MemType::Device),
+            1 => Ok(MemType::Host),
+            _ => Err(EngineError::new(
+                ADXL_PARAM_INVALID,
+                format!("memory type {raw} is not MEM_DEVICE (0) or MEM_HOST (1)"),
+            )),
+        }
+    }
+}
+
+impl TransferOp {
+    /// 0 `READ`, 1 `WRITE`; anything else PARAM_INVALID.
+    pub fn from_raw(raw: i32) -> EngineResult<TransferOp> {
+        match raw {
+            0 => Ok(TransferOp::Read),
+            1 => Ok(TransferOp::Write),
+            _ => Err(EngineError::new(
+                ADXL_PARAM_INVALID,
+                format!("operation {raw} is not READ (0) or WRITE (1)"),
+            )),
+        }
+    }
+}
+
+/// `adxl::TransferOpDesc`: addresses as integers; the engine resolves and checks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransferDesc {
+    pub local_addr: usize,
+    pub remote_addr: usize,
+    pub len: usize,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Every critical section leaves its data consistent; a panic elsewhere does not poison it.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+enum State {
+    New,
+    Running(Arc<Core>),
+    Finalized,
+}
+
+/// One ADXL engine. Every method may be called from any thread.
+pub struct Engine {
+    state: Mutex<State>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        self.finalize();
+    }
+}
+
+fn positive_timeout(timeout_ms: i32) -> EngineResult<Duration> {
+    if timeout_ms <= 0 {
+        return Err(EngineError::new(ADXL_PARAM_INVALID, format!("timeout {timeout_ms} ms must be > 0")));
+    }
+    Ok(Duration::from_millis(timeout_ms as u64))
+}
+
+/// Zero addresses and ranges that wrap are PARAM_INVALID.
+fn check_descs(descs: &[TransferDesc]) -> EngineResult<()> {
+    for (i, d) in descs.iter().enumerate() {
+        if d.local_addr == 0 || d.remote_addr == 0 {
+            return Err(EngineError::new(ADXL_PARAM_INVALID, format!("descriptor {i} has a zero address")));
+        }
+        if d.local_addr.checked_add(d.len).is_none() || d.remote_addr.checked_add(d.len).is_none() {
+            return Err(EngineError::new(
+                ADXL_PARAM_INVALID,
+                format!("descriptor {i} wraps the address space"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The span for a local range: the runtime's view of its memory, or the caller's word.
+fn local_span(
+    addr: usize,
+    len: usize,
+    writable: bool,
+    vouch: &mut impl FnMut(HostRange) -> RawSpan,
+) -> EngineResult<RawSpan> {
+    if let Some(span) = runtime_memory::runtime_span(addr, len) {
+        return Ok(span);
+    }
+    if let Some(b) = runtime_memory::backing(addr).filter(|b| matches!(b.placement, Placement::Device(_))) {
+        return Err(EngineError::new(
+            ADXL_PARAM_INVALID,
+            format!(
+                "{addr:#x} + {len} bytes runs past its device allocation ({:#x}, {} bytes)",
+                b.start, b.len
+            ),
+        ));
+    }
+    Ok(vouch(HostRange { addr, len, writable }))
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        Engine { state: Mutex::new(State::New) }
+    }
+
+    fn core(&self) -> EngineResult<Arc<Core>> {
+        match &*lock(&self.state) {
+            State::Running(core) => Ok(core.clone()),
+            State::New => Err(EngineError::new(ADXL_FAILED, "the engine is not initialized")),
+            State::Finalized => Err(EngineError::new(ADXL_FAILED, "the engine was finalized")),
+        }
+    }
+
+    /// `Initialize(local_engine, options)`: validates both, then listens when the name has a
+    /// port > 0.
+    pub fn initialize(&self, local_engine: &str, options: &[(&str, &str)]) -> EngineResult<()> {
+        let mut state = lock(&self.state);
+        if matches!(*state, State::Running(_)) {
+            return Err(EngineError::new(ADXL_FAILED, "the engine is already initialized"));
+        }
+        let name = EngineName::parse(local_engine)?;
+        let options = Options::parse(options.iter().copied())?;
+        let transport = options.transport.unwrap_or(crate::config::settings().transport);
+        let access = Access::from_env(options.secret.clone(), options.remote_access)?;
+        ucx::check_built(transport)?;
+        let core = Arc::new(Core::new(name, options, transport, access));
+        if let Some(addr) = core.name.listen_addr() {
+            let thread = listener::listen(&core, addr)?;
+            *lock(&core.listener) = Some((addr, thread));
+            if matches!(transport, Transport::Auto | Transport::Shm) {
+                *lock(&core.shm) = shm::Server::start(&core, addr.port());
+            }
+        }
+        if core.options.auto_connect {
+            let links = Arc::downgrade(&core.links);
+            let _ = std::thread::Builder::new()
+                .name("adxl-heartbeat".into())
+                .spawn(move || heartbeat::run(&links));
+        }
+        log::debug!(
+            target: TARGET,
+            "engine {local_engine} initialized ({transport:?}, secret {}, remote access {:?})",
+            if core.access.secret.is_some() { "set" } else { "unset" },
+            core.access.remote_access
+        );
+        *state = State::Running(core);
+        Ok(())
+    }
+
+    /// `Finalize()`: stops listening, closes every connection; idempotent.
+    pub fn finalize(&self) {
+        let old = {
+            let mut state = lock(&self.state);
+            match std::mem::replace(&mut *state, State::Finalized) {
+                State::New => {
+                    *state = State::New;
+                    None
+                }
+                State::Running(core) => Some(core),
+                State::Finalized => None,
+            }
+        };
+        if let Some(core) = old {
+            core.shutdown();
+        }
+    }
+
+    /// `RegisterMem({addr, len}, type)`: the handle. `vouch` makes the span for memory that
+    /// is not the runtime's (see the module documentation). Peers already connected are told.
+    pub fn register_mem(
+        &self,
+        addr: usize,
+        len: usize,
+        mem_type: MemType,
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> EngineResult<u64> {
+        let core = self.core()?;
+        if addr == 0 || len == 0 || addr.checked_add(len).is_none() {
+            return Err(EngineError::new(
+                ADXL_PARAM_INVALID,
+                format!("memory {addr:#x} + {len} bytes is not a valid range"),
+            ));
+        }
+        let span = local_span(addr, len, true, &mut vouch)?;
+        let kind = match mem_type {
+            MemType::Device => MemKind::Device,
+            MemType::Host => MemKind::Host,
+        };
+        let r = core.registry.add(addr, span, kind);
+        ucx::registered(&core, &r);
+        if let Some(s) = lock(&core.shm).clone() {
+            s.added(&r);
+        }
+        let announce = Message::MemAdd { regions: vec![r.region()] };
+        core.links.announce(&announce);
+        core.served.push(&announce);
+        Ok(r.handle)
+    }
+
+    /// `DeregisterMem(handle)`: NULL is PARAM_INVALID; a handle this engine does not know is
+    /// SUCCESS with a warning (the vendor's behaviour).
+    pub fn deregister_mem(&self, handle: u64) -> EngineResult<()> {
+        let core = self.core()?;
+        if handle == 0 {
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "memory handle is NULL"));
+        }
+        match core.registry.remove(handle) {
+            Some(r) => {
+                ucx::deregistered(&core, &r);
+                // Same-host peers drop their mapping before this returns (bounded wait).
+                if let Some(s) = lock(&core.shm).clone() {
+                    s.removed(&r);
+                }
+                let announce = Message::MemRemove { regions: vec![r.region()] };
+                core.links.announce(&announce);
+                core.served.push(&announce);
+            }
+            None => {
+                log::warn!(target: TARGET, "DeregisterMem: handle {handle:#x} is not registered with this engine")
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes and calls per path (direct copy, kernel copy, TCP) since Initialize; zeros when
+    /// the engine is not initialised.
+    pub fn counters(&self) -> CounterValues {
+        self.core().map(|c| c.counters.get()).unwrap_or_default()
+    }
+
+    /// `Connect(remote_engine, timeout)`.
+    pub fn connect(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
+        let core = self.core()?;
+        let timeout = positive_timeout(timeout_ms)?;
+        Self::connect_core(&core, remote, Instant::now() + timeout)
+    }
+
+    fn connect_core(core: &Core, remote: &str, deadline: Instant) -> EngineResult<()> {
+        let name = EngineName::parse(remote)?;
+        let addr = name.listen_addr().ok_or_else(|| {
+            EngineError::new(
+                ADXL_FAILED,
+                format!("{remote} has no port: it does not listen, so it cannot be connected to"),
+            )
+        })?;
+        core.links.room_for(remote)?;
+        let link = Link::open(core, remote, addr, deadline)?;
+        // A peer that does not share this host may be reached over UCX.
+        if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
+            if let Err(e) = ucx::open(core, &link, deadline) {
+                link.close();
+                return Err(e);
+            }
+        }
+        core.links.install(remote, Arc::new(link))
+    }
+
+    /// `Disconnect(remote_engine, timeout)`: local cleanup happens even when the peer is down.
+    pub fn disconnect(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
+        let core = self.core()?;
+        positive_timeout(timeout_ms)?;
+        let link = core
+            .links
+            .remove(remote)
+            .ok_or_else(|| EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?;
+        link.close();
+        Ok(())
+    }
+
+    /// `TransferSync(remote_engine, operation, op_descs, timeout)`: returns once every byte
+    /// has landed. `vouch` makes spans for local memory that is not the runtime's.
+    pub fn transfer_sync(
+        &self,
+        remote: &str,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        timeout_ms: i32,
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> EngineResult<()> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        check_descs(descs)?;
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        let locals = Self::locals(&core, op, descs, &mut vouch)?;
+        Self::execute(&core, &link, op, &locals, deadline)
+    }
+
+    /// The link a transfer or notify to `remote` uses: the current one, or (with AutoConnect,
+    /// or when a same-host peer's channel closed) a new one.
+    fn resolve_link(core: &Core, remote: &str, deadline: Instant) -> EngineResult<Arc<Link>> {
+        // A request queued before Finalize fails instead of dialling for a finalized engine.
+        if core.stopping.load(Ordering::Acquire) {
+            return Err(EngineError::new(ADXL_NOT_CONNECTED, "the engine was finalized"));
+        }
+        let link = match core.link(remote) {
+            Some(l) if !l.is_broken() => l,
+            found if core.options.auto_connect => {
+                drop(found);
+                match Self::connect_core(core, remote, deadline) {
+                    Ok(()) | Err(EngineError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
+                    Err(e) => return Err(e),
+                }
+                core.link(remote).ok_or_else(|| {
+                    EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))
+                })?
+            }
+            Some(l) => l,
+            None => return Err(EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}"))),
+        };
+        // A same-host peer whose channel closed is gone (finalized, exited, killed): dial
+        // again, as TCP does after a dead connection, so a restarted peer is reached and a
+        // dead one fails here (FAILED), never through its old memory.
+        if link.shm.as_ref().is_some_and(|s| !s.alive()) {
+            match Self::connect_core(core, remote, deadline) {
+                Ok(()) | Err(EngineError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
+                Err(e) => return Err(e),
+            }
+            return core
+                .link(remote)
+                .ok_or_else(|| EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+        }
+        Ok(link)
+    }
+
+    /// Resolves every descriptor's local side to memory the engine may touch.
+    fn locals(
+        core: &Core,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        vouch: &mut impl FnMut(HostRange) -> RawSpan,
+    ) -> EngineResult<Vec<Local>> {
+        let mut locals = Vec::with_capacity(descs.len());
+        // Descriptors of one call usually fall in one registration: try the last one first.
+        let mut last: Option<Arc<registry::Registered>> = None;
+        for (i, d) in descs.iter().enumerate() {
+            let found = match &last {
+                Some(r) if r.holds(d.local_addr, d.len) => Some(r.clone()),
+                _ => core.registry.find(d.local_addr, d.len),
+            };
+            // A registered range is reached through the registration's own span.
+            if let Some(span) = found.as_ref().and_then(|r| r.span.sub(d.local_addr - r.addr, d.len)) {
+                let kind = found.as_ref().map_or(MemKind::Host, |r| r.kind);
+                locals.push(Local {
+                    span,
+                    desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind: kind },
+                });
+                last = found;
+                continue;
+            }
+            let local_kind = match found {
+                Some(r) => r.kind,
+                None if core.pool.enabled() => MemKind::Unregistered,
+                None => {
+                    return Err(EngineError::new(
+                        ADXL_PARAM_INVALID,
+                        format!(
+                            "descriptor {i}: local memory {:#x} is not registered and the relay pool is off",
+                            d.local_addr
+                        ),
+                    ));
+                }
+            };
+            let span = local_span(d.local_addr, d.len, op == TransferOp::Read, vouch)?;
+            locals.push(Local {
+                span,
+                desc: Desc { remote_addr: d.remote_addr as u64, len: d.len as u64, local_kind },
+            });
+        }
+        Ok(locals)
+    }
+
+    /// `TransferAsync(remote_engine, operation, op_descs, args, req)`: checks and copies the
+    /// descriptors, resolves local memory, and queues the transfer for the engine's workers;
+    /// returns the request's handle at once. No link (without AutoConnect) is NOT_CONNECTED;
+    /// [`MAX_REQUESTS`] requests held already is RESOURCE_EXHAUSTED. `vouch`'s spans must stay
+    /// valid until the request is done.
+    pub fn transfer_async(
+        &self,
+        remote: &str,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        mut vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> EngineResult<u64> {
+        let core = self.core()?;
+        check_descs(descs)?;
+        if !core.options.auto_connect && core.link(remote).is_none() {
+            return Err(EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
+        }
+        let locals = Self::locals(&core, op, descs, &mut vouch)?;
+        let owner = Arc::as_ptr(&core) as usize;
+        let request = core.requests.start(remote, owner).ok_or_else(|| {
+            EngineError::new(
+                ADXL_RESOURCE_EXHAUSTED,
+                format!("already {MAX_REQUESTS} transfer requests held"),
+            )
+        })?;
+        let deadline = Instant::now() + requests::async_timeout();
+        let handle = requests::REQUESTS.insert_arc(request.clone());
+        let job_core = core.clone();
+        let job = Box::new(move || {
+            let core = job_core;
+            let remote = request.remote.clone();
+            let (result, gone) = match Self::resolve_link(&core, &remote, deadline) {
+                Err(e) => {
+                    let gone = e.status == ADXL_NOT_CONNECTED;
+                    (Err(e), gone)
+                }
+                Ok(link) => {
+                    let r = Self::execute(&core, &link, op, &locals, deadline);
+                    let gone = r.is_err()
+                        && (link.is_broken() || !core.link(&remote).is_some_and(|l| Arc::ptr_eq(&l, &link)));
+                    (r, gone)
+                }
+            };
+            drop(locals);
+            request.finish(result, gone);
+            core.requests.finished(&request);
+        });
+        if !core.requests.submit(job) {
+            let _ = requests::REQUESTS.remove(handle);
+            return Err(EngineError::new(ADXL_FAILED, "the engine is finalizing"));
+        }
+        Ok(handle)
+    }
+
+    /// `GetTransferStatus(req, status)`: the status to report (0 WAITING, 1 COMPLETED, 3
+    /// FAILED; `None` when nothing is reported) and the call's result. A request reported
+    /// COMPLETED or FAILED is freed (asking again: PARAM_INVALID). NULL: FAILED. A request
+    /// whose link went away: status FAILED and NOT_CONNECTED.
+    pub fn transfer_status(&self, req: u64) -> (Option<i32>, EngineResult<()>) {
+        let core = match self.core() {
+            Ok(c) => c,
+            Err(e) => return (None, Err(e)),
+        };
+        if req == 0 {
+            return (None, Err(EngineError::new(ADXL_FAILED, "the transfer request is NULL")));
+        }
+        let request = match requests::REQUESTS.get(req) {
+            Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
+            Ok(_) => {
+                return (
+                    None,
+                    Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
+                );
+            }
+            Err(e) => {
+                return (None, Err(EngineError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
+            }
+        };
+        match request.outcome() {
+            Outcome::Waiting => (Some(0), Ok(())),
+            Outcome::Completed => {
+                let _ = requests::REQUESTS.remove(req);
+                (Some(1), Ok(()))
+            }
+            Outcome::Failed { status, message, link_gone } => {
+                let _ = requests::REQUESTS.remove(req);
+                log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
+                if link_gone {
+                    let e = EngineError::new(
+                        ADXL_NOT_CONNECTED,
+                        format!("the link to {} went away: {message}", request.remote),
+                    );
+                    (Some(3), Err(e))
+                } else {
+                    (Some(3), Ok(()))
+                }
+            }
+        }
+    }
+
+    /// `SendNotify(remote_engine, {name, msg}, timeout)`: returns once the peer has queued the
+    /// notify. Transfers to `remote` submitted with TransferAsync before this call land first
+    /// (the notify waits for them, within the time-out). Name or message over
+    /// [`MAX_NOTIFY_LEN`] bytes, or timeout <= 0: PARAM_INVALID; no link (without AutoConnect):
+    /// NOT_CONNECTED; no answer in time: TIMEOUT; the peer holds [`MAX_NOTIFIES`] from this
+    /// engine already: RESOURCE_EXHAUSTED; the connection broke: NOTIFY_FAILED.
+    pub fn send_notify(&self, remote: &str, name: &str, msg: &str, timeout_ms: i32) -> EngineResult<()> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        for (what, text) in [("name", name), ("message", msg)] {
+            if text.len() > MAX_NOTIFY_LEN {
+                return Err(EngineError::new(
+                    ADXL_PARAM_INVALID,
+                    format!("notify {what} of {} bytes is over {MAX_NOTIFY_LEN}", text.len()),
+                ));
+            }
+        }
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        for r in core.requests.in_flight_to(remote) {
+            if !r.wait(deadline) {
+                return Err(EngineError::new(
+                    ADXL_TIMEOUT,
+                    format!("notify to {remote}: earlier transfers did not finish in time"),
+                ));
+            }
+        }
+        tcp::notify(&core, &link, name, msg, deadline)
+    }
+
+    /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
+    /// oldest first; the queue is emptied.
+    pub fn take_notifies(&self) -> EngineResult<Vec<Notified>> {
+        Ok(self.core()?.notifies.take())
+    }
+
+    /// Moves the bytes: the same-host path when it applies, else UCX when the link uses it and
+    /// the call allows, else TCP.
+    fn execute(
+        core: &Core,
+        link: &Link,
+        op: TransferOp,
+        locals: &[Local],
+        deadline: Instant,
+    ) -> EngineResult<()> {
+        if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
+            return result;
+        }
+        if let Some(result) = ucx::try_run(core, link, op, locals, deadline) {
+            return result;
+        }
+        core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());
+        // Striping splits the call into several requests, which is only right when nothing
+        // relays (the relay rule is about the whole call).
+        let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
+            && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
+        tcp::run(core, link, op, locals, direct, deadline)
+    }
+}
+
+#[cfg(test)]
+mod tests;

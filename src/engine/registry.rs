@@ -1,0 +1,125 @@
+//! The engine's registered memory: which ranges peers may use directly, and how to reach
+//! their bytes.
+//!
+//! Each registration keeps a [`RawSpan`] made when it was registered: device (and pinned host)
+//! memory of the runtime through the runtime's own view, so it works when host code may not
+//! touch device memory (strict mode); other memory as the caller vouched for it.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::engine::wire::{MAX_REGIONS, MemKind, Region};
+use crate::handle::{HandleKind, HandleTable};
+use crate::sys::span::RawSpan;
+
+/// One registration.
+#[derive(Debug)]
+pub struct Registered {
+    pub handle: u64,
+    /// The caller's address (for device memory in strict mode not where `span` points).
+    pub addr: usize,
+    pub len: usize,
+    pub kind: MemKind,
+    /// The bytes of `[addr, addr + len)`, through whatever view may touch them.
+    pub span: RawSpan,
+}
+
+impl Registered {
+    pub fn region(&self) -> Region {
+        Region { addr: self.addr as u64, len: self.len as u64, kind: self.kind }
+    }
+
+    pub fn holds(&self, addr: usize, len: usize) -> bool {
+        addr >= self.addr && addr.checked_add(len).is_some_and(|end| end <= self.addr + self.len)
+    }
+}
+
+/// Memory handles are numbers from one process-wide sequence, so a handle of one engine never
+/// names a registration of another.
+static HANDLES: HandleTable<()> = HandleTable::new(HandleKind::Memory);
+
+#[derive(Default)]
+pub struct Registry {
+    /// By start address, then handle (several registrations may overlap or repeat).
+    by_addr: Mutex<BTreeMap<(usize, u64), Arc<Registered>>>,
+}
+
+impl Registry {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<(usize, u64), Arc<Registered>>> {
+        // Every mutation is one insert or remove: a poisoned map is still consistent.
+        self.by_addr.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records `[addr, addr + span.len())`, reached through `span`, as `kind`.
+    pub fn add(&self, addr: usize, span: RawSpan, kind: MemKind) -> Arc<Registered> {
+        let handle = HANDLES.reserve();
+        let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span });
+        self.lock().insert((r.addr, handle), r.clone());
+        r
+    }
+
+    /// Removes the registration `handle`; `None` if it is not one of this engine's.
+    pub fn remove(&self, handle: u64) -> Option<Arc<Registered>> {
+        let mut map = self.lock();
+        let key = map.iter().find(|(_, r)| r.handle == handle).map(|(k, _)| *k)?;
+        map.remove(&key)
+    }
+
+    /// The registration wholly containing `[addr, addr + len)`, if any.
+    pub fn find(&self, addr: usize, len: usize) -> Option<Arc<Registered>> {
+        self.lock().range(..=(addr, u64::MAX)).rev().map(|(_, r)| r).find(|r| r.holds(addr, len)).cloned()
+    }
+
+    /// The registrations to announce in HELLO: at most [`MAX_REGIONS`], the protocol's limit
+    /// (the list is informational; every request is decided with the registry itself).
+    pub fn regions(&self) -> Vec<Region> {
+        self.lock().values().take(MAX_REGIONS).map(|r| r.region()).collect()
+    }
+
+    /// Every registration (for a same-host peer's first list: no limit).
+    pub fn all(&self) -> Vec<Arc<Registered>> {
+        self.lock().values().cloned().collect()
+    }
+
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::memory;
+
+    /// Pinned host memory of the runtime: memory the tests can span without `unsafe`.
+    fn span(len: usize) -> (usize, RawSpan) {
+        let addr = memory::alloc_host(len).unwrap();
+        (addr, memory::runtime_span(addr, len).unwrap())
+    }
+
+    #[test]
+    fn ranges_are_found_inside_registrations_only() {
+        let reg = Registry::default();
+        let (a, s) = span(100);
+        let r = reg.add(a, s, MemKind::Host);
+        let base = r.addr;
+        assert_eq!(reg.find(base, 100).unwrap().handle, r.handle);
+        assert_eq!(reg.find(base + 10, 90).unwrap().handle, r.handle);
+        assert!(reg.find(base + 10, 91).is_none());
+        assert!(reg.find(base - 1, 2).is_none());
+        assert_eq!(reg.regions(), vec![Region { addr: base as u64, len: 100, kind: MemKind::Host }]);
+        assert!(reg.remove(r.handle + 1).is_none());
+        assert!(reg.remove(r.handle).is_some());
+        assert!(reg.find(base, 1).is_none());
+        memory::free(base, memory::AllocKind::Host).unwrap();
+    }
+
+    #[test]
+    fn handles_differ_between_registries() {
+        let (a, b) = (Registry::default(), Registry::default());
+        let ((x, s1), (y, s2)) = (span(8), span(8));
+        let (h1, h2) = (a.add(x, s1, MemKind::Host).handle, b.add(y, s2, MemKind::Device).handle);
+        assert_ne!(h1, h2);
+        assert!(b.remove(h1).is_none());
+    }
+}

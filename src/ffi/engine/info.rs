@@ -1,0 +1,42 @@
+//! The library itself: its version, the last error of this thread, the optional features
+//! this build has.
+
+use std::ffi::c_char;
+
+use crate::engine::capability;
+use crate::error::engine_status::EngineStatus;
+use crate::ffi::acl::hand_out_recent;
+use crate::ffi::ptr::write_out;
+use crate::ffi::{adxl_call, boundary};
+
+/// Version of this library as "MAJOR.MINOR.PATCH".
+#[unsafe(no_mangle)]
+pub extern "C" fn ascendless_version() -> *const c_char {
+    const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
+    VERSION.as_ptr().cast()
+}
+
+/// The text of this thread's most recent error from any ascendless or AscendCL call, or NULL
+/// if there was none since the last read. The same store as `aclGetRecentErrMsg`: reading
+/// consumes the message, and the string stays valid until this thread's next read.
+#[unsafe(no_mangle)]
+pub extern "C" fn ascendless_last_error() -> *const c_char {
+    boundary("ascendless_last_error", std::ptr::null(), hand_out_recent)
+}
+
+/// Whether this build has an optional ADXL feature (`adxl::AdxlEngine::GetCapability`).
+/// `feature_type` is an `adxl::FeatureType` value (0 `AUTO_CONNECT`, 1 `CLIENT_SERVER_COMM`);
+/// `*value` receives 1 (supported) or 0 (not supported, also for values this build does not
+/// know). A negative `feature_type` or a NULL `value` is `ADXL_PARAM_INVALID`.
+///
+/// # Safety
+/// `value` is NULL or valid for a write of an `int32_t`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_get_capability(feature_type: i32, value: *mut i32) -> EngineStatus {
+    adxl_call("ascendless_get_capability", || {
+        let answer = capability::capability(feature_type)?;
+        // SAFETY: forwarded from this function's contract.
+        unsafe { write_out(value, answer, "value") }?;
+        Ok(())
+    })
+}

@@ -1,0 +1,73 @@
+//! `ascendless.h`: the library's own C API, the native face of the engine
+//! ([`crate::engine`]). One file per concept; the ADXL status numbers of the header come from
+//! [`crate::error::engine_status`], the single place they are defined.
+//!
+//! The header lists the functions in the order of the modules below (cbindgen reads them in
+//! turn), so they are declared in that order, not alphabetically.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use crate::engine::Engine;
+use crate::error::engine_status::ADXL_PARAM_INVALID;
+use crate::error::{EngineError, EngineResult};
+use crate::handle::{HandleKind, HandleTable};
+use crate::sys::span::{HostRange, RawSpan};
+
+// The library: version, last error, capabilities.
+mod info;
+
+// Memory the library allocates for transfers.
+mod memory;
+
+// An engine's handle and its Initialize/Finalize.
+mod lifecycle;
+
+// RegisterMem/DeregisterMem and the counters of each path.
+mod registration;
+
+// Connect/Disconnect.
+mod connect;
+
+// TransferSync and the descriptors.
+mod transfer;
+
+// TransferAsync and its requests.
+mod requests;
+
+// SendNotify/GetNotifies.
+mod notify;
+
+pub use connect::*;
+pub use info::*;
+pub use lifecycle::*;
+pub use memory::*;
+pub use notify::*;
+pub use registration::*;
+pub use requests::*;
+pub use transfer::*;
+
+/// An address, printed as `uintptr_t` in the header (a plain `usize` would print as `size_t`).
+pub type UintptrArg = usize;
+
+/// An ADXL engine: a handle made by `ascendless_engine_create`, never a pointer.
+pub type AscendlessEngine = *mut c_void;
+
+/// Every engine made through this API, by handle.
+static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
+
+/// The engine behind a handle; a stale or foreign one is PARAM_INVALID.
+fn lookup(h: AscendlessEngine) -> EngineResult<Arc<Engine>> {
+    ENGINES.get(h.addr() as u64).map_err(|e| EngineError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))
+}
+
+/// Vouches for a range of the caller's host memory (the engine reaches runtime memory, such
+/// as device memory, through the runtime's view and never calls this for it).
+///
+/// # Safety
+/// The range is valid memory (writable when `r.writable`) for as long as the engine uses it:
+/// until the registration is removed (RegisterMem) or the call returns (TransferSync).
+unsafe fn vouch(r: HostRange) -> RawSpan {
+    // SAFETY: forwarded contract.
+    unsafe { r.vouch() }
+}
