@@ -7,7 +7,9 @@
 //! peer before HELLO_ACK is therefore dialled again, after a short pause (doubling from
 //! [`FIRST_PAUSE`] up to [`MAX_PAUSE`]), until the call's deadline. Anything else is final: a
 //! peer that is not listening, a refusal in HELLO_ACK (wrong secret, the served-connection
-//! limit), a malformed answer, a time-out.
+//! limit), a malformed answer, a time-out. A time-out of a try made *after* a drop is the
+//! deadline catching the redialling, not a new kind of failure: the call then reports the
+//! drop (FAILED, with the number of tries), as it would have had it not tried again.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -15,6 +17,7 @@ use std::time::{Duration, Instant};
 use crate::engine::conn::status::{io_status, wire_status};
 use crate::engine::wire::WireError;
 use crate::error::EngineError;
+use crate::error::engine_status::ADXL_TIMEOUT;
 use crate::logging::TARGET;
 
 /// The pause before the first new try.
@@ -76,17 +79,24 @@ pub fn until<T>(
 ) -> Result<T, EngineError> {
     let mut pause = FIRST_PAUSE;
     let mut tries = 0u32;
+    let mut last_drop: Option<EngineError> = None;
+    let gave_up =
+        |e: EngineError, tries: u32| EngineError::new(e.status, format!("{} ({tries} tries)", e.message));
     loop {
         tries += 1;
         let e = match attempt() {
             Ok(t) => return Ok(t),
-            Err(Attempt::Final(e)) => return Err(e),
+            Err(Attempt::Final(e)) => match last_drop {
+                Some(drop) if e.status == ADXL_TIMEOUT => return Err(gave_up(drop, tries)),
+                _ => return Err(e),
+            },
             Err(Attempt::Dropped(e)) => e,
         };
         let left = deadline.saturating_duration_since(Instant::now());
         if left <= pause {
-            return Err(EngineError::new(e.status, format!("{} ({tries} tries)", e.message)));
+            return Err(gave_up(e, tries));
         }
+        last_drop = Some(e.clone());
         log::debug!(target: TARGET, "{remote} dropped the connection in its handshake ({}); dialling again", e.message);
         std::thread::sleep(pause);
         pause = (pause * 2).min(MAX_PAUSE);
@@ -120,6 +130,25 @@ mod tests {
             Err(Attempt::Final(failed("refused")))
         });
         assert_eq!((n, r.unwrap_err().message.as_str()), (1, "refused"));
+    }
+
+    #[test]
+    fn a_time_out_after_a_drop_reports_the_drop() {
+        let mut n = 0;
+        let r: Result<(), _> = until(Instant::now() + Duration::from_secs(5), "p", || {
+            n += 1;
+            if n == 1 {
+                Err(Attempt::Dropped(failed("reset")))
+            } else {
+                Err(Attempt::Final(EngineError::new(ADXL_TIMEOUT, "out of time")))
+            }
+        });
+        let e = r.unwrap_err();
+        assert_eq!((e.status, e.message.as_str()), (ADXL_FAILED, "reset (2 tries)"));
+        let first: Result<(), _> = until(Instant::now() + Duration::from_secs(5), "p", || {
+            Err(Attempt::Final(EngineError::new(ADXL_TIMEOUT, "out of time")))
+        });
+        assert_eq!(first.unwrap_err().status, ADXL_TIMEOUT, "a first try's time-out stays one");
     }
 
     #[test]
