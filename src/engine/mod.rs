@@ -64,23 +64,21 @@ use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
 pub use conn::listener::STALL;
-pub use heartbeat::{HEARTBEAT_INTERVAL, HEARTBEAT_MISSES};
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
+pub use options::{DEFAULT_ASYNC_TIMEOUT, HEARTBEAT_INTERVAL, HEARTBEAT_MISSES, Settings, Transport};
 pub use path::direct::CounterValues;
 pub use path::tcp::TransferOp;
 pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
 pub use requests::Outcome;
 
 use self::core::Core;
-use crate::config::Transport;
 use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sys::span::{HostRange, RawSpan};
-use access::Access;
 use conn::link::Link;
 use conn::listener;
 use name::EngineName;
@@ -219,18 +217,39 @@ impl Engine {
     }
 
     /// `Initialize(local_engine, options)`: validates both, then listens when the name has a
-    /// port > 0.
+    /// port > 0. The variables that options fall back to (`ASCENDLESS_TRANSPORT`, ...) are
+    /// read from the process environment, here and only here.
     pub fn initialize(&self, local_engine: &str, options: &[(&str, &str)]) -> EngineResult<()> {
+        self.initialize_with(local_engine, options, Settings::from_env)
+    }
+
+    /// [`Engine::initialize`] with the variables looked up by `var` instead of the process
+    /// environment (for tests, and for hosts that configure engines otherwise).
+    pub fn initialize_with_vars(
+        &self,
+        local_engine: &str,
+        options: &[(&str, &str)],
+        var: impl Fn(&str) -> Option<String>,
+    ) -> EngineResult<()> {
+        self.initialize_with(local_engine, options, |o| Settings::resolve(o, var))
+    }
+
+    fn initialize_with(
+        &self,
+        local_engine: &str,
+        options: &[(&str, &str)],
+        settle: impl FnOnce(Options) -> EngineResult<Settings>,
+    ) -> EngineResult<()> {
         let mut state = lock(&self.state);
         if matches!(*state, State::Running(_)) {
             return Err(EngineError::new(ADXL_FAILED, "the engine is already initialized"));
         }
         let name = EngineName::parse(local_engine)?;
-        let options = Options::parse(options.iter().copied())?;
-        let transport = options.transport.unwrap_or(crate::config::settings().transport);
-        let access = Access::from_env(options.secret.clone(), options.remote_access)?;
+        let settings = settle(Options::parse(options.iter().copied())?)?;
+        let transport = settings.transport;
+        let heartbeat = (settings.heartbeat_interval, settings.heartbeat_misses);
         ucx::check_built(transport)?;
-        let core = Arc::new(Core::new(name, options, transport, access));
+        let core = Arc::new(Core::new(name, settings));
         if let Some(addr) = core.name.listen_addr() {
             let thread = listener::listen(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
@@ -242,7 +261,7 @@ impl Engine {
             let links = Arc::downgrade(&core.links);
             let _ = std::thread::Builder::new()
                 .name("adxl-heartbeat".into())
-                .spawn(move || heartbeat::run(&links));
+                .spawn(move || heartbeat::run(&links, heartbeat.0, heartbeat.1));
         }
         log::debug!(
             target: TARGET,
@@ -501,7 +520,7 @@ impl Engine {
                 format!("already {MAX_REQUESTS} transfer requests held"),
             )
         })?;
-        let deadline = Instant::now() + requests::async_timeout();
+        let deadline = Instant::now() + core.async_timeout;
         let handle = requests::REQUESTS.insert_arc(request.clone());
         let job_core = core.clone();
         let job = Box::new(move || {

@@ -2,10 +2,10 @@
 
 use std::net::IpAddr;
 
-use crate::config::Transport;
 use crate::engine::access::RemoteAccess;
 use crate::engine::name::EngineName;
 use crate::engine::options::Options;
+use crate::engine::options::Transport;
 use crate::engine::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
 use crate::error::engine_status::ADXL_PARAM_INVALID;
 

@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use crate::config::Transport;
 use crate::engine::Core;
 use crate::engine::conn::reader::FrameReader;
 use crate::engine::conn::redial::{self, Attempt};
 use crate::engine::conn::status::{io_status, remaining};
 use crate::engine::limits::MAX_CONNS;
+use crate::engine::options::Transport;
 use crate::engine::path::shm;
 use crate::engine::path::ucx::slot::PeerSlot;
 use crate::engine::wire::{Host, Message, Region};

@@ -2,9 +2,9 @@
 
 use std::time::Instant;
 
-use crate::config::Transport;
 use crate::engine::Core;
 use crate::engine::conn::link::Link;
+use crate::engine::options::Transport;
 use crate::engine::path::tcp::{Local, TransferOp};
 use crate::engine::registry::Registered;
 use crate::engine::wire::Message;

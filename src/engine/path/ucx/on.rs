@@ -7,9 +7,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::slot::Peer;
-use crate::config::Transport;
 use crate::engine::conn::link::{Conn, Link};
 use crate::engine::conn::status::wire_status;
+use crate::engine::options::Transport;
 use crate::engine::path::tcp::{self, Local, TransferOp};
 use crate::engine::registry::Registered;
 use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
