@@ -11,11 +11,11 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::access::Access;
+use super::conn::dialer::Dialer;
 use super::conn::link::Link;
 use super::conn::listener;
 use super::conn::served::ServedConns;
 use super::links::Links;
-use super::lock;
 use super::name::EngineName;
 use super::options::{Options, Settings, Transport};
 use super::path::relay::RelayPool;
@@ -23,11 +23,13 @@ use super::path::{direct, shm, ucx};
 use super::peer_notify::PeerNotifies;
 use super::registry::Registry;
 use super::requests::{self, Requests};
+use super::sync::lock;
 
 pub(crate) struct Core {
     pub(super) name: EngineName,
     pub(super) options: Options,
-    pub(super) registry: Registry,
+    /// Shared with the same-host server, which sends it to new peers.
+    pub(super) registry: Arc<Registry>,
     pub(super) pool: RelayPool,
     /// Shared with the heartbeat, which needs nothing else.
     pub(super) links: Arc<Links>,
@@ -59,7 +61,7 @@ impl Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
             options,
-            registry: Registry::default(),
+            registry: Arc::default(),
             links: Arc::default(),
             served: ServedConns::default(),
             stopping: AtomicBool::new(false),
@@ -72,6 +74,16 @@ impl Core {
             requests: Requests::default(),
             notifies: PeerNotifies::default(),
             ucx: ucx::State::default(),
+        }
+    }
+
+    /// What dialling a peer needs: this engine's name, secret, transport and registry.
+    pub(super) fn dialer(&self) -> Dialer<'_> {
+        Dialer {
+            name: &self.name.text,
+            secret: self.access.secret.as_ref(),
+            transport: self.transport,
+            registry: &self.registry,
         }
     }
 

@@ -12,7 +12,7 @@
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
 //!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
 //! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
-//!   redialling) and the ones it serves (listener, admission, served connections);
+//!   redialling) and the ones it serves (listener, admission, serving, served connections);
 //! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
 //! - what the faces parse and share: [`name`], [`options`], [`access`], [`capability`],
 //!   [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
@@ -56,14 +56,15 @@ mod path;
 mod peer_notify;
 mod registry;
 mod requests;
+mod sync;
 pub mod wire;
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
-pub use conn::listener::STALL;
+pub use conn::serve::STALL;
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
@@ -80,11 +81,12 @@ use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sys::span::{HostRange, RawSpan};
 use conn::link::Link;
-use conn::listener;
+use conn::serve;
 use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
+use sync::lock;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.
@@ -128,11 +130,6 @@ pub struct TransferDesc {
     pub local_addr: usize,
     pub remote_addr: usize,
     pub len: usize,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section leaves its data consistent; a panic elsewhere does not poison it.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 enum State {
@@ -251,10 +248,10 @@ impl Engine {
         ucx::check_built(transport)?;
         let core = Arc::new(Core::new(name, settings));
         if let Some(addr) = core.name.listen_addr() {
-            let thread = listener::listen(&core, addr)?;
+            let thread = serve::start(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
             if matches!(transport, Transport::Auto | Transport::Shm) {
-                *lock(&core.shm) = shm::Server::start(&core, addr.port());
+                *lock(&core.shm) = shm::Server::start(&core.registry, addr.port());
             }
         }
         if core.options.auto_connect {
@@ -313,7 +310,7 @@ impl Engine {
             MemType::Host => MemKind::Host,
         };
         let r = core.registry.add(addr, span, kind);
-        ucx::registered(&core, &r);
+        ucx::registered(&core.ucx, &r);
         if let Some(s) = lock(&core.shm).clone() {
             s.added(&r);
         }
@@ -332,7 +329,7 @@ impl Engine {
         }
         match core.registry.remove(handle) {
             Some(r) => {
-                ucx::deregistered(&core, &r);
+                ucx::deregistered(&core.ucx, &r);
                 // Same-host peers drop their mapping before this returns (bounded wait).
                 if let Some(s) = lock(&core.shm).clone() {
                     s.removed(&r);
@@ -370,10 +367,11 @@ impl Engine {
             )
         })?;
         core.links.room_for(remote)?;
-        let link = Link::open(core, remote, addr, deadline)?;
+        let dialer = core.dialer();
+        let link = Link::open(&dialer, remote, addr, deadline)?;
         // A peer that does not share this host may be reached over UCX.
         if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
-            if let Err(e) = ucx::open(core, &link, deadline) {
+            if let Err(e) = ucx::open(&core.ucx, &dialer, &link, deadline) {
                 link.close();
                 return Err(e);
             }
@@ -621,7 +619,7 @@ impl Engine {
                 ));
             }
         }
-        tcp::notify(&core, &link, name, msg, deadline)
+        tcp::notify(&core.dialer(), &link, name, msg, deadline)
     }
 
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
@@ -642,7 +640,8 @@ impl Engine {
         if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
             return result;
         }
-        if let Some(result) = ucx::try_run(core, link, op, locals, deadline) {
+        let dialer = core.dialer();
+        if let Some(result) = ucx::try_run(&core.ucx, &dialer, &core.counters, link, op, locals, deadline) {
             return result;
         }
         core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());
@@ -650,7 +649,7 @@ impl Engine {
         // relays (the relay rule is about the whole call).
         let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
             && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
-        tcp::run(core, link, op, locals, direct, deadline)
+        tcp::run(&dialer, link, op, locals, direct, deadline)
     }
 }
 
