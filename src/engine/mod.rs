@@ -10,12 +10,17 @@
 //!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
 //!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
-//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
-//! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
-//!   redialling) and the ones it serves (listener, admission, serving, served connections);
+//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds),
+//!   [`sync`] (the lock every part uses);
+//! - [`conn`]: connections, the ones this engine makes (links, the [`conn::dialer`] they are
+//!   given instead of the whole core, the secret's handshake, redialling) and the ones it
+//!   serves (listener, admission, serving, served connections);
 //! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
-//! - what the faces parse and share: [`name`], [`options`], [`access`], [`capability`],
-//!   [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
+//! - what the faces parse and share: [`name`], [`options`] (with the [`Settings`] an engine
+//!   runs with, resolved at Initialize: nothing below this facade reads the environment),
+//!   [`access`], [`capability`], [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
+//!
+//! No file of the engine imports one that imports it (`tests/module_graph.rs` checks).
 //!
 //! # Access control (our extension)
 //! `adxl.Secret` makes every connection start with a mutual challenge-response ([`conn::auth`]); a
