@@ -7,7 +7,6 @@
 //! | `ASCENDLESS_DEVICE_MEMORY` | `64G` | device memory per device (bytes, or with K/M/G/T suffix) |
 //! | `ASCENDLESS_STRICT_DEVICE_MEMORY` | `0` | `1`: host code cannot dereference device memory |
 //! | `ASCENDLESS_VIRTUAL_INSTANCE` | `0` | `1`: behave as a virtual NPU instance (IPC import unsupported) |
-//! | `ASCENDLESS_TRANSPORT` | `auto` | ADXL transport: `auto` (shared memory with engines on this host when possible, else TCP), `shm` (shared memory or Connect fails), `tcp` (never shared memory) |
 //!
 //! A value that does not parse is reported in the log and the default is used: a typo must not
 //! turn into a different machine silently, but it must not stop the program either.
@@ -32,35 +31,6 @@ pub struct Settings {
     pub device_memory: u64,
     pub strict_device_memory: bool,
     pub virtual_instance: bool,
-    pub transport: Transport,
-}
-
-/// How ADXL engines move bytes (`ASCENDLESS_TRANSPORT`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transport {
-    /// The best path for each peer: shared memory with an engine on this host, else TCP.
-    Auto,
-    /// Shared memory with every peer; Connect to an engine that cannot share fails (FAILED).
-    Shm,
-    /// TCP even between engines on one host (so cross-host behaviour is testable on one machine).
-    Tcp,
-    /// UCX (one-sided puts and gets) with every peer, on this host too; needs the `ucx` build
-    /// feature (without it Initialize is UNSUPPORTED). Under `Auto` a build with the feature
-    /// uses UCX for peers on other hosts that offer it.
-    Ucx,
-}
-
-impl Transport {
-    /// `auto`, `shm`, `tcp` or `ucx`, in any case.
-    pub fn parse(v: &str) -> Option<Transport> {
-        match v.to_ascii_lowercase().as_str() {
-            "auto" => Some(Transport::Auto),
-            "tcp" => Some(Transport::Tcp),
-            "shm" => Some(Transport::Shm),
-            "ucx" => Some(Transport::Ucx),
-            _ => None,
-        }
-    }
 }
 
 /// The settings of this process (read on first use).
@@ -94,8 +64,6 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
     };
     let strict_device_memory = flag("ASCENDLESS_STRICT_DEVICE_MEMORY");
     let virtual_instance = flag("ASCENDLESS_VIRTUAL_INSTANCE");
-    let transport = parse_or_default(var("ASCENDLESS_TRANSPORT"), "ASCENDLESS_TRANSPORT", Transport::parse)
-        .unwrap_or(Transport::Auto);
     Settings {
         device_count,
         soc: CString::new(soc.0).unwrap_or_else(|_| CString::from(c"Ascend910B1")),
@@ -103,7 +71,6 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
         device_memory,
         strict_device_memory,
         virtual_instance,
-        transport,
     }
 }
 
@@ -154,16 +121,6 @@ mod tests {
         assert_eq!(s.device_memory, 64 << 30);
         assert!(!s.strict_device_memory);
         assert!(!s.virtual_instance);
-        assert_eq!(s.transport, Transport::Auto);
-    }
-
-    #[test]
-    fn the_transport_is_auto_or_tcp() {
-        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "tcp")]).transport, Transport::Tcp);
-        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "TCP")]).transport, Transport::Tcp);
-        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "auto")]).transport, Transport::Auto);
-        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "Ucx")]).transport, Transport::Ucx);
-        assert_eq!(with(&[("ASCENDLESS_TRANSPORT", "rdma")]).transport, Transport::Auto);
     }
 
     #[test]

@@ -119,15 +119,15 @@ impl Access {
         Ok(Access { secret, remote_access })
     }
 
-    /// As [`Access::resolve`] with the process environment. A variable that is set but not
-    /// UTF-8 is PARAM_INVALID too (never taken as unset).
-    pub fn from_env(secret: Option<Secret>, remote_access: Option<RemoteAccess>) -> EngineResult<Access> {
+    /// Before resolving with the process environment: a variable of this module that is set
+    /// but not UTF-8 is PARAM_INVALID (never taken as unset).
+    pub fn check_env() -> EngineResult<()> {
         for name in [SECRET_ENV, REMOTE_ACCESS_ENV] {
             if let Err(std::env::VarError::NotUnicode(_)) = std::env::var(name) {
                 return Err(EngineError::new(ADXL_PARAM_INVALID, format!("{name} is not valid UTF-8")));
             }
         }
-        Access::resolve(secret, remote_access, |name| std::env::var(name).ok())
+        Ok(())
     }
 }
 

@@ -8,26 +8,28 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use super::access::Access;
+use super::conn::dialer::Dialer;
 use super::conn::link::Link;
 use super::conn::listener;
 use super::conn::served::ServedConns;
 use super::links::Links;
-use super::lock;
 use super::name::EngineName;
-use super::options::Options;
+use super::options::{Options, Settings, Transport};
 use super::path::relay::RelayPool;
 use super::path::{direct, shm, ucx};
 use super::peer_notify::PeerNotifies;
 use super::registry::Registry;
 use super::requests::{self, Requests};
-use crate::config::Transport;
+use super::sync::lock;
 
 pub(crate) struct Core {
     pub(super) name: EngineName,
     pub(super) options: Options,
-    pub(super) registry: Registry,
+    /// Shared with the same-host server, which sends it to new peers.
+    pub(super) registry: Arc<Registry>,
     pub(super) pool: RelayPool,
     /// Shared with the heartbeat, which needs nothing else.
     pub(super) links: Arc<Links>,
@@ -38,6 +40,8 @@ pub(crate) struct Core {
     pub(super) transport: Transport,
     /// `adxl.Secret` and `adxl.RemoteAccess`, else their variables.
     pub(super) access: Access,
+    /// The time limit of each TransferAsync request (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS`).
+    pub(super) async_timeout: Duration,
     /// The same-host listener (engines with a port, unless forced to TCP).
     pub(super) shm: Mutex<Option<Arc<shm::Server>>>,
     pub(super) counters: direct::Counters,
@@ -49,23 +53,37 @@ pub(crate) struct Core {
 }
 
 impl Core {
-    pub(super) fn new(name: EngineName, options: Options, transport: Transport, access: Access) -> Core {
+    /// The core of an engine named `name` with its resolved settings (the heartbeat's, which
+    /// the core does not run, are the caller's).
+    pub(super) fn new(name: EngineName, settings: Settings) -> Core {
+        let Settings { options, transport, access, async_timeout, .. } = settings;
         Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
             options,
-            registry: Registry::default(),
+            registry: Arc::default(),
             links: Arc::default(),
             served: ServedConns::default(),
             stopping: AtomicBool::new(false),
             listener: Mutex::new(None),
             transport,
             access,
+            async_timeout,
             shm: Mutex::new(None),
             counters: direct::Counters::default(),
             requests: Requests::default(),
             notifies: PeerNotifies::default(),
             ucx: ucx::State::default(),
+        }
+    }
+
+    /// What dialling a peer needs: this engine's name, secret, transport and registry.
+    pub(super) fn dialer(&self) -> Dialer<'_> {
+        Dialer {
+            name: &self.name.text,
+            secret: self.access.secret.as_ref(),
+            transport: self.transport,
+            registry: &self.registry,
         }
     }
 

@@ -14,23 +14,11 @@ use std::time::{Duration, Instant};
 
 use crate::engine::links::Links;
 use crate::engine::path::tcp;
-use crate::engine::requests::env_ms;
 use crate::logging::TARGET;
 
-/// The heartbeat's interval unless `ASCENDLESS_ADXL_HEARTBEAT_MS` (> 0) says otherwise.
-pub const HEARTBEAT_INTERVAL: Duration = Duration::from_secs(1);
-/// Heartbeats a peer may miss in a row before its link is dropped, unless
-/// `ASCENDLESS_ADXL_HEARTBEAT_MISSES` (> 0) says otherwise.
-pub const HEARTBEAT_MISSES: u32 = 3;
-
-/// Runs the heartbeat until the links are closed or dropped.
-pub fn run(links: &Weak<Links>) {
-    let interval = env_ms("ASCENDLESS_ADXL_HEARTBEAT_MS").unwrap_or(HEARTBEAT_INTERVAL);
-    let allowed = std::env::var("ASCENDLESS_ADXL_HEARTBEAT_MISSES")
-        .ok()
-        .and_then(|v| v.trim().parse::<u32>().ok())
-        .filter(|&v| v > 0)
-        .unwrap_or(HEARTBEAT_MISSES);
+/// Runs the heartbeat until the links are closed or dropped: a PING every `interval`, and a
+/// peer that misses `allowed` answers in a row is dropped (both from the engine's settings).
+pub fn run(links: &Weak<Links>, interval: Duration, allowed: u32) {
     let mut missed: HashMap<String, u32> = HashMap::new();
     loop {
         let start = Instant::now();

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::engine::conn::link::Link;
 use crate::engine::limits::MAX_LINKS;
-use crate::engine::lock;
+use crate::engine::sync::lock;
 use crate::engine::wire::Message;
 use crate::error::engine_status::{ADXL_ALREADY_CONNECTED, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::{EngineError, EngineResult};

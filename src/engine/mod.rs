@@ -10,12 +10,17 @@
 //!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
 //!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
-//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
-//! - [`conn`]: connections, the ones this engine makes (links, the secret's handshake,
-//!   redialling) and the ones it serves (listener, admission, served connections);
+//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds),
+//!   [`sync`] (the lock every part uses);
+//! - [`conn`]: connections, the ones this engine makes (links, the [`conn::dialer`] they are
+//!   given instead of the whole core, the secret's handshake, redialling) and the ones it
+//!   serves (listener, admission, serving, served connections);
 //! - [`path`]: the paths of a transfer's bytes (same-host direct, UCX, TCP, relay);
-//! - what the faces parse and share: [`name`], [`options`], [`access`], [`capability`],
-//!   [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
+//! - what the faces parse and share: [`name`], [`options`] (with the [`Settings`] an engine
+//!   runs with, resolved at Initialize: nothing below this facade reads the environment),
+//!   [`access`], [`capability`], [`memory`] (MallocMem/FreeMem), and the wire format, [`wire`].
+//!
+//! No file of the engine imports one that imports it (`tests/module_graph.rs` checks).
 //!
 //! # Access control (our extension)
 //! `adxl.Secret` makes every connection start with a mutual challenge-response ([`conn::auth`]); a
@@ -56,37 +61,37 @@ mod path;
 mod peer_notify;
 mod registry;
 mod requests;
+mod sync;
 pub mod wire;
 
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
-pub use conn::listener::STALL;
-pub use heartbeat::{HEARTBEAT_INTERVAL, HEARTBEAT_MISSES};
+pub use conn::serve::STALL;
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
+pub use options::{DEFAULT_ASYNC_TIMEOUT, HEARTBEAT_INTERVAL, HEARTBEAT_MISSES, Settings, Transport};
 pub use path::direct::CounterValues;
 pub use path::tcp::TransferOp;
 pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
 pub use requests::Outcome;
 
 use self::core::Core;
-use crate::config::Transport;
 use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sys::span::{HostRange, RawSpan};
-use access::Access;
 use conn::link::Link;
-use conn::listener;
+use conn::serve;
 use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
+use sync::lock;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.
@@ -130,11 +135,6 @@ pub struct TransferDesc {
     pub local_addr: usize,
     pub remote_addr: usize,
     pub len: usize,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section leaves its data consistent; a panic elsewhere does not poison it.
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 enum State {
@@ -219,30 +219,51 @@ impl Engine {
     }
 
     /// `Initialize(local_engine, options)`: validates both, then listens when the name has a
-    /// port > 0.
+    /// port > 0. The variables that options fall back to (`ASCENDLESS_TRANSPORT`, ...) are
+    /// read from the process environment, here and only here.
     pub fn initialize(&self, local_engine: &str, options: &[(&str, &str)]) -> EngineResult<()> {
+        self.initialize_with(local_engine, options, Settings::from_env)
+    }
+
+    /// [`Engine::initialize`] with the variables looked up by `var` instead of the process
+    /// environment (for tests, and for hosts that configure engines otherwise).
+    pub fn initialize_with_vars(
+        &self,
+        local_engine: &str,
+        options: &[(&str, &str)],
+        var: impl Fn(&str) -> Option<String>,
+    ) -> EngineResult<()> {
+        self.initialize_with(local_engine, options, |o| Settings::resolve(o, var))
+    }
+
+    fn initialize_with(
+        &self,
+        local_engine: &str,
+        options: &[(&str, &str)],
+        settle: impl FnOnce(Options) -> EngineResult<Settings>,
+    ) -> EngineResult<()> {
         let mut state = lock(&self.state);
         if matches!(*state, State::Running(_)) {
             return Err(EngineError::new(ADXL_FAILED, "the engine is already initialized"));
         }
         let name = EngineName::parse(local_engine)?;
-        let options = Options::parse(options.iter().copied())?;
-        let transport = options.transport.unwrap_or(crate::config::settings().transport);
-        let access = Access::from_env(options.secret.clone(), options.remote_access)?;
+        let settings = settle(Options::parse(options.iter().copied())?)?;
+        let transport = settings.transport;
+        let heartbeat = (settings.heartbeat_interval, settings.heartbeat_misses);
         ucx::check_built(transport)?;
-        let core = Arc::new(Core::new(name, options, transport, access));
+        let core = Arc::new(Core::new(name, settings));
         if let Some(addr) = core.name.listen_addr() {
-            let thread = listener::listen(&core, addr)?;
+            let thread = serve::start(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
             if matches!(transport, Transport::Auto | Transport::Shm) {
-                *lock(&core.shm) = shm::Server::start(&core, addr.port());
+                *lock(&core.shm) = shm::Server::start(&core.registry, addr.port());
             }
         }
         if core.options.auto_connect {
             let links = Arc::downgrade(&core.links);
             let _ = std::thread::Builder::new()
                 .name("adxl-heartbeat".into())
-                .spawn(move || heartbeat::run(&links));
+                .spawn(move || heartbeat::run(&links, heartbeat.0, heartbeat.1));
         }
         log::debug!(
             target: TARGET,
@@ -294,7 +315,7 @@ impl Engine {
             MemType::Host => MemKind::Host,
         };
         let r = core.registry.add(addr, span, kind);
-        ucx::registered(&core, &r);
+        ucx::registered(&core.ucx, &r);
         if let Some(s) = lock(&core.shm).clone() {
             s.added(&r);
         }
@@ -313,7 +334,7 @@ impl Engine {
         }
         match core.registry.remove(handle) {
             Some(r) => {
-                ucx::deregistered(&core, &r);
+                ucx::deregistered(&core.ucx, &r);
                 // Same-host peers drop their mapping before this returns (bounded wait).
                 if let Some(s) = lock(&core.shm).clone() {
                     s.removed(&r);
@@ -351,10 +372,11 @@ impl Engine {
             )
         })?;
         core.links.room_for(remote)?;
-        let link = Link::open(core, remote, addr, deadline)?;
+        let dialer = core.dialer();
+        let link = Link::open(&dialer, remote, addr, deadline)?;
         // A peer that does not share this host may be reached over UCX.
         if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
-            if let Err(e) = ucx::open(core, &link, deadline) {
+            if let Err(e) = ucx::open(&core.ucx, &dialer, &link, deadline) {
                 link.close();
                 return Err(e);
             }
@@ -501,7 +523,7 @@ impl Engine {
                 format!("already {MAX_REQUESTS} transfer requests held"),
             )
         })?;
-        let deadline = Instant::now() + requests::async_timeout();
+        let deadline = Instant::now() + core.async_timeout;
         let handle = requests::REQUESTS.insert_arc(request.clone());
         let job_core = core.clone();
         let job = Box::new(move || {
@@ -602,7 +624,7 @@ impl Engine {
                 ));
             }
         }
-        tcp::notify(&core, &link, name, msg, deadline)
+        tcp::notify(&core.dialer(), &link, name, msg, deadline)
     }
 
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
@@ -623,7 +645,8 @@ impl Engine {
         if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
             return result;
         }
-        if let Some(result) = ucx::try_run(core, link, op, locals, deadline) {
+        let dialer = core.dialer();
+        if let Some(result) = ucx::try_run(&core.ucx, &dialer, &core.counters, link, op, locals, deadline) {
             return result;
         }
         core.counters.tcp(locals.iter().map(|l| l.span.len()).sum());
@@ -631,7 +654,7 @@ impl Engine {
         // relays (the relay rule is about the whole call).
         let direct = locals.iter().all(|l| l.desc.local_kind != MemKind::Unregistered)
             && link.peer_holds(locals.iter().map(|l| (l.desc.remote_addr, l.desc.len)));
-        tcp::run(core, link, op, locals, direct, deadline)
+        tcp::run(&dialer, link, op, locals, direct, deadline)
     }
 }
 

@@ -22,19 +22,6 @@ pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::Transfe
 
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);
-/// The time limit of one asynchronous transfer unless `ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` says
-/// otherwise (a dead peer fails the request at once; this bounds a peer that hangs).
-pub const DEFAULT_ASYNC_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// `ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` (> 0), else [`DEFAULT_ASYNC_TIMEOUT`].
-pub fn async_timeout() -> Duration {
-    env_ms("ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS").unwrap_or(DEFAULT_ASYNC_TIMEOUT)
-}
-
-/// A positive number of milliseconds from the environment.
-pub fn env_ms(key: &str) -> Option<Duration> {
-    std::env::var(key).ok()?.trim().parse::<u64>().ok().filter(|&v| v > 0).map(Duration::from_millis)
-}
 
 /// The requests service: how many requests this engine holds, the ones in flight, and the
 /// workers that run them.
@@ -52,18 +39,18 @@ impl Requests {
     /// flight; `None` at [`MAX_REQUESTS`].
     pub fn start(&self, remote: &str, owner: usize) -> Option<Arc<Request>> {
         let request = Arc::new(Request::new(remote, owner, &self.held)?);
-        crate::engine::lock(&self.inflight).push(request.clone());
+        crate::engine::sync::lock(&self.inflight).push(request.clone());
         Some(request)
     }
 
     /// The request is done: no longer in flight.
     pub fn finished(&self, request: &Arc<Request>) {
-        crate::engine::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
+        crate::engine::sync::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
     }
 
     /// The requests to `remote` in flight now.
     pub fn in_flight_to(&self, remote: &str) -> Vec<Arc<Request>> {
-        crate::engine::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
+        crate::engine::sync::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
     }
 
     /// Queues `job` for the workers; `false` after [`Requests::stop`].

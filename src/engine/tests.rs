@@ -345,6 +345,31 @@ fn same_host_engines_copy_directly_and_count_it() {
     assert_eq!((n.direct_calls, n.direct_bytes, n.tcp_calls, n.kernel_calls), (2, 4095 + (8 << 20), 0, 0));
 }
 
+/// The variables an engine falls back to are whatever Initialize is given: engines of one
+/// process can run with different ones, and the option still wins.
+#[test]
+fn the_variables_are_passed_to_initialize_and_the_options_win() {
+    let vars = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+    };
+    let s = Engine::new();
+    let name = format!("127.0.0.1:{}", free_port());
+    s.initialize_with_vars(&name, &[], vars(&[("ASCENDLESS_TRANSPORT", "tcp")])).unwrap();
+    let shm_only = Engine::new();
+    shm_only.initialize_with_vars("127.0.0.1", &[], vars(&[("ASCENDLESS_TRANSPORT", "shm")])).unwrap();
+    let e = shm_only.connect(&name, 1000).unwrap_err();
+    assert_eq!(e.status, ADXL_FAILED, "{e}");
+    let c = Engine::new();
+    let shm = vars(&[("ASCENDLESS_TRANSPORT", "shm")]);
+    c.initialize_with_vars("127.0.0.1", &[("adxl.Transport", "auto")], shm).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let bad = Engine::new();
+    let empty_secret = vars(&[("ASCENDLESS_ADXL_SECRET", "")]);
+    assert_eq!(status(bad.initialize_with_vars("127.0.0.1", &[], empty_secret)), ADXL_PARAM_INVALID);
+    let secret = [("adxl.Secret", "0123456789abcdef")];
+    bad.initialize_with_vars("127.0.0.1", &secret, vars(&[("ASCENDLESS_ADXL_SECRET", "")])).unwrap();
+}
+
 #[test]
 fn the_transport_option_forces_tcp_or_shared_memory() {
     let (s, name) = server(&[("adxl.Transport", "tcp")]);

@@ -2,10 +2,10 @@
 
 use std::net::IpAddr;
 
-use crate::config::Transport;
 use crate::engine::access::RemoteAccess;
 use crate::engine::name::EngineName;
 use crate::engine::options::Options;
+use crate::engine::options::Transport;
 use crate::engine::wire::{HEADER_LEN, LAST_KIND, MAX_BODY, Message, parse_header};
 use crate::error::engine_status::ADXL_PARAM_INVALID;
 
@@ -51,7 +51,7 @@ fn round_trip(m: &Message, decoded_from: Option<(u16, usize)>) {
 /// The input as an engine name. An accepted name keeps its exact text, parses again to the
 /// same value, and spelled again from its address and port means the same address and port.
 pub fn engine_name(data: &[u8]) {
-    let text = super::text(data);
+    let text = String::from_utf8_lossy(data);
     let name = match EngineName::parse(&text) {
         Ok(name) => name,
         Err(e) => return assert_eq!(e.status, ADXL_PARAM_INVALID, "{}", e.message),
@@ -75,7 +75,7 @@ pub fn engine_name(data: &[u8]) {
 /// empty value). Refusals are `PARAM_INVALID`; accepted options are within their ranges, and
 /// written back as pairs they parse to the same options.
 pub fn engine_options(data: &[u8]) {
-    let text = super::text(data);
+    let text = String::from_utf8_lossy(data);
     let pairs = text.split('\n').map(|line| line.split_once('=').unwrap_or((line, "")));
     let o = match Options::parse(pairs) {
         Ok(o) => o,

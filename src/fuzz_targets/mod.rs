@@ -9,6 +9,11 @@
 //!
 //! [`seeds`] builds the seed corpus (`fuzz/corpus/<target>/`): valid inputs of every kind made
 //! by the encoders, near-valid ones and known-bad ones.
+//!
+//! The parsers that take `&str` get the input through `String::from_utf8_lossy`: invalid UTF-8
+//! is replaced, so every input reaches the parser (the C boundary hands over whatever bytes the
+//! caller had, checked for UTF-8 first; replacement characters stand in for the bytes it would
+//! refuse).
 
 mod adxl;
 mod ipc;
@@ -29,13 +34,6 @@ pub const TARGETS: &[Target] = &[
     ("ipc_key", ipc_key),
     ("ipc_wire", ipc_wire),
 ];
-
-/// The input as text, for the parsers that take `&str`: invalid UTF-8 is replaced, so every
-/// input reaches the parser (the C boundary hands over whatever bytes the caller had, checked
-/// for UTF-8 first; replacement characters stand in for the bytes it would refuse).
-fn text(data: &[u8]) -> std::borrow::Cow<'_, str> {
-    String::from_utf8_lossy(data)
-}
 
 #[cfg(test)]
 mod tests {

@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use crate::config::Transport;
-use crate::engine::Core;
+use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::reader::FrameReader;
 use crate::engine::conn::redial::{self, Attempt};
 use crate::engine::conn::status::{io_status, remaining};
 use crate::engine::limits::MAX_CONNS;
+use crate::engine::options::Transport;
 use crate::engine::path::shm;
 use crate::engine::path::ucx::slot::PeerSlot;
 use crate::engine::wire::{Host, Message, Region};
@@ -72,7 +72,7 @@ pub struct Link {
 
 impl Link {
     /// Connects to `remote` (at `addr`) and makes the link with its first connection.
-    pub fn open(core: &Core, remote: &str, addr: SocketAddr, deadline: Instant) -> EngineResult<Link> {
+    pub fn open(dialer: &Dialer, remote: &str, addr: SocketAddr, deadline: Instant) -> EngineResult<Link> {
         let link = Link {
             remote: remote.to_owned(),
             addr,
@@ -85,10 +85,10 @@ impl Link {
             shm: None,
             ucx: Default::default(),
         };
-        let conn = link.dial(core, deadline)?;
+        let conn = link.dial(dialer, deadline)?;
         link.give_back(conn);
         let mut link = link;
-        if matches!(core.transport, Transport::Auto | Transport::Shm) {
+        if dialer.may_share() {
             let host = link.peer_host.lock().unwrap_or_else(|e| e.into_inner()).clone();
             let tried = match host {
                 Some(h) => shm::Local::open(remote, &h, addr.port(), deadline),
@@ -101,7 +101,7 @@ impl Link {
                     log::debug!(target: crate::logging::TARGET, "{remote}: same host, shared memory (pid {})", local.pid);
                     link.shm = Some(local);
                 }
-                Err(why) if core.transport == Transport::Shm => {
+                Err(why) if dialer.transport == Transport::Shm => {
                     link.close();
                     return Err(EngineError::new(
                         ADXL_FAILED,
@@ -170,12 +170,12 @@ impl Link {
 
     /// Opens one connection, authenticates it (with a secret) and says HELLO; dials again
     /// while the peer drops the connection before HELLO_ACK and time is left ([`redial`]).
-    fn dial(&self, core: &Core, deadline: Instant) -> EngineResult<Conn> {
-        redial::until(deadline, &self.remote, || self.dial_once(core, deadline))
+    fn dial(&self, dialer: &Dialer, deadline: Instant) -> EngineResult<Conn> {
+        redial::until(deadline, &self.remote, || self.dial_once(dialer, deadline))
     }
 
     /// One try of [`Link::dial`].
-    fn dial_once(&self, core: &Core, deadline: Instant) -> Result<Conn, Attempt> {
+    fn dial_once(&self, dialer: &Dialer, deadline: Instant) -> Result<Conn, Attempt> {
         let what = "connect to";
         let left = remaining(deadline, &self.remote, what)?;
         let stream = TcpStream::connect_timeout(&self.addr, left).map_err(|e| match e.kind() {
@@ -192,15 +192,9 @@ impl Link {
         let left = remaining(deadline, &self.remote, what)?;
         stream.set_read_timeout(Some(left)).map_err(io)?;
         stream.set_write_timeout(Some(left)).map_err(io)?;
-        crate::engine::conn::auth::initiate(
-            &stream,
-            core.access.secret.as_ref(),
-            &core.name.text,
-            &self.remote,
-        )?;
-        let host =
-            if matches!(core.transport, Transport::Auto | Transport::Shm) { shm::host() } else { None };
-        let hello = Message::Hello { name: core.name.text.clone(), regions: core.registry.regions(), host };
+        crate::engine::conn::auth::initiate(&stream, dialer.secret, dialer.name, &self.remote)?;
+        let host = if dialer.may_share() { shm::host() } else { None };
+        let hello = Message::Hello { name: dialer.name.to_owned(), regions: dialer.registry.regions(), host };
         send_all(&stream, &hello.encode()).map_err(io)?;
         match Message::read_from(&mut &stream).map_err(|e| redial::wire(&self.remote, what, e))? {
             Message::HelloAck { status: 0, mut regions, host, .. } => {
@@ -233,7 +227,7 @@ impl Link {
     }
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.
-    pub fn take(&self, core: &Core, deadline: Instant) -> EngineResult<Conn> {
+    pub fn take(&self, dialer: &Dialer, deadline: Instant) -> EngineResult<Conn> {
         let mut pool = self.lock();
         // An extra connection that cannot be dialled (the peer is overloaded, or at its limit
         // of handshakes) does not break a link whose other connections work: the call waits
@@ -267,9 +261,9 @@ impl Link {
                 // The link's only connection is worth dialling again as Connect does; an extra
                 // one is not (the call can wait for the others instead).
                 let dialled = if others == 0 {
-                    self.dial(core, deadline)
+                    self.dial(dialer, deadline)
                 } else {
-                    self.dial_once(core, deadline).map_err(Attempt::into_error)
+                    self.dial_once(dialer, deadline).map_err(Attempt::into_error)
                 };
                 match dialled {
                     Ok(conn) => return Ok(conn),

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use crate::engine::limits::MAX_SERVED;
-use crate::engine::lock;
+use crate::engine::sync::lock;
 use crate::engine::wire::Message;
 use crate::sys::stream_io::{send_all, writable};
 

@@ -30,9 +30,9 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::MAX_SAME_HOST_PEERS;
-use crate::engine::registry::Registered;
+use crate::engine::registry::{Registered, Registry};
+use crate::engine::sync::lock;
 use crate::engine::wire::{Host, TICKET_LEN};
-use crate::engine::{Core, lock};
 use crate::logging::TARGET;
 use crate::runtime::memory;
 use crate::sys::mapping::Mapping;
@@ -159,11 +159,14 @@ pub struct Server {
     peers: Mutex<Vec<Arc<Peer>>>,
     tickets: Mutex<Vec<Ticket>>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Set by [`Server::stop`]: the accepting thread ends.
+    stopping: AtomicBool,
 }
 
 impl Server {
-    /// Binds the engine's socket and starts accepting; `None` (logged) if it cannot bind.
-    pub fn start(core: &Arc<Core>, port: u16) -> Option<Arc<Server>> {
+    /// Binds the engine's socket and starts accepting; `None` (logged) if it cannot bind. New
+    /// peers get the memory of `registry` (held weakly: the thread ends without it).
+    pub fn start(registry: &Arc<Registry>, port: u16) -> Option<Arc<Server>> {
         let listener = match Listener::bind(&socket_name(std::process::id(), port), 64) {
             Ok(l) => l,
             Err(e) => {
@@ -175,15 +178,16 @@ impl Server {
             peers: Mutex::new(Vec::new()),
             tickets: Mutex::new(Vec::new()),
             thread: Mutex::new(None),
+            stopping: AtomicBool::new(false),
         });
-        let (weak, s) = (Arc::downgrade(core), server.clone());
+        let (weak, s) = (Arc::downgrade(registry), server.clone());
         let thread = std::thread::Builder::new()
             .name("adxl-shm-listen".into())
             .spawn(move || {
                 let uid = crate::sys::effective_uid();
                 loop {
-                    let Some(core) = weak.upgrade() else { break };
-                    if core.stopping.load(Ordering::Acquire) {
+                    let Some(registry) = weak.upgrade() else { break };
+                    if s.stopping.load(Ordering::Acquire) {
                         break;
                     }
                     // Every tick, so a closed channel's descriptor goes even if no one connects.
@@ -199,7 +203,7 @@ impl Server {
                     };
                     match conn.peer_credentials() {
                         Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_SAME_HOST_PEERS => {
-                            s.welcome(&core, conn, c.pid)
+                            s.welcome(&registry, conn, c.pid)
                         }
                         Ok(c) if c.uid == uid => {
                             log::warn!(target: TARGET, "{MAX_SAME_HOST_PEERS} same-host peers already; one more refused (it uses TCP)")
@@ -246,7 +250,7 @@ impl Server {
 
     /// Checks the initiator's ticket (it sends it at once; at most [`ACK_WAIT`]), then sends
     /// the registrations so far, then DONE; later changes follow on the same socket.
-    fn welcome(&self, core: &Core, conn: Conn, pid: i32) {
+    fn welcome(&self, registry: &Registry, conn: Conn, pid: i32) {
         let _ = conn.set_read_timeout(Some(ACK_WAIT));
         let mut buf = [0u8; PACKET];
         let valid = match conn.recv(&mut buf, 0) {
@@ -266,7 +270,7 @@ impl Server {
         // Listed under the lock, then the snapshot: a change made meanwhile is sent after it
         // (a repeated ADD is harmless), and a REMOVE never precedes its ADD.
         lock(&self.peers).push(peer.clone());
-        let ok = core.registry.all().iter().all(|r| Peer::add(&conn, r, 0).is_ok())
+        let ok = registry.all().iter().all(|r| Peer::add(&conn, r, 0).is_ok())
             && conn.send(&packet(DONE, 0, 0, 0, 0), &[]).is_ok();
         if !ok {
             peer.dead.store(true, Ordering::Release);
@@ -327,6 +331,7 @@ impl Server {
 
     /// Closes every same-host connection (their initiators see the peer gone) and stops.
     pub fn stop(&self) {
+        self.stopping.store(true, Ordering::Release);
         if let Some(t) = lock(&self.thread).take() {
             let _ = t.join();
         }

@@ -12,6 +12,7 @@ use std::net::{Shutdown, TcpStream};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::link::{Conn, Link};
 use crate::engine::conn::status::{io_status, remaining, wire_status};
 use crate::engine::wire::{Desc, MAX_DESCS, Message};
@@ -151,7 +152,7 @@ pub(super) fn from_io(remote: &str, e: io::Error) -> Fault {
 /// Runs the call: on one connection of `link`, or striped over several when `striped` (the
 /// caller knows every range is registered on both sides) and the call is large.
 pub fn run(
-    core: &crate::engine::Core,
+    dialer: &Dialer,
     link: &Link,
     op: TransferOp,
     locals: &[Local],
@@ -162,7 +163,7 @@ pub fn run(
     if !striped || total < STRIPE_MIN {
         let pieces: Vec<Piece> =
             locals.iter().map(|l| Piece { local: l, offset: 0, len: l.span.len() }).collect();
-        return run_one(core, link, op, &pieces, deadline, None);
+        return run_one(dialer, link, op, &pieces, deadline, None);
     }
     let parts = stripes(locals, STRIPES);
     let siblings = Siblings { open: Mutex::new(Some(Vec::new())) };
@@ -172,7 +173,7 @@ pub fn run(
             .enumerate()
             .map(|(i, p)| {
                 let siblings = &siblings;
-                scope.spawn(move || run_one(core, link, op, p, deadline, Some((i, siblings))))
+                scope.spawn(move || run_one(dialer, link, op, p, deadline, Some((i, siblings))))
             })
             .collect();
         handles
@@ -188,14 +189,14 @@ pub fn run(
 /// Runs `pieces` on one connection of `link`; a stripe of a call also gets its number and
 /// its [`Siblings`].
 fn run_one(
-    core: &crate::engine::Core,
+    dialer: &Dialer,
     link: &Link,
     op: TransferOp,
     pieces: &[Piece],
     deadline: Instant,
     stripe: Option<(usize, &Siblings)>,
 ) -> EngineResult<()> {
-    let mut conn = link.take(core, deadline)?;
+    let mut conn = link.take(dialer, deadline)?;
     if let Some((i, siblings)) = stripe {
         if !siblings.join(i, &conn) {
             link.give_back(conn);
@@ -353,14 +354,8 @@ fn exchange(
 
 /// SendNotify on one connection of `link`: the peer's refusal is returned as is; a broken
 /// connection is NOTIFY_FAILED; a time-out TIMEOUT.
-pub fn notify(
-    core: &crate::engine::Core,
-    link: &Link,
-    name: &str,
-    msg: &str,
-    deadline: Instant,
-) -> EngineResult<()> {
-    let mut conn = link.take(core, deadline)?;
+pub fn notify(dialer: &Dialer, link: &Link, name: &str, msg: &str, deadline: Instant) -> EngineResult<()> {
+    let mut conn = link.take(dialer, deadline)?;
     let message = Message::Notify { id: 0, name: name.to_owned(), msg: msg.to_owned() };
     let notify_failed = |e: EngineError| EngineError::new(ADXL_NOTIFY_FAILED, e.message);
     match exchange(&mut conn, link, &message, deadline) {

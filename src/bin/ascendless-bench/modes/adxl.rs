@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
-use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp};
+use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp, Transport};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 
@@ -38,14 +38,15 @@ fn engine_with_memory(name: &str, len: usize) -> Result<(Engine, usize), String>
 /// What the engine does with ASCENDLESS_TRANSPORT in this process.
 pub fn transport_note() -> String {
     let asked = std::env::var("ASCENDLESS_TRANSPORT").unwrap_or_else(|_| "(unset)".into());
-    let used = match ascendless::config::settings().transport {
-        ascendless::config::Transport::Auto if cfg!(feature = "ucx") => {
+    // The engines are initialised without `adxl.Transport`, so the variable decides.
+    let used = match Transport::from_env(None) {
+        Transport::Auto if cfg!(feature = "ucx") => {
             "auto (shared memory with an engine on this host, else UCX when the peer offers it, else TCP)"
         }
-        ascendless::config::Transport::Auto => "auto (shared memory with an engine on this host, else TCP)",
-        ascendless::config::Transport::Shm => "shm (shared memory only)",
-        ascendless::config::Transport::Tcp => "tcp",
-        ascendless::config::Transport::Ucx => "ucx (UCX one-sided puts and gets; UCX_TLS picks the wire)",
+        Transport::Auto => "auto (shared memory with an engine on this host, else TCP)",
+        Transport::Shm => "shm (shared memory only)",
+        Transport::Tcp => "tcp",
+        Transport::Ucx => "ucx (UCX one-sided puts and gets; UCX_TLS picks the wire)",
     };
     format!("ASCENDLESS_TRANSPORT={asked}: the engine uses {used}")
 }

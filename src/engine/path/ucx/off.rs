@@ -2,9 +2,10 @@
 
 use std::time::Instant;
 
-use crate::config::Transport;
-use crate::engine::Core;
+use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::link::Link;
+use crate::engine::options::Transport;
+use crate::engine::path::direct::Counters;
 use crate::engine::path::tcp::{Local, TransferOp};
 use crate::engine::registry::Registered;
 use crate::engine::wire::Message;
@@ -31,7 +32,7 @@ pub fn check_built(transport: Transport) -> EngineResult<()> {
 }
 
 /// The answer to UCX_QUERY: not offered.
-pub fn answer(_core: &Core, id: u64) -> Message {
+pub fn answer(_ucx: &State, _dialer: &Dialer, id: u64) -> Message {
     Message::UcxInfo {
         id,
         status: ADXL_UNSUPPORTED,
@@ -41,17 +42,19 @@ pub fn answer(_core: &Core, id: u64) -> Message {
     }
 }
 
-pub fn registered(_core: &Core, _r: &Registered) {}
+pub fn registered(_ucx: &State, _r: &Registered) {}
 
-pub fn deregistered(_core: &Core, _r: &Registered) {}
+pub fn deregistered(_ucx: &State, _r: &Registered) {}
 
 /// Whether the link uses UCX: never.
-pub fn open(_core: &Core, _link: &Link, _deadline: Instant) -> EngineResult<bool> {
+pub fn open(_ucx: &State, _dialer: &Dialer, _link: &Link, _deadline: Instant) -> EngineResult<bool> {
     Ok(false)
 }
 
 pub fn try_run(
-    _core: &Core,
+    _ucx: &State,
+    _dialer: &Dialer,
+    _counters: &Counters,
     _link: &Link,
     _op: TransferOp,
     _locals: &[Local],

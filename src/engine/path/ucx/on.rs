@@ -7,13 +7,15 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::slot::Peer;
-use crate::config::Transport;
+use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::link::{Conn, Link};
 use crate::engine::conn::status::wire_status;
+use crate::engine::options::Transport;
+use crate::engine::path::direct::Counters;
 use crate::engine::path::tcp::{self, Local, TransferOp};
 use crate::engine::registry::Registered;
+use crate::engine::sync::lock;
 use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
-use crate::engine::{Core, lock};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
@@ -56,8 +58,8 @@ struct Mapped {
 }
 
 impl State {
-    fn get(&self, core: &Core) -> Result<Arc<Running>, String> {
-        self.started.get_or_init(|| start(core)).clone()
+    fn get(&self, dialer: &Dialer) -> Result<Arc<Running>, String> {
+        self.started.get_or_init(|| start(dialer)).clone()
     }
 
     fn running(&self) -> Option<Arc<Running>> {
@@ -77,7 +79,7 @@ impl State {
     }
 }
 
-fn start(core: &Core) -> Result<Arc<Running>, String> {
+fn start(dialer: &Dialer) -> Result<Arc<Running>, String> {
     let ctx = Context::new(None).map_err(|e| e.to_string())?;
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
@@ -97,10 +99,10 @@ fn start(core: &Core) -> Result<Arc<Running>, String> {
         stop,
         progress: Mutex::new(Some(thread)),
     });
-    for r in core.registry.all() {
+    for r in dialer.registry.all() {
         running.map(&r);
     }
-    log::debug!(target: TARGET, "engine {}: UCX started", core.name.text);
+    log::debug!(target: TARGET, "engine {}: UCX started", dialer.name);
     Ok(running)
 }
 
@@ -173,21 +175,21 @@ impl Running {
 }
 
 /// A registration of this engine: mapped when UCX runs.
-pub fn registered(core: &Core, r: &Registered) {
-    if let Some(running) = core.ucx.running() {
+pub fn registered(ucx: &State, r: &Registered) {
+    if let Some(running) = ucx.running() {
         running.map(r);
     }
 }
 
 /// A deregistration: its mapping goes (a transfer still using it keeps it until it ends).
-pub fn deregistered(core: &Core, r: &Registered) {
-    if let Some(running) = core.ucx.running() {
+pub fn deregistered(ucx: &State, r: &Registered) {
+    if let Some(running) = ucx.running() {
         lock(&running.maps).remove(&(r.span.addr(), r.handle));
     }
 }
 
 /// The server's answer to UCX_QUERY.
-pub fn answer(core: &Core, id: u64) -> Message {
+pub fn answer(ucx: &State, dialer: &Dialer, id: u64) -> Message {
     let refuse = |status, message: String| Message::UcxInfo {
         id,
         status,
@@ -195,11 +197,11 @@ pub fn answer(core: &Core, id: u64) -> Message {
         worker: Vec::new(),
         keys: Vec::new(),
     };
-    if matches!(core.transport, Transport::Tcp | Transport::Shm) {
-        let t = if core.transport == Transport::Tcp { "tcp" } else { "shm" };
+    if matches!(dialer.transport, Transport::Tcp | Transport::Shm) {
+        let t = if dialer.transport == Transport::Tcp { "tcp" } else { "shm" };
         return refuse(ADXL_UNSUPPORTED, format!("this engine's transport is {t}"));
     }
-    match core.ucx.get(core) {
+    match ucx.get(dialer) {
         Ok(running) => {
             let worker = running.ctx.address();
             let keys = running.keys(worker.len());
@@ -291,8 +293,8 @@ fn establish(running: &Running, conn: &mut Conn, link: &Link, deadline: Instant)
 
 /// At Connect, after HELLO: whether the link will use UCX. Forced (`ucx`), a peer or a
 /// context that cannot is FAILED; under `auto` the link keeps TCP.
-pub fn open(core: &Core, link: &Link, deadline: Instant) -> EngineResult<bool> {
-    let forced = core.transport == Transport::Ucx;
+pub fn open(ucx: &State, dialer: &Dialer, link: &Link, deadline: Instant) -> EngineResult<bool> {
+    let forced = dialer.transport == Transport::Ucx;
     let refused = |why: String| {
         if forced {
             Err(EngineError::new(
@@ -304,11 +306,11 @@ pub fn open(core: &Core, link: &Link, deadline: Instant) -> EngineResult<bool> {
             Ok(false)
         }
     };
-    let running = match core.ucx.get(core) {
+    let running = match ucx.get(dialer) {
         Ok(r) => r,
         Err(why) => return refused(format!("UCX did not start here: {why}")),
     };
-    let mut conn = link.take(core, deadline)?;
+    let mut conn = link.take(dialer, deadline)?;
     match establish(&running, &mut conn, link, deadline) {
         Ok(_) => {
             link.give_back(conn);
@@ -339,7 +341,9 @@ enum Run {
 /// The call over UCX, when the link uses it and every range is mapped and keyed; `None` sends
 /// it to TCP.
 pub fn try_run(
-    core: &Core,
+    ucx: &State,
+    dialer: &Dialer,
+    counters: &Counters,
     link: &Link,
     op: TransferOp,
     locals: &[Local],
@@ -348,13 +352,13 @@ pub fn try_run(
     if !link.ucx.in_use() || locals.iter().any(|l| l.desc.local_kind == MemKind::Unregistered) {
         return None;
     }
-    let running = core.ucx.running()?;
+    let running = ucx.running()?;
     let maps = running.mappings(locals)?;
-    let mut conn = match link.take(core, deadline) {
+    let mut conn = match link.take(dialer, deadline) {
         Ok(c) => c,
         Err(e) => return Some(Err(e)),
     };
-    match run(core, &running, link, &mut conn, op, locals, &maps, deadline) {
+    match run(counters, &running, link, &mut conn, op, locals, &maps, deadline) {
         Run::Done(r) => {
             link.give_back(conn);
             Some(r)
@@ -375,7 +379,7 @@ pub fn try_run(
 
 #[allow(clippy::too_many_arguments)]
 fn run(
-    core: &Core,
+    counters: &Counters,
     running: &Running,
     link: &Link,
     conn: &mut Conn,
@@ -424,7 +428,7 @@ fn run(
             rkey: &k.rkey,
         })
         .collect();
-    core.counters.ucx(locals.iter().map(|l| l.span.len()).sum());
+    counters.ucx(locals.iter().map(|l| l.span.len()).sum());
     let ucx_op = match op {
         TransferOp::Read => Op::Get,
         TransferOp::Write => Op::Put,

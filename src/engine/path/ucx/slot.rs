@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::engine::lock;
+use crate::engine::sync::lock;
 use crate::engine::wire::{Message, UcxKey};
 use crate::logging::TARGET;
 use crate::sys::ucx::{Endpoint, RemoteKey};
