@@ -10,6 +10,7 @@
 //! address and cannot be mistaken for real memory), the kind in the next byte, then a 48-bit
 //! id that is never reused within a process (so a stale handle cannot name a newer object).
 
+use crate::sync;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -63,7 +64,7 @@ impl<T> HandleTable<T> {
     fn lock(&self) -> MutexGuard<'_, Entries<T>> {
         // A panic elsewhere while holding the lock leaves the map itself consistent (every
         // mutation is a single insert or remove), so a poisoned lock is safe to keep using.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        sync::lock(&self.inner)
     }
 
     /// Stores `value` and returns the handle that names it.

@@ -15,4 +15,5 @@ pub mod handle;
 pub mod ipc;
 pub mod logging;
 pub mod runtime;
+pub mod sync;
 pub mod sys;

@@ -15,6 +15,7 @@ use crate::error::rt_codes::{
 };
 use crate::error::{AclError, AclResult};
 use crate::handle::{HandleError, HandleKind, HandleTable};
+use crate::sync;
 
 pub static CONTEXTS: HandleTable<Context> = HandleTable::new(HandleKind::Context);
 pub static STREAMS: HandleTable<Stream> = HandleTable::new(HandleKind::Stream);
@@ -70,13 +71,13 @@ impl Context {
     pub fn create_stream(&self) -> AclResult<u64> {
         let stream = Stream::new(self.device, self.handle)?;
         let handle = STREAMS.insert(stream);
-        self.streams.lock().unwrap_or_else(|e| e.into_inner()).push(handle);
+        sync::lock(&self.streams).push(handle);
         Ok(handle)
     }
 
     /// Forgets a destroyed stream's handle.
     pub fn forget_stream(&self, handle: u64) {
-        self.streams.lock().unwrap_or_else(|e| e.into_inner()).retain(|&h| h != handle);
+        sync::lock(&self.streams).retain(|&h| h != handle);
     }
 
     /// Destroys the context: its streams (running their pending tasks first unless `force`)
@@ -85,7 +86,7 @@ impl Context {
         if !self.alive.swap(false, Ordering::AcqRel) {
             return;
         }
-        let streams = std::mem::take(&mut *self.streams.lock().unwrap_or_else(|e| e.into_inner()));
+        let streams = std::mem::take(&mut *sync::lock(&self.streams));
         for h in streams {
             if let Ok(s) = STREAMS.remove(h) {
                 s.close(force);

@@ -8,6 +8,7 @@ use crate::config::settings;
 use crate::error::rt_codes::{ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
+use crate::sync;
 
 #[derive(Default)]
 struct Device {
@@ -21,7 +22,7 @@ struct Device {
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
 
 fn devices() -> MutexGuard<'static, Vec<Device>> {
-    let mut d = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut d = sync::lock(&DEVICES);
     if d.is_empty() {
         d.resize_with(settings().device_count as usize, Device::default);
     }

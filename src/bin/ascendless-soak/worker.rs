@@ -62,7 +62,7 @@ impl Counters {
     pub fn error(&self, what: String) {
         self.errors.fetch_add(1, Ordering::Relaxed);
         eprintln!("soak worker {}: {what}", std::process::id());
-        self.first_error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(what);
+        ascendless::sync::lock(&self.first_error).get_or_insert(what);
     }
 
     pub fn stats(&self) -> Stats {
@@ -212,7 +212,7 @@ pub fn run(role: Role) -> Result<(), String> {
     engine.finalize();
     drop(ring);
     say(&format!("DONE {}", counters.stats()));
-    match counters.first_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    match ascendless::sync::lock(&counters.first_error).take() {
         Some(e) => Err(format!("{} error(s), the first: {e}", counters.errors.load(Ordering::Relaxed))),
         None if counters.corrupt.load(Ordering::Relaxed) > 0 => Err("corrupted bytes".into()),
         None => Ok(()),

@@ -17,6 +17,7 @@ use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::handle::{HandleKind, HandleTable};
 use crate::ipc::{ImportLink, Importers, Key};
+use crate::sync;
 
 pub static NOTIFIES: HandleTable<Notify> = HandleTable::new(HandleKind::Notify);
 
@@ -130,7 +131,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
     }
     let limit = settings().product.notify_limit();
     {
-        let mut counts = PER_DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counts = sync::lock(&PER_DEVICE);
         let n = counts.entry(device).or_default();
         if *n >= limit {
             return Err(AclError::new(
@@ -151,7 +152,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
 }
 
 fn uncount(device: i32) {
-    if let Some(n) = PER_DEVICE.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&device) {
+    if let Some(n) = sync::lock(&PER_DEVICE).get_mut(&device) {
         *n = n.saturating_sub(1);
     }
 }
