@@ -8,15 +8,31 @@
 //!
 //! Layout of the 64-bit value: `0xA5` in the top byte (so it is never a valid user-space
 //! address and cannot be mistaken for real memory), the kind in the next byte, then a 48-bit
-//! id that is never reused within a process (so a stale handle cannot name a newer object).
+//! id: a slot's generation (high 24 bits) and its index in the table (low 24 bits). Removing an
+//! object moves its slot to the next generation, so a stale handle never names a newer object;
+//! a slot whose generations are used up is retired, so an id is never reused within a process.
+//!
+//! # Lookups run in parallel
+//! Every record, wait, synchronise and engine call resolves a handle, from many threads at
+//! once. The slots sit behind an `RwLock`: a lookup is an index and a generation compare under
+//! the read lock, so lookups do not queue behind each other; only creating and destroying
+//! objects take the write lock.
+//!
+//! # One trait per kind
+//! [`Handle`] ties a kind to its table and to the error family its callers report in, so the
+//! FFI edge resolves every kind with one function (`ffi::handles::resolve`).
+
+use std::collections::VecDeque;
+use std::sync::{Arc, RwLock};
 
 use crate::sync;
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
 
 const MAGIC: u64 = 0xA5;
 const ID_BITS: u32 = 48;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
+const INDEX_BITS: u32 = 24;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+const LAST_GENERATION: u32 = (1 << (ID_BITS - INDEX_BITS)) - 1;
 
 /// What a handle stands for; part of its value, so a handle of one kind never resolves as
 /// another.
@@ -45,26 +61,66 @@ pub enum HandleError {
     Stale,
 }
 
+/// An error family (one per C API) that can say why a handle did not resolve, in its own codes.
+pub trait FromHandleError {
+    /// The error for handle `what` (e.g. "stream") failing with `e`.
+    fn from_handle_error(what: &str, e: HandleError) -> Self;
+}
+
+/// A kind of handle: its table, and the error family its C API reports failures in.
+///
+/// Implemented once per kind, next to its table; a new kind costs a table and an impl.
+pub trait Handle {
+    const KIND: HandleKind;
+    /// The object a handle of this kind names.
+    type Target: Send + Sync + 'static;
+    /// The error its API reports a bad handle with.
+    type Error: FromHandleError;
+    fn table() -> &'static HandleTable<Self::Target>;
+
+    /// The live object `raw` names, or the family's error for handle `what`.
+    fn resolve(raw: u64, what: &str) -> Result<Arc<Self::Target>, Self::Error> {
+        Self::table().get(raw).map_err(|e| Self::Error::from_handle_error(what, e))
+    }
+
+    /// Removes the object `raw` names (the handle is stale from then on), or the family's
+    /// error for handle `what`.
+    fn release(raw: u64, what: &str) -> Result<Arc<Self::Target>, Self::Error> {
+        Self::table().remove(raw).map_err(|e| Self::Error::from_handle_error(what, e))
+    }
+}
+
 /// A table of live objects of one kind, addressed by handle value.
 pub struct HandleTable<T> {
     kind: HandleKind,
-    inner: Mutex<Entries<T>>,
+    slots: RwLock<Slots<T>>,
 }
 
-struct Entries<T> {
-    next_id: u64,
-    live: BTreeMap<u64, Arc<T>>,
+struct Slots<T> {
+    entries: Vec<Slot<T>>,
+    /// Free indices, oldest first: reusing the longest-free slot spreads generations evenly.
+    free: VecDeque<u32>,
+    live: usize,
+}
+
+struct Slot<T> {
+    generation: u32,
+    state: State<T>,
+}
+
+enum State<T> {
+    Free,
+    /// Handed out by [`HandleTable::reserve`], not filled yet.
+    Reserved,
+    Live(Arc<T>),
 }
 
 impl<T> HandleTable<T> {
     pub const fn new(kind: HandleKind) -> Self {
-        HandleTable { kind, inner: Mutex::new(Entries { next_id: 1, live: BTreeMap::new() }) }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Entries<T>> {
-        // A panic elsewhere while holding the lock leaves the map itself consistent (every
-        // mutation is a single insert or remove), so a poisoned lock is safe to keep using.
-        sync::lock(&self.inner)
+        HandleTable {
+            kind,
+            slots: RwLock::new(Slots { entries: Vec::new(), free: VecDeque::new(), live: 0 }),
+        }
     }
 
     /// Stores `value` and returns the handle that names it.
@@ -73,28 +129,42 @@ impl<T> HandleTable<T> {
     }
 
     pub fn insert_arc(&self, value: Arc<T>) -> u64 {
-        let raw = self.reserve();
-        self.fill(raw, value);
-        raw
+        let mut slots = sync::write(&self.slots);
+        let (index, generation) = slots.take_free();
+        slots.entries[index as usize].state = State::Live(value);
+        slots.live += 1;
+        self.handle(index, generation)
     }
 
     /// Allocates a handle that names nothing yet, for an object that must know its own handle
-    /// before it exists; it resolves as stale until [`HandleTable::fill`].
+    /// before it exists; it resolves as stale until [`HandleTable::fill`]. Removing it frees it.
     pub fn reserve(&self) -> u64 {
-        let mut e = self.lock();
-        let id = e.next_id;
-        e.next_id += 1;
-        assert!(id <= ID_MASK, "handle ids exhausted");
-        (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
+        let mut slots = sync::write(&self.slots);
+        let (index, generation) = slots.take_free();
+        slots.entries[index as usize].state = State::Reserved;
+        self.handle(index, generation)
     }
 
     /// Makes a reserved handle name `value`.
     pub fn fill(&self, raw: u64, value: Arc<T>) {
-        let id = self.id_of(raw).expect("fill takes a handle from reserve");
-        self.lock().live.insert(id, value);
+        let (index, generation) = self.decode(raw).expect("fill takes a handle from reserve");
+        let mut slots = sync::write(&self.slots);
+        let slot = slots.entries.get_mut(index).expect("fill takes a handle from reserve");
+        assert!(
+            slot.generation == generation && matches!(slot.state, State::Reserved),
+            "fill takes a handle from reserve"
+        );
+        slot.state = State::Live(value);
+        slots.live += 1;
     }
 
-    fn id_of(&self, raw: u64) -> Result<u64, HandleError> {
+    fn handle(&self, index: u32, generation: u32) -> u64 {
+        let id = (u64::from(generation) << INDEX_BITS) | u64::from(index);
+        (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
+    }
+
+    /// The slot index and generation `raw` names, if it is a handle of this table's kind.
+    fn decode(&self, raw: u64) -> Result<(usize, u32), HandleError> {
         if raw == 0 {
             return Err(HandleError::Null);
         }
@@ -104,40 +174,101 @@ impl<T> HandleTable<T> {
         if (raw >> ID_BITS) & 0xFF != self.kind as u64 {
             return Err(HandleError::WrongKind { expected: self.kind });
         }
-        Ok(raw & ID_MASK)
+        let id = raw & ID_MASK;
+        Ok(((id & INDEX_MASK) as usize, (id >> INDEX_BITS) as u32))
     }
 
     /// The live object `raw` names.
     pub fn get(&self, raw: u64) -> Result<Arc<T>, HandleError> {
-        let id = self.id_of(raw)?;
-        self.lock().live.get(&id).cloned().ok_or(HandleError::Stale)
+        let (index, generation) = self.decode(raw)?;
+        match sync::read(&self.slots).entries.get(index) {
+            Some(Slot { generation: g, state: State::Live(v) }) if *g == generation => Ok(Arc::clone(v)),
+            _ => Err(HandleError::Stale),
+        }
     }
 
     /// Removes the object `raw` names; the handle is stale from then on. Holders of the `Arc`
     /// returned by earlier `get`s keep the object alive until they are done.
     pub fn remove(&self, raw: u64) -> Result<Arc<T>, HandleError> {
-        let id = self.id_of(raw)?;
-        self.lock().live.remove(&id).ok_or(HandleError::Stale)
+        let (index, generation) = self.decode(raw)?;
+        let mut slots = sync::write(&self.slots);
+        let Some(slot) = slots.entries.get_mut(index).filter(|s| s.generation == generation) else {
+            return Err(HandleError::Stale);
+        };
+        match std::mem::replace(&mut slot.state, State::Free) {
+            State::Live(v) => {
+                slots.release(index);
+                slots.live -= 1;
+                Ok(v)
+            }
+            State::Reserved => {
+                slots.release(index);
+                Err(HandleError::Stale)
+            }
+            State::Free => Err(HandleError::Stale),
+        }
     }
 
     /// Removes and returns the live objects `pred` selects (for a device's teardown).
     pub fn remove_where(&self, pred: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
-        let mut e = self.lock();
-        let ids: Vec<u64> = e.live.iter().filter(|(_, v)| pred(v)).map(|(&id, _)| id).collect();
-        ids.iter().filter_map(|id| e.live.remove(id)).collect()
+        let mut slots = sync::write(&self.slots);
+        let chosen: Vec<usize> = (slots.entries.iter().enumerate())
+            .filter(|(_, s)| matches!(&s.state, State::Live(v) if pred(v)))
+            .map(|(i, _)| i)
+            .collect();
+        chosen.into_iter().filter_map(|i| slots.take_live(i)).collect()
     }
 
     /// Removes and returns every live object (for process-wide teardown).
     pub fn drain(&self) -> Vec<Arc<T>> {
-        std::mem::take(&mut self.lock().live).into_values().collect()
+        let mut slots = sync::write(&self.slots);
+        (0..slots.entries.len()).filter_map(|i| slots.take_live(i)).collect()
     }
 
     pub fn len(&self) -> usize {
-        self.lock().live.len()
+        sync::read(&self.slots).live
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl<T> Slots<T> {
+    /// A free slot's index and generation: the oldest free one, else a new one.
+    fn take_free(&mut self) -> (u32, u32) {
+        if let Some(index) = self.free.pop_front() {
+            return (index, self.entries[index as usize].generation);
+        }
+        let index = self.entries.len() as u64;
+        assert!(index <= INDEX_MASK, "handle slots exhausted");
+        self.entries.push(Slot { generation: 0, state: State::Free });
+        (index as u32, 0)
+    }
+
+    /// Moves a slot just emptied to its next generation, and back to the free list unless its
+    /// generations are used up.
+    fn release(&mut self, index: usize) {
+        let slot = &mut self.entries[index];
+        if slot.generation < LAST_GENERATION {
+            slot.generation += 1;
+            self.free.push_back(index as u32);
+        } else {
+            // Retired: its next generation would repeat an id already handed out.
+            slot.generation = u32::MAX;
+        }
+    }
+
+    fn take_live(&mut self, index: usize) -> Option<Arc<T>> {
+        if !matches!(self.entries[index].state, State::Live(_)) {
+            return None;
+        }
+        let State::Live(v) = std::mem::replace(&mut self.entries[index].state, State::Free) else {
+            unreachable!("checked above")
+        };
+        self.release(index);
+        self.live -= 1;
+        Some(v)
     }
 }
 
@@ -199,6 +330,53 @@ mod tests {
         assert_eq!(t.remove_where(|&v| v == 2).len(), 1);
         assert!(t.get(a).is_ok());
         assert_eq!(t.get(b), Err(HandleError::Stale));
+    }
+
+    #[test]
+    fn a_removed_reservation_is_stale_and_its_slot_is_reused_under_a_new_id() {
+        let t: HandleTable<u8> = HandleTable::new(HandleKind::Context);
+        let h = t.reserve();
+        assert_eq!(t.remove(h), Err(HandleError::Stale));
+        let next = t.insert(1);
+        assert_ne!(next, h);
+        assert_eq!(t.get(h), Err(HandleError::Stale));
+        assert_eq!(*t.get(next).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_slot_whose_generations_are_used_up_is_retired() {
+        let t = HandleTable::new(HandleKind::Event);
+        let first = t.insert(0u8);
+        sync::write(&t.slots).entries[0].generation = LAST_GENERATION;
+        let last = t.handle(0, LAST_GENERATION);
+        t.remove(last).unwrap();
+        let next = t.insert(1u8);
+        assert_ne!(next & INDEX_MASK, 0, "the retired slot is not handed out again");
+        assert_eq!(t.get(first), Err(HandleError::Stale));
+        assert_eq!(t.get(last), Err(HandleError::Stale));
+    }
+
+    #[test]
+    fn many_threads_resolve_while_others_create_and_destroy() {
+        let t: Arc<HandleTable<u64>> = Arc::new(HandleTable::new(HandleKind::Stream));
+        let kept: Vec<u64> = (0..16).map(|i| t.insert(i)).collect();
+        let threads: Vec<_> = (0..4)
+            .map(|n| {
+                let (t, kept) = (Arc::clone(&t), kept.clone());
+                std::thread::spawn(move || {
+                    for round in 0..2000u64 {
+                        if n % 2 == 0 {
+                            let h = t.insert(round);
+                            assert_eq!(*t.remove(h).unwrap(), round);
+                        }
+                        let i = (round % 16) as usize;
+                        assert_eq!(*t.get(kept[i]).unwrap(), i as u64);
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|th| th.join().unwrap());
+        assert_eq!(t.len(), 16);
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub use recent::{clear_recent, recent_message, record_recent, take_recent};
 use acl_codes::aclError;
 use adxl_status::AdxlStatus;
 
+use crate::handle::{FromHandleError, HandleError};
+
 /// A failed AscendCL call: the `aclError` the caller gets and the text it can read back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (error {code})")]
@@ -46,6 +48,19 @@ pub struct AdxlError {
 impl AdxlError {
     pub fn new(status: AdxlStatus, message: impl Into<String>) -> Self {
         AdxlError { status, message: message.into() }
+    }
+}
+
+/// A bad handle passed to AscendCL: NULL is the caller's mistake in the arguments
+/// (`ACL_ERROR_INVALID_PARAM`), anything else names no live object (`ACL_ERROR_RT_INVALID_HANDLE`).
+impl FromHandleError for AclError {
+    fn from_handle_error(what: &str, e: HandleError) -> Self {
+        match e {
+            HandleError::Null => {
+                AclError::new(acl_codes::ACL_ERROR_INVALID_PARAM, format!("{what} must not be NULL"))
+            }
+            _ => AclError::new(rt_codes::ACL_ERROR_RT_INVALID_HANDLE, format!("{what}: {e}")),
+        }
     }
 }
 

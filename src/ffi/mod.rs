@@ -5,7 +5,7 @@
 //!   `ACL_ERROR_INTERNAL_ERROR` (500000) or ADXL `FAILED`, with a message;
 //! - it checks every pointer before use ([`ptr`]): NULL where not allowed is
 //!   `ACL_ERROR_INVALID_PARAM` (100000) or ADXL `PARAM_INVALID`;
-//! - it resolves handles through [`crate::handle::HandleTable`], so a stale or foreign handle is
+//! - it resolves handles through [`handles::resolve`], so a stale or foreign handle is
 //!   an error code, never a dereference;
 //! - on failure it records the message for `aclGetRecentErrMsg` and logs it.
 //!
@@ -16,6 +16,7 @@ pub mod acl;
 pub mod acl_base;
 pub mod acl_rt;
 pub mod ascendless;
+pub mod handles;
 pub mod ptr;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

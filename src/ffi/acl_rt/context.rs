@@ -1,21 +1,14 @@
 //! `acl/acl_rt.h`: contexts.
 
-use super::handles::{raw, to_c};
 use crate::error::AclError;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::ffi::acl_base::aclrtContext;
 use crate::ffi::acl_call;
+use crate::ffi::handles::{resolve, to_c};
 use crate::ffi::ptr::write_out;
-use crate::runtime::context::{self, CONTEXTS, Context, handle_error};
+use crate::runtime::context::{self, Context};
 use crate::runtime::device;
-
-fn lookup(ctx: aclrtContext) -> Result<std::sync::Arc<Context>, AclError> {
-    if ctx.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "context must not be NULL"));
-    }
-    CONTEXTS.get(raw(ctx)).map_err(|e| handle_error("context", e))
-}
 
 /// Creates a context on `deviceId` and makes it current on this thread.
 ///
@@ -45,7 +38,7 @@ pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
     acl_call("aclrtDestroyContext", || {
-        let ctx = lookup(context)?;
+        let ctx = resolve::<Context>(context, "context")?;
         if !ctx.explicit {
             return Err(AclError::new(
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -62,7 +55,7 @@ pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
     acl_call("aclrtSetCurrentContext", || {
-        context::set_current(Some(lookup(context)?));
+        context::set_current(Some(resolve::<Context>(context, "context")?));
         Ok(())
     })
 }

@@ -2,16 +2,15 @@
 
 use std::ffi::{c_char, c_void};
 
-use super::handles::to_c;
-use super::notify::lookup;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl::ACL_IPC_HANDLE_SIZE;
 use crate::ffi::acl_call;
 use crate::ffi::acl_rt::{aclrtNotify, aclrtServerPid};
+use crate::ffi::handles::{resolve, to_c};
 use crate::ffi::ptr::{null_argument, required_str, write_out};
-use crate::runtime::notify::NOTIFIES;
+use crate::runtime::notify::{NOTIFIES, Notify};
 use crate::runtime::share;
 
 /// Copies `key` and its NUL into the caller's buffer of `len` bytes (at least 65).
@@ -67,7 +66,7 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(
     flags: u64,
 ) -> aclError {
     acl_call("aclrtNotifyGetExportKey", || {
-        let n = lookup(notify)?;
+        let n = resolve::<Notify>(notify, "notify")?;
         if key.is_null() {
             return Err(null_argument("key"));
         }
@@ -88,7 +87,7 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
     acl_call("aclrtNotifySetImportPid", || {
-        let n = lookup(notify)?;
+        let n = resolve::<Notify>(notify, "notify")?;
         // SAFETY: forwarded from this function's contract.
         let pids = unsafe { read_pids(pid, num) }?;
         share::allow_notify_pids(&n, pids)
@@ -109,7 +108,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     num: usize,
 ) -> aclError {
     acl_call("aclrtNotifySetImportPidInterServer", || {
-        let n = lookup(notify)?;
+        let n = resolve::<Notify>(notify, "notify")?;
         if serverPids.is_null() || num == 0 || !serverPids.is_aligned() {
             return Err(AclError::new(
                 ACL_ERROR_INVALID_PARAM,

@@ -6,11 +6,11 @@
 
 use std::ffi::c_void;
 
-use super::handles::raw;
 use crate::error::AclResult;
 use crate::error::acl_codes::aclError;
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
+use crate::ffi::handles::raw;
 use crate::ffi::ptr::write_out;
 use crate::runtime::context;
 use crate::runtime::memory::{self, AllocKind, Limits, ReadyCopy, ReadyFill};

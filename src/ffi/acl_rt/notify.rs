@@ -2,22 +2,15 @@
 
 use std::sync::Arc;
 
-use super::handles::{raw, to_c};
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
 use crate::ffi::acl_rt::aclrtNotify;
+use crate::ffi::handles::{raw, release, resolve, to_c};
 use crate::ffi::ptr::write_out;
-use crate::runtime::context::{self, handle_error};
+use crate::runtime::context;
 use crate::runtime::notify::{self, NOTIFIES, Notify};
-
-pub(crate) fn lookup(notify: aclrtNotify) -> AclResult<Arc<Notify>> {
-    if notify.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "notify must not be NULL"));
-    }
-    NOTIFIES.get(raw(notify)).map_err(|e| handle_error("notify", e))
-}
 
 /// Creates a notify on the current device. `flag`: `ACL_NOTIFY_DEFAULT` or
 /// `ACL_NOTIFY_DEVICE_USE_ONLY` (else 107000). A device holds at most the product's limit
@@ -49,8 +42,7 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
     acl_call("aclrtDestroyNotify", || {
-        lookup(notify)?;
-        let n = NOTIFIES.remove(raw(notify)).map_err(|e| handle_error("notify", e))?;
+        let n = release::<Notify>(notify, "notify")?;
         notify::destroy(n);
         Ok(())
     })
@@ -61,7 +53,7 @@ pub extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
     acl_call("aclrtRecordNotify", || {
-        notify::record(&lookup(notify)?, &*context::stream_for_work(raw(stream))?)
+        notify::record(&resolve::<Notify>(notify, "notify")?, &*context::stream_for_work(raw(stream))?)
     })
 }
 
@@ -76,7 +68,7 @@ pub extern "C" fn aclrtWaitAndResetNotify(
     timeout: u32,
 ) -> aclError {
     acl_call("aclrtWaitAndResetNotify", || {
-        notify::wait(&lookup(notify)?, &*context::stream_for_work(raw(stream))?, timeout)
+        notify::wait(&resolve::<Notify>(notify, "notify")?, &*context::stream_for_work(raw(stream))?, timeout)
     })
 }
 
@@ -88,7 +80,7 @@ pub extern "C" fn aclrtWaitAndResetNotify(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError {
     acl_call("aclrtGetNotifyId", || {
-        let id = lookup(notify)?.id;
+        let id = resolve::<Notify>(notify, "notify")?.id;
         // SAFETY: forwarded from this function's contract.
         unsafe { write_out(notifyId, id, "notifyId") }?;
         Ok(())
@@ -111,7 +103,8 @@ pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: 
         }
         // SAFETY: non-NULL and aligned (checked); `num` readable values by the caller's contract.
         let handles = unsafe { std::slice::from_raw_parts(notifies, num) };
-        let resolved: Vec<Arc<Notify>> = handles.iter().map(|&h| lookup(h)).collect::<AclResult<_>>()?;
+        let resolved: Vec<Arc<Notify>> =
+            handles.iter().map(|&h| resolve::<Notify>(h, "notify")).collect::<AclResult<_>>()?;
         for n in resolved {
             n.reset();
         }
