@@ -1,13 +1,13 @@
 //! `acl/acl_rt.h`: events.
 
 use super::stream::millis;
-use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::error::acl_codes::aclError;
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::{aclrtEvent, aclrtStream};
 use crate::ffi::acl_call;
 use crate::ffi::handles::{raw, release, resolve, to_c};
-use crate::ffi::ptr::write_out;
+use crate::ffi::ptr::Out;
 use crate::runtime::context::{self, EVENTS};
 use crate::runtime::event::Event;
 
@@ -34,9 +34,8 @@ const KNOWN_FLAGS: u32 = ACL_EVENT_SYNC
 /// # Safety
 /// `event` is NULL or valid for a write of an `aclrtEvent`.
 unsafe fn create(event: *mut aclrtEvent, flag: u32) -> AclResult<()> {
-    if event.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "event must not be NULL"));
-    }
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { Out::new(event, "event") }?;
     if flag & !KNOWN_FLAGS != 0 {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
@@ -44,12 +43,7 @@ unsafe fn create(event: *mut aclrtEvent, flag: u32) -> AclResult<()> {
         ));
     }
     context::current()?;
-    let handle = EVENTS.insert(Event::new(flag));
-    // SAFETY: forwarded from the caller's contract; non-NULL checked above.
-    if let Err(e) = unsafe { write_out(event, to_c(handle), "event") } {
-        let _ = EVENTS.remove(handle);
-        return Err(e.into());
-    }
+    out.write(to_c(EVENTS.insert(Event::new(flag))));
     Ok(())
 }
 

@@ -8,7 +8,7 @@ use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
 use crate::ffi::handles::{raw, release, to_c};
-use crate::ffi::ptr::write_out;
+use crate::ffi::ptr::Out;
 use crate::runtime::context::{self, CONTEXTS};
 use crate::runtime::stream::Stream;
 
@@ -56,13 +56,10 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
 /// # Safety
 /// `stream` is NULL or valid for a write of an `aclrtStream`.
 unsafe fn create(stream: *mut aclrtStream) -> AclResult<()> {
-    if stream.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "stream must not be NULL"));
-    }
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { Out::new(stream, "stream") }?;
     let ctx = context::current()?;
-    let handle = ctx.create_stream()?;
-    // SAFETY: forwarded from the caller's contract; non-NULL checked above.
-    unsafe { write_out(stream, to_c(handle), "stream") }?;
+    out.write(to_c(ctx.create_stream()?));
     Ok(())
 }
 
