@@ -14,6 +14,7 @@ pub mod fuzz_targets;
 pub mod handle;
 pub mod ipc;
 pub mod logging;
+pub mod profile;
 pub mod runtime;
 pub mod sync;
 pub mod sys;

@@ -138,6 +138,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
             format!("notify flag {flag:#x}: use ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)"),
         ));
     }
+    super::device::on_release("notify(ies)", release_device);
     let limit = settings().product.notify_limit();
     {
         let mut counts = sync::lock(&PER_DEVICE);
