@@ -31,6 +31,11 @@ pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The value of a mutex held exclusively (no locking needed), keeping a poisoned one's.
+pub fn get_mut<T: ?Sized>(m: &mut Mutex<T>) -> &mut T {
+    m.get_mut().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Locks `l` for reading, keeping the guard of a poisoned lock.
 pub fn read<T: ?Sized>(l: &RwLock<T>) -> RwLockReadGuard<'_, T> {
     l.read().unwrap_or_else(|e| e.into_inner())

@@ -357,7 +357,7 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        let h = self.handles.get_mut().unwrap_or_else(|e| e.into_inner());
+        let h = sync::get_mut(&mut self.handles);
         // SAFETY: every endpoint, key and mapping holds an Arc of this context, so all are gone;
         // the handles are released once.
         unsafe { shim::asl_ucx_fini(h.context, h.worker) };

@@ -123,13 +123,14 @@ fn start_engine(transport: &str) -> Result<(Engine, String), String> {
 /// the channel ends with stdin.
 fn commands() -> Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
+    ascendless::sync::spawn_named("soak-commands", move || {
         for l in std::io::stdin().lock().lines().map_while(Result::ok) {
             if tx.send(l.trim().to_owned()).is_err() {
                 return;
             }
         }
-    });
+    })
+    .expect("cannot start the command reader thread");
     rx
 }
 
