@@ -67,4 +67,42 @@ impl FromHandleError for AclError {
 }
 
 pub type AclResult<T> = Result<T, AclError>;
+/// A bad handle passed to the engine's API: every case is `PARAM_INVALID`, as the engine's
+/// hand-written lookups report it (the engine's tables adopt this when they move onto
+/// [`crate::handle::Handle`]).
+impl FromHandleError for AdxlError {
+    fn from_handle_error(what: &str, e: HandleError) -> Self {
+        AdxlError::new(adxl_status::ADXL_PARAM_INVALID, format!("{what}: {e}"))
+    }
+}
+
 pub type AdxlResult<T> = Result<T, AdxlError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handle::HandleKind;
+
+    #[test]
+    fn a_null_handle_is_a_bad_argument_and_a_dead_one_an_invalid_handle_for_acl() {
+        let null = AclError::from_handle_error("stream", HandleError::Null);
+        assert_eq!(
+            (null.code, null.message.as_str()),
+            (acl_codes::ACL_ERROR_INVALID_PARAM, "stream must not be NULL")
+        );
+        let stale = AclError::from_handle_error("event", HandleError::Stale);
+        assert_eq!(stale.code, rt_codes::ACL_ERROR_RT_INVALID_HANDLE);
+        let wrong =
+            AclError::from_handle_error("notify", HandleError::WrongKind { expected: HandleKind::Notify });
+        assert_eq!(wrong.code, rt_codes::ACL_ERROR_RT_INVALID_HANDLE);
+    }
+
+    #[test]
+    fn every_bad_handle_is_param_invalid_for_the_engine() {
+        for e in [HandleError::Null, HandleError::Foreign, HandleError::Stale] {
+            let got = AdxlError::from_handle_error("engine", e);
+            assert_eq!(got.status, adxl_status::ADXL_PARAM_INVALID);
+            assert!(got.message.starts_with("engine: "));
+        }
+    }
+}
