@@ -8,15 +8,17 @@
 //!
 //! Layout of the 64-bit value: `0xA5` in the top byte (so it is never a valid user-space
 //! address and cannot be mistaken for real memory), the kind in the next byte, then a 48-bit
-//! id: a slot's generation (high 24 bits) and its index in the table (low 24 bits). Removing an
+//! id: a slot's generation (high 24 bits) and its index in the table (low 24 bits, the lowest 4
+//! of them choosing the slot's shard). Removing an
 //! object moves its slot to the next generation, so a stale handle never names a newer object;
 //! a slot whose generations are used up is retired, so an id is never reused within a process.
 //!
 //! # Lookups run in parallel
 //! Every record, wait, synchronise and engine call resolves a handle, from many threads at
-//! once. The slots sit behind an `RwLock`: a lookup is an index and a generation compare under
-//! the read lock, so lookups do not queue behind each other; only creating and destroying
-//! objects take the write lock.
+//! once. The slots sit in 16 shards, each behind its own `RwLock` on its own cache lines: a
+//! lookup is an index and a generation compare under one shard's read lock, so lookups do not
+//! queue behind each other, and lookups of objects in different shards share no memory they
+//! write. Only creating and destroying objects take a (shard's) write lock.
 //!
 //! # One trait per kind
 //! [`Handle`] ties a kind to its table and to the error family its callers report in, so the
@@ -25,6 +27,7 @@
 #![forbid(unsafe_code)]
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use crate::sync;
@@ -35,6 +38,9 @@ const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const INDEX_BITS: u32 = 24;
 const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
 const LAST_GENERATION: u32 = (1 << (ID_BITS - INDEX_BITS)) - 1;
+/// The low bits of a slot index choose its shard.
+const SHARD_BITS: u32 = 4;
+const SHARDS: usize = 1 << SHARD_BITS;
 
 /// What a handle stands for; part of its value, so a handle of one kind never resolves as
 /// another.
@@ -95,8 +101,15 @@ pub trait Handle {
 /// A table of live objects of one kind, addressed by handle value.
 pub struct HandleTable<T> {
     kind: HandleKind,
-    slots: RwLock<Slots<T>>,
+    shards: [Shard<T>; SHARDS],
+    /// The shard the next object goes to: round robin, so objects spread over the shards.
+    next: AtomicUsize,
 }
+
+/// One lock's share of a table, alone on its cache lines: a read lock is a write to the lock's
+/// word, and lookups of objects in different shards must not touch the same line.
+#[repr(align(128))]
+struct Shard<T>(RwLock<Slots<T>>);
 
 struct Slots<T> {
     entries: Vec<Slot<T>>,
@@ -117,11 +130,20 @@ enum State<T> {
     Live(Arc<T>),
 }
 
+/// Where a handle's object lives: its shard, its index there, and the generation it names.
+#[derive(Clone, Copy)]
+struct Place {
+    shard: usize,
+    index: usize,
+    generation: u32,
+}
+
 impl<T> HandleTable<T> {
     pub const fn new(kind: HandleKind) -> Self {
         HandleTable {
             kind,
-            slots: RwLock::new(Slots { entries: Vec::new(), free: VecDeque::new(), live: 0 }),
+            shards: [const { Shard(RwLock::new(Slots::new())) }; SHARDS],
+            next: AtomicUsize::new(0),
         }
     }
 
@@ -131,42 +153,47 @@ impl<T> HandleTable<T> {
     }
 
     pub fn insert_arc(&self, value: Arc<T>) -> u64 {
-        let mut slots = sync::write(&self.slots);
-        let (index, generation) = slots.take_free();
-        slots.entries[index as usize].state = State::Live(value);
-        slots.live += 1;
-        self.handle(index, generation)
+        self.place(State::Live(value))
     }
 
     /// Allocates a handle that names nothing yet, for an object that must know its own handle
     /// before it exists; it resolves as stale until [`HandleTable::fill`]. Removing it frees it.
     pub fn reserve(&self) -> u64 {
-        let mut slots = sync::write(&self.slots);
+        self.place(State::Reserved)
+    }
+
+    fn place(&self, state: State<T>) -> u64 {
+        let shard = self.next.fetch_add(1, Ordering::Relaxed) % SHARDS;
+        let mut slots = sync::write(&self.shards[shard].0);
         let (index, generation) = slots.take_free();
-        slots.entries[index as usize].state = State::Reserved;
-        self.handle(index, generation)
+        if matches!(state, State::Live(_)) {
+            slots.live += 1;
+        }
+        slots.entries[index as usize].state = state;
+        self.handle(Place { shard, index: index as usize, generation })
     }
 
     /// Makes a reserved handle name `value`.
     pub fn fill(&self, raw: u64, value: Arc<T>) {
-        let (index, generation) = self.decode(raw).expect("fill takes a handle from reserve");
-        let mut slots = sync::write(&self.slots);
-        let slot = slots.entries.get_mut(index).expect("fill takes a handle from reserve");
+        let at = self.decode(raw).expect("fill takes a handle from reserve");
+        let mut slots = sync::write(&self.shards[at.shard].0);
+        let slot = slots.entries.get_mut(at.index).expect("fill takes a handle from reserve");
         assert!(
-            slot.generation == generation && matches!(slot.state, State::Reserved),
+            slot.generation == at.generation && matches!(slot.state, State::Reserved),
             "fill takes a handle from reserve"
         );
         slot.state = State::Live(value);
         slots.live += 1;
     }
 
-    fn handle(&self, index: u32, generation: u32) -> u64 {
-        let id = (u64::from(generation) << INDEX_BITS) | u64::from(index);
+    fn handle(&self, at: Place) -> u64 {
+        let index = ((at.index as u64) << SHARD_BITS) | at.shard as u64;
+        let id = (u64::from(at.generation) << INDEX_BITS) | index;
         (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
     }
 
-    /// The slot index and generation `raw` names, if it is a handle of this table's kind.
-    fn decode(&self, raw: u64) -> Result<(usize, u32), HandleError> {
+    /// Where the object `raw` names lives, if it is a handle of this table's kind.
+    fn decode(&self, raw: u64) -> Result<Place, HandleError> {
         if raw == 0 {
             return Err(HandleError::Null);
         }
@@ -177,14 +204,21 @@ impl<T> HandleTable<T> {
             return Err(HandleError::WrongKind { expected: self.kind });
         }
         let id = raw & ID_MASK;
-        Ok(((id & INDEX_MASK) as usize, (id >> INDEX_BITS) as u32))
+        let index = id & INDEX_MASK;
+        Ok(Place {
+            shard: (index as usize) % SHARDS,
+            index: (index >> SHARD_BITS) as usize,
+            generation: (id >> INDEX_BITS) as u32,
+        })
     }
 
     /// The live object `raw` names.
     pub fn get(&self, raw: u64) -> Result<Arc<T>, HandleError> {
-        let (index, generation) = self.decode(raw)?;
-        match sync::read(&self.slots).entries.get(index) {
-            Some(Slot { generation: g, state: State::Live(v) }) if *g == generation => Ok(Arc::clone(v)),
+        let at = self.decode(raw)?;
+        match sync::read(&self.shards[at.shard].0).entries.get(at.index) {
+            Some(Slot { generation, state: State::Live(v) }) if *generation == at.generation => {
+                Ok(Arc::clone(v))
+            }
             _ => Err(HandleError::Stale),
         }
     }
@@ -192,19 +226,19 @@ impl<T> HandleTable<T> {
     /// Removes the object `raw` names; the handle is stale from then on. Holders of the `Arc`
     /// returned by earlier `get`s keep the object alive until they are done.
     pub fn remove(&self, raw: u64) -> Result<Arc<T>, HandleError> {
-        let (index, generation) = self.decode(raw)?;
-        let mut slots = sync::write(&self.slots);
-        let Some(slot) = slots.entries.get_mut(index).filter(|s| s.generation == generation) else {
+        let at = self.decode(raw)?;
+        let mut slots = sync::write(&self.shards[at.shard].0);
+        let Some(slot) = slots.entries.get_mut(at.index).filter(|s| s.generation == at.generation) else {
             return Err(HandleError::Stale);
         };
         match std::mem::replace(&mut slot.state, State::Free) {
             State::Live(v) => {
-                slots.release(index);
+                slots.release(at.index);
                 slots.live -= 1;
                 Ok(v)
             }
             State::Reserved => {
-                slots.release(index);
+                slots.release(at.index);
                 Err(HandleError::Stale)
             }
             State::Free => Err(HandleError::Stale),
@@ -213,22 +247,25 @@ impl<T> HandleTable<T> {
 
     /// Removes and returns the live objects `pred` selects (for a device's teardown).
     pub fn remove_where(&self, pred: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
-        let mut slots = sync::write(&self.slots);
-        let chosen: Vec<usize> = (slots.entries.iter().enumerate())
-            .filter(|(_, s)| matches!(&s.state, State::Live(v) if pred(v)))
-            .map(|(i, _)| i)
-            .collect();
-        chosen.into_iter().filter_map(|i| slots.take_live(i)).collect()
+        let mut gone = Vec::new();
+        for shard in &self.shards {
+            let mut slots = sync::write(&shard.0);
+            let chosen: Vec<usize> = (slots.entries.iter().enumerate())
+                .filter(|(_, s)| matches!(&s.state, State::Live(v) if pred(v)))
+                .map(|(i, _)| i)
+                .collect();
+            gone.extend(chosen.into_iter().filter_map(|i| slots.take_live(i)));
+        }
+        gone
     }
 
     /// Removes and returns every live object (for process-wide teardown).
     pub fn drain(&self) -> Vec<Arc<T>> {
-        let mut slots = sync::write(&self.slots);
-        (0..slots.entries.len()).filter_map(|i| slots.take_live(i)).collect()
+        self.remove_where(|_| true)
     }
 
     pub fn len(&self) -> usize {
-        sync::read(&self.slots).live
+        self.shards.iter().map(|s| sync::read(&s.0).live).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -237,13 +274,17 @@ impl<T> HandleTable<T> {
 }
 
 impl<T> Slots<T> {
+    const fn new() -> Self {
+        Slots { entries: Vec::new(), free: VecDeque::new(), live: 0 }
+    }
+
     /// A free slot's index and generation: the oldest free one, else a new one.
     fn take_free(&mut self) -> (u32, u32) {
         if let Some(index) = self.free.pop_front() {
             return (index, self.entries[index as usize].generation);
         }
         let index = self.entries.len() as u64;
-        assert!(index <= INDEX_MASK, "handle slots exhausted");
+        assert!(index <= INDEX_MASK >> SHARD_BITS, "handle slots exhausted");
         self.entries.push(Slot { generation: 0, state: State::Free });
         (index as u32, 0)
     }
@@ -346,16 +387,29 @@ mod tests {
     }
 
     #[test]
-    fn a_slot_whose_generations_are_used_up_is_retired() {
+    fn a_slot_whose_generations_are_used_up_is_never_handed_out_again() {
+        let mut slots: Slots<u8> = Slots::new();
+        assert_eq!(slots.take_free(), (0, 0));
+        slots.entries[0].generation = LAST_GENERATION;
+        slots.release(0);
+        assert_eq!(slots.take_free(), (1, 0), "a new slot, not the retired one");
+        slots.release(1);
+        assert_eq!(slots.take_free(), (1, 1), "a slot with generations left is reused");
+    }
+
+    #[test]
+    fn objects_spread_over_the_shards_and_all_resolve() {
         let t = HandleTable::new(HandleKind::Event);
-        let first = t.insert(0u8);
-        sync::write(&t.slots).entries[0].generation = LAST_GENERATION;
-        let last = t.handle(0, LAST_GENERATION);
-        t.remove(last).unwrap();
-        let next = t.insert(1u8);
-        assert_ne!(next & INDEX_MASK, 0, "the retired slot is not handed out again");
-        assert_eq!(t.get(first), Err(HandleError::Stale));
-        assert_eq!(t.get(last), Err(HandleError::Stale));
+        let handles: Vec<u64> = (0..100u32).map(|i| t.insert(i)).collect();
+        let shards: std::collections::BTreeSet<usize> =
+            handles.iter().map(|&h| t.decode(h).unwrap().shard).collect();
+        assert_eq!(shards.len(), SHARDS);
+        for (i, &h) in handles.iter().enumerate() {
+            assert_eq!(*t.get(h).unwrap(), i as u32);
+        }
+        assert_eq!(t.len(), 100);
+        assert_eq!(t.remove_where(|&v| v % 2 == 0).len(), 50);
+        assert_eq!(t.len(), 50);
     }
 
     #[test]
