@@ -12,8 +12,6 @@
 //! A value that does not parse is reported in the log and the default is used: a typo must not
 //! turn into a different machine silently, but it must not stop the program either.
 
-#![forbid(unsafe_code)]
-
 use std::ffi::CString;
 use std::sync::OnceLock;
 

@@ -9,8 +9,6 @@
 //! The logger is installed the first time any entry point runs. If the host program already
 //! installed a `log` logger, that one is kept and receives our messages.
 
-#![forbid(unsafe_code)]
-
 use std::sync::Once;
 
 /// The `log` target all of this library's messages use, so filters can select them.

@@ -3,8 +3,6 @@
 //! A leaf module: the configuration chooses the product and the runtime asks it what it
 //! allows, so it belongs to neither.
 
-#![forbid(unsafe_code)]
-
 /// Product families as the vendor's support tables name them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Product {

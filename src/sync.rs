@@ -14,8 +14,6 @@
 //! queue stops, and callers waiting on it block forever. [`spawn_named`] and [`Pool`] catch the
 //! panic and log it with the thread's name, so a bug is visible and a pool keeps its workers.
 
-#![forbid(unsafe_code)]
-
 use std::any::Any;
 use std::collections::VecDeque;
 use std::io;

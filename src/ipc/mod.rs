@@ -34,8 +34,6 @@
 //! thread answers). A child made by `fork` does not inherit its parent's exports: its first
 //! export starts a broker of its own.
 
-#![forbid(unsafe_code)]
-
 mod broker;
 mod exports;
 mod import;
