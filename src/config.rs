@@ -15,7 +15,7 @@ use std::ffi::CString;
 use std::sync::OnceLock;
 
 use crate::logging::TARGET;
-use crate::runtime::product::Product;
+use crate::profile::Product;
 
 pub const DEFAULT_DEVICE_COUNT: u32 = 8;
 pub const MAX_DEVICE_COUNT: u32 = 64;

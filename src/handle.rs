@@ -8,14 +8,37 @@
 //!
 //! Layout of the 64-bit value: `0xA5` in the top byte (so it is never a valid user-space
 //! address and cannot be mistaken for real memory), the kind in the next byte, then a 48-bit
-//! id that is never reused within a process (so a stale handle cannot name a newer object).
+//! id: a slot's generation (high 24 bits) and its index in the table (low 24 bits, the lowest 4
+//! of them choosing the slot's shard). Removing an
+//! object moves its slot to the next generation, so a stale handle never names a newer object;
+//! a slot whose generations are used up is retired, so an id is never reused within a process.
+//!
+//! # Lookups run in parallel
+//! Every record, wait, synchronise and engine call resolves a handle, from many threads at
+//! once. The slots sit in 16 shards, each behind its own `RwLock` on its own cache lines: a
+//! lookup is an index and a generation compare under one shard's read lock, so lookups do not
+//! queue behind each other, and lookups of objects in different shards share no memory they
+//! write. Only creating and destroying objects take a (shard's) write lock.
+//!
+//! # One trait per kind
+//! [`Handle`] ties a kind to its table and to the error family its callers report in, so the
+//! FFI edge resolves every kind with one function (`ffi::handles::resolve`).
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, RwLock};
+
+use crate::sync;
 
 const MAGIC: u64 = 0xA5;
 const ID_BITS: u32 = 48;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
+const INDEX_BITS: u32 = 24;
+const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
+const LAST_GENERATION: u32 = (1 << (ID_BITS - INDEX_BITS)) - 1;
+/// The low bits of a slot index choose its shard.
+const SHARD_BITS: u32 = 4;
+const SHARDS: usize = 1 << SHARD_BITS;
 
 /// What a handle stands for; part of its value, so a handle of one kind never resolves as
 /// another.
@@ -44,26 +67,82 @@ pub enum HandleError {
     Stale,
 }
 
+/// An error family (one per C API) that can say why a handle did not resolve, in its own codes.
+pub trait FromHandleError {
+    /// The error for handle `what` (e.g. "stream") failing with `e`.
+    fn from_handle_error(what: &str, e: HandleError) -> Self;
+}
+
+/// A kind of handle: its table, and the error family its C API reports failures in.
+///
+/// Implemented once per kind, next to its table; a new kind costs a table and an impl.
+pub trait Handle {
+    const KIND: HandleKind;
+    /// The object a handle of this kind names.
+    type Target: Send + Sync + 'static;
+    /// The error its API reports a bad handle with.
+    type Error: FromHandleError;
+    fn table() -> &'static HandleTable<Self::Target>;
+
+    /// The live object `raw` names, or the family's error for handle `what`.
+    fn resolve(raw: u64, what: &str) -> Result<Arc<Self::Target>, Self::Error> {
+        Self::table().get(raw).map_err(|e| Self::Error::from_handle_error(what, e))
+    }
+
+    /// Removes the object `raw` names (the handle is stale from then on), or the family's
+    /// error for handle `what`.
+    fn release(raw: u64, what: &str) -> Result<Arc<Self::Target>, Self::Error> {
+        Self::table().remove(raw).map_err(|e| Self::Error::from_handle_error(what, e))
+    }
+}
+
 /// A table of live objects of one kind, addressed by handle value.
 pub struct HandleTable<T> {
     kind: HandleKind,
-    inner: Mutex<Entries<T>>,
+    shards: [Shard<T>; SHARDS],
+    /// The shard the next object goes to: round robin, so objects spread over the shards.
+    next: AtomicUsize,
 }
 
-struct Entries<T> {
-    next_id: u64,
-    live: BTreeMap<u64, Arc<T>>,
+/// One lock's share of a table, alone on its cache lines: a read lock is a write to the lock's
+/// word, and lookups of objects in different shards must not touch the same line.
+#[repr(align(128))]
+struct Shard<T>(RwLock<Slots<T>>);
+
+struct Slots<T> {
+    entries: Vec<Slot<T>>,
+    /// Free indices, oldest first: reusing the longest-free slot spreads generations evenly.
+    free: VecDeque<u32>,
+    live: usize,
+}
+
+struct Slot<T> {
+    generation: u32,
+    state: State<T>,
+}
+
+enum State<T> {
+    Free,
+    /// Handed out by [`HandleTable::reserve`], not filled yet.
+    Reserved,
+    Live(Arc<T>),
+}
+
+/// Where a handle's object lives: its shard, its index there, and the generation it names.
+#[derive(Clone, Copy)]
+struct Place {
+    shard: usize,
+    index: usize,
+    generation: u32,
 }
 
 impl<T> HandleTable<T> {
     pub const fn new(kind: HandleKind) -> Self {
-        HandleTable { kind, inner: Mutex::new(Entries { next_id: 1, live: BTreeMap::new() }) }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Entries<T>> {
-        // A panic elsewhere while holding the lock leaves the map itself consistent (every
-        // mutation is a single insert or remove), so a poisoned lock is safe to keep using.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        HandleTable {
+            kind,
+            shards: [const { Shard(RwLock::new(Slots::new())) }; SHARDS],
+            next: AtomicUsize::new(0),
+        }
     }
 
     /// Stores `value` and returns the handle that names it.
@@ -72,28 +151,47 @@ impl<T> HandleTable<T> {
     }
 
     pub fn insert_arc(&self, value: Arc<T>) -> u64 {
-        let raw = self.reserve();
-        self.fill(raw, value);
-        raw
+        self.place(State::Live(value))
     }
 
     /// Allocates a handle that names nothing yet, for an object that must know its own handle
-    /// before it exists; it resolves as stale until [`HandleTable::fill`].
+    /// before it exists; it resolves as stale until [`HandleTable::fill`]. Removing it frees it.
     pub fn reserve(&self) -> u64 {
-        let mut e = self.lock();
-        let id = e.next_id;
-        e.next_id += 1;
-        assert!(id <= ID_MASK, "handle ids exhausted");
-        (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
+        self.place(State::Reserved)
+    }
+
+    fn place(&self, state: State<T>) -> u64 {
+        let shard = self.next.fetch_add(1, Ordering::Relaxed) % SHARDS;
+        let mut slots = sync::write(&self.shards[shard].0);
+        let (index, generation) = slots.take_free();
+        if matches!(state, State::Live(_)) {
+            slots.live += 1;
+        }
+        slots.entries[index as usize].state = state;
+        self.handle(Place { shard, index: index as usize, generation })
     }
 
     /// Makes a reserved handle name `value`.
     pub fn fill(&self, raw: u64, value: Arc<T>) {
-        let id = self.id_of(raw).expect("fill takes a handle from reserve");
-        self.lock().live.insert(id, value);
+        let at = self.decode(raw).expect("fill takes a handle from reserve");
+        let mut slots = sync::write(&self.shards[at.shard].0);
+        let slot = slots.entries.get_mut(at.index).expect("fill takes a handle from reserve");
+        assert!(
+            slot.generation == at.generation && matches!(slot.state, State::Reserved),
+            "fill takes a handle from reserve"
+        );
+        slot.state = State::Live(value);
+        slots.live += 1;
     }
 
-    fn id_of(&self, raw: u64) -> Result<u64, HandleError> {
+    fn handle(&self, at: Place) -> u64 {
+        let index = ((at.index as u64) << SHARD_BITS) | at.shard as u64;
+        let id = (u64::from(at.generation) << INDEX_BITS) | index;
+        (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
+    }
+
+    /// Where the object `raw` names lives, if it is a handle of this table's kind.
+    fn decode(&self, raw: u64) -> Result<Place, HandleError> {
         if raw == 0 {
             return Err(HandleError::Null);
         }
@@ -103,40 +201,115 @@ impl<T> HandleTable<T> {
         if (raw >> ID_BITS) & 0xFF != self.kind as u64 {
             return Err(HandleError::WrongKind { expected: self.kind });
         }
-        Ok(raw & ID_MASK)
+        let id = raw & ID_MASK;
+        let index = id & INDEX_MASK;
+        Ok(Place {
+            shard: (index as usize) % SHARDS,
+            index: (index >> SHARD_BITS) as usize,
+            generation: (id >> INDEX_BITS) as u32,
+        })
     }
 
     /// The live object `raw` names.
     pub fn get(&self, raw: u64) -> Result<Arc<T>, HandleError> {
-        let id = self.id_of(raw)?;
-        self.lock().live.get(&id).cloned().ok_or(HandleError::Stale)
+        let at = self.decode(raw)?;
+        match sync::read(&self.shards[at.shard].0).entries.get(at.index) {
+            Some(Slot { generation, state: State::Live(v) }) if *generation == at.generation => {
+                Ok(Arc::clone(v))
+            }
+            _ => Err(HandleError::Stale),
+        }
     }
 
     /// Removes the object `raw` names; the handle is stale from then on. Holders of the `Arc`
     /// returned by earlier `get`s keep the object alive until they are done.
     pub fn remove(&self, raw: u64) -> Result<Arc<T>, HandleError> {
-        let id = self.id_of(raw)?;
-        self.lock().live.remove(&id).ok_or(HandleError::Stale)
+        let at = self.decode(raw)?;
+        let mut slots = sync::write(&self.shards[at.shard].0);
+        let Some(slot) = slots.entries.get_mut(at.index).filter(|s| s.generation == at.generation) else {
+            return Err(HandleError::Stale);
+        };
+        match std::mem::replace(&mut slot.state, State::Free) {
+            State::Live(v) => {
+                slots.release(at.index);
+                slots.live -= 1;
+                Ok(v)
+            }
+            State::Reserved => {
+                slots.release(at.index);
+                Err(HandleError::Stale)
+            }
+            State::Free => Err(HandleError::Stale),
+        }
     }
 
     /// Removes and returns the live objects `pred` selects (for a device's teardown).
     pub fn remove_where(&self, pred: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
-        let mut e = self.lock();
-        let ids: Vec<u64> = e.live.iter().filter(|(_, v)| pred(v)).map(|(&id, _)| id).collect();
-        ids.iter().filter_map(|id| e.live.remove(id)).collect()
+        let mut gone = Vec::new();
+        for shard in &self.shards {
+            let mut slots = sync::write(&shard.0);
+            let chosen: Vec<usize> = (slots.entries.iter().enumerate())
+                .filter(|(_, s)| matches!(&s.state, State::Live(v) if pred(v)))
+                .map(|(i, _)| i)
+                .collect();
+            gone.extend(chosen.into_iter().filter_map(|i| slots.take_live(i)));
+        }
+        gone
     }
 
     /// Removes and returns every live object (for process-wide teardown).
     pub fn drain(&self) -> Vec<Arc<T>> {
-        std::mem::take(&mut self.lock().live).into_values().collect()
+        self.remove_where(|_| true)
     }
 
     pub fn len(&self) -> usize {
-        self.lock().live.len()
+        self.shards.iter().map(|s| sync::read(&s.0).live).sum()
     }
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+impl<T> Slots<T> {
+    const fn new() -> Self {
+        Slots { entries: Vec::new(), free: VecDeque::new(), live: 0 }
+    }
+
+    /// A free slot's index and generation: the oldest free one, else a new one.
+    fn take_free(&mut self) -> (u32, u32) {
+        if let Some(index) = self.free.pop_front() {
+            return (index, self.entries[index as usize].generation);
+        }
+        let index = self.entries.len() as u64;
+        assert!(index <= INDEX_MASK >> SHARD_BITS, "handle slots exhausted");
+        self.entries.push(Slot { generation: 0, state: State::Free });
+        (index as u32, 0)
+    }
+
+    /// Moves a slot just emptied to its next generation, and back to the free list unless its
+    /// generations are used up.
+    fn release(&mut self, index: usize) {
+        let slot = &mut self.entries[index];
+        if slot.generation < LAST_GENERATION {
+            slot.generation += 1;
+            self.free.push_back(index as u32);
+        } else {
+            // Retired: its next generation would repeat an id already handed out.
+            slot.generation = u32::MAX;
+        }
+    }
+
+    fn take_live(&mut self, index: usize) -> Option<Arc<T>> {
+        if !matches!(self.entries[index].state, State::Live(_)) {
+            return None;
+        }
+        let State::Live(v) = std::mem::replace(&mut self.entries[index].state, State::Free) else {
+            unreachable!("checked above")
+        };
+        self.release(index);
+        self.live -= 1;
+        Some(v)
     }
 }
 
@@ -198,6 +371,66 @@ mod tests {
         assert_eq!(t.remove_where(|&v| v == 2).len(), 1);
         assert!(t.get(a).is_ok());
         assert_eq!(t.get(b), Err(HandleError::Stale));
+    }
+
+    #[test]
+    fn a_removed_reservation_is_stale_and_its_slot_is_reused_under_a_new_id() {
+        let t: HandleTable<u8> = HandleTable::new(HandleKind::Context);
+        let h = t.reserve();
+        assert_eq!(t.remove(h), Err(HandleError::Stale));
+        let next = t.insert(1);
+        assert_ne!(next, h);
+        assert_eq!(t.get(h), Err(HandleError::Stale));
+        assert_eq!(*t.get(next).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_slot_whose_generations_are_used_up_is_never_handed_out_again() {
+        let mut slots: Slots<u8> = Slots::new();
+        assert_eq!(slots.take_free(), (0, 0));
+        slots.entries[0].generation = LAST_GENERATION;
+        slots.release(0);
+        assert_eq!(slots.take_free(), (1, 0), "a new slot, not the retired one");
+        slots.release(1);
+        assert_eq!(slots.take_free(), (1, 1), "a slot with generations left is reused");
+    }
+
+    #[test]
+    fn objects_spread_over_the_shards_and_all_resolve() {
+        let t = HandleTable::new(HandleKind::Event);
+        let handles: Vec<u64> = (0..100u32).map(|i| t.insert(i)).collect();
+        let shards: std::collections::BTreeSet<usize> =
+            handles.iter().map(|&h| t.decode(h).unwrap().shard).collect();
+        assert_eq!(shards.len(), SHARDS);
+        for (i, &h) in handles.iter().enumerate() {
+            assert_eq!(*t.get(h).unwrap(), i as u32);
+        }
+        assert_eq!(t.len(), 100);
+        assert_eq!(t.remove_where(|&v| v % 2 == 0).len(), 50);
+        assert_eq!(t.len(), 50);
+    }
+
+    #[test]
+    fn many_threads_resolve_while_others_create_and_destroy() {
+        let t: Arc<HandleTable<u64>> = Arc::new(HandleTable::new(HandleKind::Stream));
+        let kept: Vec<u64> = (0..16).map(|i| t.insert(i)).collect();
+        let threads: Vec<_> = (0..4)
+            .map(|n| {
+                let (t, kept) = (Arc::clone(&t), kept.clone());
+                std::thread::spawn(move || {
+                    for round in 0..if cfg!(miri) { 50 } else { 2000u64 } {
+                        if n % 2 == 0 {
+                            let h = t.insert(round);
+                            assert_eq!(*t.remove(h).unwrap(), round);
+                        }
+                        let i = (round % 16) as usize;
+                        assert_eq!(*t.get(kept[i]).unwrap(), i as u64);
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().for_each(|th| th.join().unwrap());
+        assert_eq!(t.len(), 16);
     }
 
     #[test]

@@ -34,4 +34,8 @@ pub mod ipc;
 #[forbid(unsafe_code)]
 pub mod logging;
 #[forbid(unsafe_code)]
+pub mod profile;
+#[forbid(unsafe_code)]
 pub mod runtime;
+#[forbid(unsafe_code)]
+pub mod sync;

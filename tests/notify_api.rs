@@ -135,6 +135,13 @@ fn bad_inputs_and_the_device_limit() {
             assert_eq!(aclrtCreateNotify(&mut null_mut(), 0), ACL_ERROR_RT_NO_NOTIFY_RESOURCE);
             assert_eq!(aclrtDestroyNotify(all.pop().unwrap()), ACL_SUCCESS);
             all.push(notify());
+            // A bad out-pointer fails before anything is created: with room for one more, a
+            // misaligned one is refused, and the room is still there afterwards.
+            assert_eq!(aclrtDestroyNotify(all.pop().unwrap()), ACL_SUCCESS);
+            let mut slots = [null_mut::<c_void>(); 2];
+            let misaligned = (slots.as_mut_ptr() as *mut u8).wrapping_add(1) as *mut *mut c_void;
+            assert_eq!(aclrtCreateNotify(misaligned, 0), ACL_ERROR_INVALID_PARAM);
+            all.push(notify());
             for n in all.drain(..100) {
                 assert_eq!(aclrtDestroyNotify(n), ACL_SUCCESS);
             }

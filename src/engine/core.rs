@@ -23,7 +23,7 @@ use super::path::{direct, shm, ucx};
 use super::peer_notify::PeerNotifies;
 use super::registry::Registry;
 use super::requests::{self, Requests};
-use super::sync::lock;
+use crate::sync::lock;
 
 pub(crate) struct Core {
     pub(super) name: EngineName,

@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use crate::engine::conn::link::Link;
 use crate::engine::limits::MAX_LINKS;
-use crate::engine::sync::lock;
 use crate::engine::wire::Message;
 use crate::error::engine_status::{ADXL_ALREADY_CONNECTED, ADXL_RESOURCE_EXHAUSTED};
 use crate::error::{EngineError, EngineResult};
+use crate::sync::lock;
 
 #[derive(Default)]
 pub struct Links {

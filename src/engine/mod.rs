@@ -10,8 +10,8 @@
 //!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
 //!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
-//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds),
-//!   [`sync`] (the lock every part uses);
+//!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
+//!   locks, threads and workers come from the crate's shared layer, [`crate::sync`];
 //! - [`conn`]: connections, the ones this engine makes (links, the [`conn::dialer`] they are
 //!   given instead of the whole core, the secret's handshake, redialling) and the ones it
 //!   serves (listener, admission, serving, served connections);
@@ -61,7 +61,6 @@ mod path;
 mod peer_notify;
 mod registry;
 mod requests;
-mod sync;
 pub mod wire;
 
 use std::sync::atomic::Ordering;
@@ -84,6 +83,7 @@ use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
+use crate::sync::lock;
 use crate::sys::span::{HostRange, RawSpan};
 use conn::link::Link;
 use conn::serve;
@@ -91,7 +91,6 @@ use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
-use sync::lock;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.

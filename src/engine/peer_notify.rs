@@ -22,12 +22,12 @@ pub struct PeerNotifies {
 impl PeerNotifies {
     /// Queues a notify from `peer`, as [`Queue::push`].
     pub fn push(&self, peer: &str, n: Notified) -> u32 {
-        crate::engine::sync::lock(&self.queue).push(peer, n)
+        crate::sync::lock(&self.queue).push(peer, n)
     }
 
     /// Everything queued, oldest first (GetNotifies).
     pub fn take(&self) -> Vec<Notified> {
-        crate::engine::sync::lock(&self.queue).take()
+        crate::sync::lock(&self.queue).take()
     }
 }
 

@@ -39,18 +39,18 @@ impl Requests {
     /// flight; `None` at [`MAX_REQUESTS`].
     pub fn start(&self, remote: &str, owner: usize) -> Option<Arc<Request>> {
         let request = Arc::new(Request::new(remote, owner, &self.held)?);
-        crate::engine::sync::lock(&self.inflight).push(request.clone());
+        crate::sync::lock(&self.inflight).push(request.clone());
         Some(request)
     }
 
     /// The request is done: no longer in flight.
     pub fn finished(&self, request: &Arc<Request>) {
-        crate::engine::sync::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
+        crate::sync::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
     }
 
     /// The requests to `remote` in flight now.
     pub fn in_flight_to(&self, remote: &str) -> Vec<Arc<Request>> {
-        crate::engine::sync::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
+        crate::sync::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
     }
 
     /// Queues `job` for the workers; `false` after [`Requests::stop`].

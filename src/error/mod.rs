@@ -14,6 +14,8 @@ pub use recent::{clear_recent, recent_message, record_recent, take_recent};
 use acl_codes::aclError;
 use engine_status::EngineStatus;
 
+use crate::handle::{FromHandleError, HandleError};
+
 /// A failed AscendCL call: the `aclError` the caller gets and the text it can read back.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} (error {code})")]
@@ -50,5 +52,56 @@ impl EngineError {
     }
 }
 
+/// A bad handle passed to AscendCL: NULL is the caller's mistake in the arguments
+/// (`ACL_ERROR_INVALID_PARAM`), anything else names no live object (`ACL_ERROR_RT_INVALID_HANDLE`).
+impl FromHandleError for AclError {
+    fn from_handle_error(what: &str, e: HandleError) -> Self {
+        match e {
+            HandleError::Null => {
+                AclError::new(acl_codes::ACL_ERROR_INVALID_PARAM, format!("{what} must not be NULL"))
+            }
+            _ => AclError::new(rt_codes::ACL_ERROR_RT_INVALID_HANDLE, format!("{what}: {e}")),
+        }
+    }
+}
+
 pub type AclResult<T> = Result<T, AclError>;
+/// A bad handle passed to the engine's API: every case is `PARAM_INVALID`, as the engine's
+/// hand-written lookups report it (the engine's tables adopt this when they move onto
+/// [`crate::handle::Handle`]).
+impl FromHandleError for EngineError {
+    fn from_handle_error(what: &str, e: HandleError) -> Self {
+        EngineError::new(engine_status::ADXL_PARAM_INVALID, format!("{what}: {e}"))
+    }
+}
+
 pub type EngineResult<T> = Result<T, EngineError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handle::HandleKind;
+
+    #[test]
+    fn a_null_handle_is_a_bad_argument_and_a_dead_one_an_invalid_handle_for_acl() {
+        let null = AclError::from_handle_error("stream", HandleError::Null);
+        assert_eq!(
+            (null.code, null.message.as_str()),
+            (acl_codes::ACL_ERROR_INVALID_PARAM, "stream must not be NULL")
+        );
+        let stale = AclError::from_handle_error("event", HandleError::Stale);
+        assert_eq!(stale.code, rt_codes::ACL_ERROR_RT_INVALID_HANDLE);
+        let wrong =
+            AclError::from_handle_error("notify", HandleError::WrongKind { expected: HandleKind::Notify });
+        assert_eq!(wrong.code, rt_codes::ACL_ERROR_RT_INVALID_HANDLE);
+    }
+
+    #[test]
+    fn every_bad_handle_is_param_invalid_for_the_engine() {
+        for e in [HandleError::Null, HandleError::Foreign, HandleError::Stale] {
+            let got = EngineError::from_handle_error("engine", e);
+            assert_eq!(got.status, engine_status::ADXL_PARAM_INVALID);
+            assert!(got.message.starts_with("engine: "));
+        }
+    }
+}

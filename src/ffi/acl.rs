@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::ffi::{CString, c_char};
 use std::path::Path;
 
-use super::ptr::{check_optional, optional_str, write_optional};
+use super::ptr::{Out, optional_str};
 use super::{acl_call, boundary};
 use crate::error::acl_codes::aclError;
 use crate::error::take_recent;
@@ -48,10 +48,12 @@ pub extern "C" fn aclFinalize() -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclFinalizeReference(refCount: *mut u64) -> aclError {
     acl_call("aclFinalizeReference", || {
-        check_optional(refCount, "refCount")?;
-        let left = init::finalize_reference()?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_optional(refCount, left, "refCount") }?;
+        let ref_count = unsafe { Out::optional(refCount, "refCount") }?;
+        let left = init::finalize_reference()?;
+        if let Some(out) = ref_count {
+            out.write(left);
+        }
         Ok(())
     })
 }

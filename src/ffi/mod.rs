@@ -16,6 +16,7 @@ pub mod acl;
 pub mod acl_base;
 pub mod acl_rt;
 pub mod engine;
+pub mod handles;
 pub mod ptr;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};

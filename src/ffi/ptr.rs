@@ -2,8 +2,14 @@
 //!
 //! Only NULL and misalignment can be detected; everything else about a pointer is the caller's
 //! contract, stated in the function's `# Safety` section.
+//!
+//! Out-parameters are taken as [`Out`] before a call does any work: a bad one then fails the
+//! call with nothing done, and the final write cannot fail, so no call needs code to undo a
+//! creation whose handle could not be handed out.
 
 use std::ffi::{CStr, c_char};
+use std::marker::PhantomData;
+use std::ptr::NonNull;
 
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::engine_status::ADXL_PARAM_INVALID;
@@ -43,33 +49,73 @@ fn check<T>(p: *const T, what: &'static str) -> Result<(), BadPointer> {
     }
 }
 
+/// An out-parameter known to be non-NULL and aligned, so writing it cannot fail.
+pub(crate) struct Out<'a, T> {
+    p: NonNull<T>,
+    _writes: PhantomData<&'a mut T>,
+}
+
+impl<'a, T> Out<'a, T> {
+    /// Checks the out-parameter `p` (named `what` in messages).
+    ///
+    /// # Safety
+    /// `p` is NULL or valid for a write of `T` for `'a`.
+    pub(crate) unsafe fn new(p: *mut T, what: &'static str) -> Result<Out<'a, T>, BadPointer> {
+        check(p, what)?;
+        let p = NonNull::new(p).ok_or(BadPointer { what, why: "must not be NULL" })?;
+        Ok(Out { p, _writes: PhantomData })
+    }
+
+    /// Checks an optional out-parameter: NULL (not wanted) gives `None`.
+    ///
+    /// # Safety
+    /// As for [`Out::new`].
+    pub(crate) unsafe fn optional(p: *mut T, what: &'static str) -> Result<Option<Out<'a, T>>, BadPointer> {
+        // SAFETY: forwarded contract.
+        if p.is_null() { Ok(None) } else { unsafe { Out::new(p, what) }.map(Some) }
+    }
+
+    /// Hands `value` out.
+    pub(crate) fn write(self, value: T) {
+        // SAFETY: non-NULL and aligned (checked by `new`); valid for a write of `T` for 'a by
+        // `new`'s contract.
+        unsafe { self.p.as_ptr().write(value) }
+    }
+}
+
 /// Writes `value` to the out-parameter `p` (named `what` in messages).
 ///
 /// # Safety
 /// `p` is NULL or valid for a write of `T`.
 pub(crate) unsafe fn write_out<T>(p: *mut T, value: T, what: &'static str) -> Result<(), BadPointer> {
-    check(p, what)?;
-    // SAFETY: non-NULL and aligned (checked above); valid for writes by the caller's contract.
-    unsafe { p.write(value) };
+    // SAFETY: forwarded contract.
+    unsafe { Out::new(p, what) }?.write(value);
     Ok(())
+}
+
+/// The C array `p` of `len` elements (named `what` in messages). NULL is allowed for an empty
+/// array; with `len > 0` it is the caller's error, as is a misaligned `p`.
+///
+/// # Safety
+/// `p` is NULL or points to `len` readable `T` that stay valid and unchanged for `'a`.
+pub(crate) unsafe fn slice<'a, T>(
+    p: *const T,
+    len: usize,
+    what: &'static str,
+) -> Result<&'a [T], BadPointer> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    check(p, what)?;
+    // SAFETY: non-NULL and aligned (checked above); `len` readable values, valid for 'a, by
+    // the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, len) })
 }
 
 /// Checks an optional out-parameter before any work is done, so a bad one fails the call
 /// without side effects; NULL passes.
 pub(crate) fn check_optional<T>(p: *mut T, what: &'static str) -> Result<(), BadPointer> {
     if p.is_null() { Ok(()) } else { check(p, what) }
-}
-
-/// Writes `value` to `p` when the caller passed one; NULL means "not wanted".
-///
-/// # Safety
-/// `p` is NULL or valid for a write of `T`.
-pub(crate) unsafe fn write_optional<T>(p: *mut T, value: T, what: &'static str) -> Result<(), BadPointer> {
-    if p.is_null() {
-        return Ok(());
-    }
-    // SAFETY: forwarded contract; non-NULL here.
-    unsafe { write_out(p, value, what) }
 }
 
 /// Reads a NUL-terminated UTF-8 string argument; NULL gives `None`.
@@ -117,7 +163,32 @@ mod tests {
         unsafe { write_out(&mut buf[0], 9u64, "value") }.unwrap();
         assert_eq!(buf[0], 9);
         // SAFETY: NULL means not wanted.
-        unsafe { write_optional::<u64>(std::ptr::null_mut(), 1, "value") }.unwrap();
+        assert!(unsafe { Out::<u64>::optional(std::ptr::null_mut(), "value") }.unwrap().is_none());
+    }
+
+    #[test]
+    fn an_out_parameter_is_checked_when_taken_and_then_written_without_fail() {
+        let mut v = 0u32;
+        // SAFETY: a valid, aligned destination that outlives `out`.
+        let out = unsafe { Out::new(&mut v, "value") }.unwrap();
+        out.write(7);
+        assert_eq!(v, 7);
+        // SAFETY: NULL is refused before anything is written.
+        assert!(unsafe { Out::<u32>::new(std::ptr::null_mut(), "value") }.is_err());
+    }
+
+    #[test]
+    fn a_c_array_may_be_null_only_when_empty() {
+        let values = [1u32, 2, 3];
+        // SAFETY: NULL with length 0, and a live array of 3 values.
+        unsafe {
+            assert_eq!(slice::<u32>(std::ptr::null(), 0, "values").unwrap(), &[] as &[u32]);
+            assert_eq!(slice(values.as_ptr(), 3, "values").unwrap(), &values);
+            let e = slice::<u32>(std::ptr::null(), 2, "values").unwrap_err();
+            assert_eq!(e.why, "must not be NULL");
+            let odd = (values.as_ptr() as *const u8).wrapping_add(1) as *const u32;
+            assert_eq!(slice(odd, 1, "values").unwrap_err().why, "is not aligned for its type");
+        }
     }
 
     #[test]

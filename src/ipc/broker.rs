@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 use std::os::fd::AsFd;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::exports::{Decision, Exports};
@@ -28,6 +28,7 @@ use super::wire::{REQUEST_LEN, Reply, Request, Status, WireError};
 use super::{Offer, ipc_error, param_invalid};
 use crate::error::AclResult;
 use crate::logging::TARGET;
+use crate::sync;
 use crate::sys::socket::{Conn, Listener, poll_ready};
 
 /// How long a new connection may take to send its request.
@@ -53,7 +54,7 @@ static CURRENT: Mutex<Option<Arc<Broker>>> = Mutex::new(None);
 /// The broker of this process, started now if there is none (or only one inherited through
 /// `fork`, whose thread did not survive it).
 pub(super) fn running() -> AclResult<Arc<Broker>> {
-    let mut current = lock(&CURRENT);
+    let mut current = sync::lock(&CURRENT);
     if let Some(b) = current.as_ref().filter(|b| b.pid == std::process::id()) {
         return Ok(Arc::clone(b));
     }
@@ -64,7 +65,7 @@ pub(super) fn running() -> AclResult<Arc<Broker>> {
 
 /// The broker of this process if it serves `key`; otherwise 107000.
 pub(super) fn owning(key: &Key) -> AclResult<Arc<Broker>> {
-    lock(&CURRENT)
+    sync::lock(&CURRENT)
         .as_ref()
         .filter(|b| b.pid == std::process::id() && b.pid == key.pid() && b.token == key.token())
         .cloned()
@@ -79,9 +80,7 @@ fn start() -> AclResult<Arc<Broker>> {
         .map_err(|e| ipc_error(format!("cannot open the IPC broker socket: {e}")))?;
     let broker = Arc::new(Broker { pid, token, exports: Mutex::new(Exports::default()) });
     let serving = Arc::clone(&broker);
-    std::thread::Builder::new()
-        .name("ascendless-ipc".into())
-        .spawn(move || Serve::new(serving, listener).run())
+    sync::spawn_named("ascendless-ipc", move || Serve::new(serving, listener).run())
         .map_err(|e| ipc_error(format!("cannot start the IPC broker thread: {e}")))?;
     log::debug!(target: TARGET, "IPC broker of process {pid} started");
     Ok(broker)
@@ -89,7 +88,7 @@ fn start() -> AclResult<Arc<Broker>> {
 
 impl Broker {
     fn exports(&self) -> MutexGuard<'_, Exports> {
-        lock(&self.exports)
+        sync::lock(&self.exports)
     }
 
     pub fn export(&self, offer: Offer) -> AclResult<Key> {
@@ -120,12 +119,6 @@ impl Broker {
     pub fn importers(&self, key: &Key) -> usize {
         self.exports().links(key.secret())
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock cannot leave the table inconsistent in a way that matters
-    // more than stopping IPC altogether would.
-    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// A connection that has not sent its request yet.

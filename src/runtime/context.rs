@@ -10,15 +10,41 @@ use std::sync::{Arc, Mutex};
 
 use super::event::Event;
 use super::stream::Stream;
-use crate::error::rt_codes::{
-    ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_PARAM_INVALID,
-};
+use crate::error::rt_codes::ACL_ERROR_RT_CONTEXT_NULL;
 use crate::error::{AclError, AclResult};
-use crate::handle::{HandleError, HandleKind, HandleTable};
+use crate::handle::{Handle, HandleKind, HandleTable};
+use crate::sync;
 
 pub static CONTEXTS: HandleTable<Context> = HandleTable::new(HandleKind::Context);
 pub static STREAMS: HandleTable<Stream> = HandleTable::new(HandleKind::Stream);
 pub static EVENTS: HandleTable<Event> = HandleTable::new(HandleKind::Event);
+
+impl Handle for Context {
+    const KIND: HandleKind = HandleKind::Context;
+    type Target = Context;
+    type Error = AclError;
+    fn table() -> &'static HandleTable<Context> {
+        &CONTEXTS
+    }
+}
+
+impl Handle for Stream {
+    const KIND: HandleKind = HandleKind::Stream;
+    type Target = Stream;
+    type Error = AclError;
+    fn table() -> &'static HandleTable<Stream> {
+        &STREAMS
+    }
+}
+
+impl Handle for Event {
+    const KIND: HandleKind = HandleKind::Event;
+    type Target = Event;
+    type Error = AclError;
+    fn table() -> &'static HandleTable<Event> {
+        &EVENTS
+    }
+}
 
 pub struct Context {
     /// This context's handle value.
@@ -34,14 +60,6 @@ pub struct Context {
 
 thread_local! {
     static CURRENT: RefCell<Option<Arc<Context>>> = const { RefCell::new(None) };
-}
-
-/// Maps a handle lookup failure to the runtime's code.
-pub fn handle_error(what: &str, e: HandleError) -> AclError {
-    match e {
-        HandleError::Null => AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("{what} is NULL")),
-        _ => AclError::new(ACL_ERROR_RT_INVALID_HANDLE, format!("{what}: {e}")),
-    }
 }
 
 impl Context {
@@ -70,13 +88,13 @@ impl Context {
     pub fn create_stream(&self) -> AclResult<u64> {
         let stream = Stream::new(self.device, self.handle)?;
         let handle = STREAMS.insert(stream);
-        self.streams.lock().unwrap_or_else(|e| e.into_inner()).push(handle);
+        sync::lock(&self.streams).push(handle);
         Ok(handle)
     }
 
     /// Forgets a destroyed stream's handle.
     pub fn forget_stream(&self, handle: u64) {
-        self.streams.lock().unwrap_or_else(|e| e.into_inner()).retain(|&h| h != handle);
+        sync::lock(&self.streams).retain(|&h| h != handle);
     }
 
     /// Destroys the context: its streams (running their pending tasks first unless `force`)
@@ -85,7 +103,7 @@ impl Context {
         if !self.alive.swap(false, Ordering::AcqRel) {
             return;
         }
-        let streams = std::mem::take(&mut *self.streams.lock().unwrap_or_else(|e| e.into_inner()));
+        let streams = std::mem::take(&mut *sync::lock(&self.streams));
         for h in streams {
             if let Ok(s) = STREAMS.remove(h) {
                 s.close(force);
@@ -146,7 +164,7 @@ pub fn stream(raw: u64) -> AclResult<StreamRef> {
     if raw == 0 {
         return current().map(StreamRef::Default);
     }
-    STREAMS.get(raw).map(StreamRef::Created).map_err(|e| handle_error("stream", e))
+    Stream::resolve(raw, "stream").map(StreamRef::Created)
 }
 
 /// Resolves a stream that work is about to be queued on: it must belong to the current

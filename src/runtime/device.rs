@@ -8,6 +8,7 @@ use crate::config::settings;
 use crate::error::rt_codes::{ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
+use crate::sync;
 
 #[derive(Default)]
 struct Device {
@@ -21,7 +22,7 @@ struct Device {
 static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
 
 fn devices() -> MutexGuard<'static, Vec<Device>> {
-    let mut d = DEVICES.lock().unwrap_or_else(|e| e.into_inner());
+    let mut d = sync::lock(&DEVICES);
     if d.is_empty() {
         d.resize_with(settings().device_count as usize, Device::default);
     }
@@ -88,8 +89,41 @@ pub fn reset(id: i32, force: bool) -> AclResult<()> {
         context::clear_current_if(ctx.handle);
         ctx.destroy(force);
     }
-    super::on_device_released(id);
+    run_release_hooks(id);
     Ok(())
+}
+
+/// A module's way to free its per-device state when a device's last use is reset: how many
+/// objects it freed, named `what` in the log.
+#[derive(Clone, Copy)]
+struct ReleaseHook {
+    what: &'static str,
+    release: fn(i32) -> usize,
+}
+
+static RELEASE_HOOKS: Mutex<Vec<ReleaseHook>> = Mutex::new(Vec::new());
+
+/// Has `release` run when a device's last use is reset. A module that keeps state per device
+/// (memory, notifies) registers when it first keeps some, so this module needs to know none of
+/// them. Registering `what` again is harmless.
+pub fn on_release(what: &'static str, release: fn(i32) -> usize) {
+    let mut hooks = sync::lock(&RELEASE_HOOKS);
+    if !hooks.iter().any(|h| h.what == what) {
+        hooks.push(ReleaseHook { what, release });
+    }
+}
+
+/// Runs the release hooks for `device` (outside the hooks' lock: a hook may register another).
+fn run_release_hooks(device: i32) {
+    let hooks = sync::lock(&RELEASE_HOOKS).clone();
+    let freed: Vec<String> = (hooks.iter())
+        .map(|h| ((h.release)(device), h.what))
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+    if !freed.is_empty() {
+        log::debug!(target: TARGET, "device {device} released with {} still live", freed.join(" and "));
+    }
 }
 
 /// `aclrtDeviceCanAccessPeer`: every pair of distinct devices of one server can.
@@ -151,5 +185,29 @@ pub fn release_all() {
         if let Err(e) = reset(id, true) {
             log::warn!(target: TARGET, "releasing device {id} at finalisation: {}", e.message);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicI32, Ordering};
+
+    static RELEASED: AtomicI32 = AtomicI32::new(-1);
+
+    fn note(device: i32) -> usize {
+        RELEASED.store(device, Ordering::SeqCst);
+        0
+    }
+
+    #[test]
+    fn a_registered_hook_runs_once_per_release_however_often_it_registers() {
+        on_release("test marker(s)", note);
+        on_release("test marker(s)", note);
+        let registered = sync::lock(&RELEASE_HOOKS).iter().filter(|h| h.what == "test marker(s)").count();
+        assert_eq!(registered, 1);
+        // A device id no other test uses: the other hooks find nothing to free on it.
+        run_release_hooks(97);
+        assert_eq!(RELEASED.load(Ordering::SeqCst), 97);
     }
 }

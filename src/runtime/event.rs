@@ -4,12 +4,13 @@
 //! Each record gets a sequence number when it is queued; the event is complete for a waiter
 //! once the record it saw has run. Waiting on an event never recorded returns at once.
 
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use crate::error::rt_codes::{ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR};
 use crate::error::{AclError, AclResult};
+use crate::sync;
 
 #[derive(Default)]
 struct State {
@@ -30,13 +31,9 @@ impl Event {
         Event { state: Mutex::new(State::default()), changed: Condvar::new(), flags }
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Queues a record on `stream`.
     pub fn record(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
-        let mut s = self.lock();
+        let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
         let event = Arc::clone(self);
         stream.submit(Box::new(move |_| {
@@ -48,7 +45,7 @@ impl Event {
     }
 
     fn complete(&self, seq: u64) {
-        let mut s = self.lock();
+        let mut s = sync::lock(&self.state);
         s.completed = s.completed.max(seq);
         drop(s);
         self.changed.notify_all();
@@ -59,7 +56,7 @@ impl Event {
     pub fn reset(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
         let event = Arc::clone(self);
         stream.submit(Box::new(move |_| {
-            let mut s = event.lock();
+            let mut s = sync::lock(&event.state);
             s.completed = s.recorded;
             drop(s);
             event.changed.notify_all();
@@ -71,11 +68,11 @@ impl Event {
     /// limit; on time-out the error is 507047.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
         let deadline = timeout.map(|t| Instant::now() + t);
-        let mut s = self.lock();
+        let mut s = sync::lock(&self.state);
         let target = s.recorded;
         while s.completed < target {
             s = match deadline {
-                None => self.changed.wait(s).unwrap_or_else(|e| e.into_inner()),
+                None => sync::wait(&self.changed, s),
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
@@ -87,7 +84,7 @@ impl Event {
                             ),
                         ));
                     }
-                    self.changed.wait_timeout(s, d - now).unwrap_or_else(|e| e.into_inner()).0
+                    sync::wait_timeout(&self.changed, s, d - now).0
                 }
             };
         }
@@ -96,13 +93,13 @@ impl Event {
 
     /// Queues on `stream` a wait for the latest record queued before this call.
     pub fn wait_on(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
-        let target = self.lock().recorded;
+        let target = sync::lock(&self.state).recorded;
         let event = Arc::clone(self);
         stream.submit(Box::new(move |ctx| event.wait_in_task(target, ctx)))
     }
 
     fn wait_in_task(&self, target: u64, ctx: &TaskCtx) -> AclResult<()> {
-        let mut s = self.lock();
+        let mut s = sync::lock(&self.state);
         while s.completed < target {
             if ctx.cancelled() {
                 return Err(AclError::new(
@@ -110,7 +107,7 @@ impl Event {
                     "event wait cancelled: stream destroyed",
                 ));
             }
-            s = self.changed.wait_timeout(s, CANCEL_POLL).unwrap_or_else(|e| e.into_inner()).0;
+            s = sync::wait_timeout(&self.changed, s, CANCEL_POLL).0;
         }
         Ok(())
     }

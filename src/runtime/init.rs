@@ -10,6 +10,7 @@ use std::sync::Mutex;
 
 use crate::error::acl_codes::*;
 use crate::error::{AclError, AclResult};
+use crate::sync;
 
 /// Deepest nesting of `{`/`[` the vendor accepts in the configuration file.
 const MAX_CONFIG_DEPTH: usize = 10;
@@ -31,7 +32,7 @@ struct State {
 static STATE: Mutex<State> = Mutex::new(State { phase: Phase::Never, count: 0 });
 
 fn state() -> std::sync::MutexGuard<'static, State> {
-    STATE.lock().unwrap_or_else(|e| e.into_inner())
+    sync::lock(&STATE)
 }
 
 /// `aclInit`: validates the optional JSON configuration file, then counts one initialisation.

@@ -31,6 +31,7 @@ use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::ipc::{self, ExportKind, ImportLink, Importers, Key, Offer};
+use crate::sync;
 
 /// How long an import waits for the exporter's answer.
 pub const IMPORT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -85,7 +86,7 @@ pub fn export_notify(n: &Arc<Notify>, flags: u64) -> AclResult<Key> {
     if n.imported {
         return Err(invalid("this notify was imported from another process; only its creator may export it"));
     }
-    let mut export = n.export.lock().unwrap_or_else(|e| e.into_inner());
+    let mut export = sync::lock(&n.export);
     if export.is_some() {
         return Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "this notify has been exported already"));
     }
@@ -116,7 +117,7 @@ pub fn export_notify(n: &Arc<Notify>, flags: u64) -> AclResult<Key> {
 
 /// `aclrtNotifySetImportPid`: whitelists `pids` for the notify's export.
 pub fn allow_notify_pids(n: &Notify, pids: &[i32]) -> AclResult<()> {
-    let export = n.export.lock().unwrap_or_else(|e| e.into_inner());
+    let export = sync::lock(&n.export);
     let key = export
         .as_ref()
         .ok_or_else(|| invalid("export the notify (aclrtNotifyGetExportKey) before whitelisting pids"))?;
@@ -137,7 +138,7 @@ pub fn allow_notify_pids_inter_server(n: &Notify, pids: &[i32]) -> AclResult<()>
 
 /// Withdraws the export of a notify being destroyed.
 pub fn withdraw_notify(n: &Notify) {
-    if let Some(key) = n.export.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(key) = sync::lock(&n.export).take() {
         let _ = ipc::revoke(&key);
     }
 }
@@ -179,7 +180,7 @@ struct Shared {
 static SHARED: Mutex<Option<Shared>> = Mutex::new(None);
 
 fn with_shared<R>(f: impl FnOnce(&mut Shared) -> R) -> R {
-    let mut g = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = sync::lock(&SHARED);
     f(g.get_or_insert_with(Shared::default))
 }
 

@@ -7,16 +7,21 @@
 //!
 //! Tasks that wait (on an event, a notify) check [`TaskCtx::cancelled`], so destroying a stream
 //! or resetting its device never leaves a worker blocked forever.
+//!
+//! The worker is a one-worker [`Pool`] of the stream's own: a task may wait for another
+//! stream's task, so streams sharing workers could all wait on a task none is free to run.
+//! The pool runs a *drain* job while the stream has tasks; the stream's queue, not the pool's,
+//! holds the tasks, so a drain takes them in batches.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::rt_codes::{ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
+use crate::sync::{self, Pool, PoolOptions};
 
 /// What a running task may ask of its stream.
 pub struct TaskCtx<'a> {
@@ -41,6 +46,9 @@ struct Queue {
     completed: u64,
     first_error: Option<AclError>,
     closed: bool,
+    /// A drain job is queued or running on the worker; it takes every task queued before it
+    /// ends, so a submit schedules one only when none is.
+    draining: bool,
     /// Completion counts that synchronising threads are waiting for. The worker signals `done`
     /// only when the lowest is reached, not after every task: a wake-up is a system call, and
     /// a stream running thousands of small tasks (a notify ping-pong) would pay one per task.
@@ -49,25 +57,15 @@ struct Queue {
 
 struct Shared {
     queue: Mutex<Queue>,
-    /// Signalled when a task is queued or the stream closes.
-    work: Condvar,
     /// Signalled when a task completes.
     done: Condvar,
     cancel: AtomicBool,
 }
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Queue> {
-        // Tasks run outside the lock, so a poisoned lock only means a panic between two plain
-        // field updates; the queue is still consistent.
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
 /// A stream of one context.
 pub struct Stream {
     shared: Arc<Shared>,
-    worker: Mutex<Option<JoinHandle<()>>>,
+    worker: Pool,
     /// The context the stream belongs to (its handle value).
     pub context: u64,
     pub device: i32,
@@ -82,28 +80,30 @@ impl Stream {
                 completed: 0,
                 first_error: None,
                 closed: false,
+                draining: false,
                 awaited: Vec::new(),
             }),
-            work: Condvar::new(),
             done: Condvar::new(),
             cancel: AtomicBool::new(false),
         });
-        let worker_shared = Arc::clone(&shared);
-        let worker = std::thread::Builder::new()
-            .name(format!("acl-stream-d{device}"))
-            .spawn(move || run_worker(&worker_shared))
-            .map_err(|e| {
-                AclError::new(
-                    ACL_ERROR_RT_INTERNAL_ERROR,
-                    format!("cannot start a stream worker thread: {e}"),
-                )
-            })?;
-        Ok(Stream { shared, worker: Mutex::new(Some(worker)), context, device })
+        let worker = Pool::new(PoolOptions {
+            name: format!("acl-stream-d{device}"),
+            min_workers: 1,
+            max_workers: 1,
+            // At most one drain job is queued (see `Queue::draining`); the tasks themselves
+            // are not bounded, as on the device.
+            capacity: 1,
+            idle_exit: None,
+        })
+        .map_err(|e| {
+            AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream worker thread: {e}"))
+        })?;
+        Ok(Stream { shared, worker, context, device })
     }
 
     /// Queues `task` behind every task submitted before it.
     pub fn submit(&self, task: Task) -> AclResult<()> {
-        let mut q = self.shared.lock();
+        let mut q = sync::lock(&self.shared.queue);
         if q.closed {
             return Err(AclError::new(
                 crate::error::rt_codes::ACL_ERROR_RT_INVALID_HANDLE,
@@ -112,8 +112,20 @@ impl Stream {
         }
         q.tasks.push_back(task);
         q.submitted += 1;
-        drop(q);
-        self.shared.work.notify_one();
+        if !q.draining {
+            // Scheduled under the queue's lock, so `close` cannot stop the worker between the
+            // task being queued and its drain being scheduled.
+            let shared = Arc::clone(&self.shared);
+            if let Err(e) = self.worker.submit(Box::new(move || drain(&shared))) {
+                q.tasks.pop_back();
+                q.submitted -= 1;
+                return Err(AclError::new(
+                    ACL_ERROR_RT_INTERNAL_ERROR,
+                    format!("the stream worker refused a task: {e}"),
+                ));
+            }
+            q.draining = true;
+        }
         Ok(())
     }
 
@@ -121,7 +133,7 @@ impl Stream {
     /// the first task failure since the last synchronisation. `None` waits without limit.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
         let deadline = timeout.map(|t| Instant::now() + t);
-        let mut q = self.shared.lock();
+        let mut q = sync::lock(&self.shared.queue);
         let target = q.submitted;
         if q.completed < target {
             q.awaited.push(target);
@@ -129,14 +141,14 @@ impl Stream {
         let mut timed_out = false;
         while q.completed < target {
             q = match deadline {
-                None => self.shared.done.wait(q).unwrap_or_else(|e| e.into_inner()),
+                None => sync::wait(&self.shared.done, q),
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
                         timed_out = true;
                         break;
                     }
-                    self.shared.done.wait_timeout(q, d - now).unwrap_or_else(|e| e.into_inner()).0
+                    sync::wait_timeout(&self.shared.done, q, d - now).0
                 }
             };
         }
@@ -158,7 +170,7 @@ impl Stream {
 
     /// Tasks submitted and not yet completed.
     pub fn pending(&self) -> u64 {
-        let q = self.shared.lock();
+        let q = sync::lock(&self.shared.queue);
         q.submitted - q.completed
     }
 
@@ -166,7 +178,7 @@ impl Stream {
     /// dropped and running waits are cancelled. Idempotent.
     pub fn close(&self, force: bool) {
         {
-            let mut q = self.shared.lock();
+            let mut q = sync::lock(&self.shared.queue);
             if force {
                 let dropped = q.tasks.len() as u64;
                 q.tasks.clear();
@@ -175,18 +187,9 @@ impl Stream {
             }
             q.closed = true;
         }
-        self.shared.work.notify_all();
         self.shared.done.notify_all();
-        let worker = self.worker.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(handle) = worker {
-            if handle.thread().id() == std::thread::current().id() {
-                // A task destroying its own stream: the worker exits after this task.
-                return;
-            }
-            if handle.join().is_err() {
-                log::error!(target: TARGET, "a stream worker thread panicked");
-            }
-        }
+        // A task destroying its own stream: the worker ends after this task.
+        self.worker.join();
     }
 }
 
@@ -199,19 +202,18 @@ impl Drop for Stream {
 /// Tasks the worker takes from the queue at once.
 const BATCH: usize = 64;
 
-fn run_worker(shared: &Shared) {
+/// The worker's job: runs the stream's tasks until its queue is empty.
+fn drain(shared: &Shared) {
     // The worker takes up to BATCH queued tasks under one lock and reports their completion
     // under the next, so a stream of many small tasks (a notify ping-pong) pays two lock
     // rounds per batch, not per task. Synchronisation only looks at the completion count, so
     // reporting a batch's completions together changes no result, only when it is seen.
     let mut batch: Vec<Task> = Vec::with_capacity(BATCH);
-    let mut q = shared.lock();
+    let mut q = sync::lock(&shared.queue);
     loop {
-        while q.tasks.is_empty() {
-            if q.closed {
-                return;
-            }
-            q = shared.work.wait(q).unwrap_or_else(|e| e.into_inner());
+        if q.tasks.is_empty() {
+            q.draining = false;
+            return;
         }
         let take = q.tasks.len().min(BATCH);
         batch.extend(q.tasks.drain(..take));
@@ -229,7 +231,7 @@ fn run_worker(shared: &Shared) {
                 first_error.get_or_insert(e);
             }
         }
-        q = shared.lock();
+        q = sync::lock(&shared.queue);
         q.completed += ran;
         if let Some(e) = first_error {
             q.first_error.get_or_insert(e);

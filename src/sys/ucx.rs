@@ -20,6 +20,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::span::RawSpan;
+use crate::sync;
 
 /// The shim's functions (see `ucx_shim.c` for what each does). Handles are opaque pointers.
 mod shim {
@@ -233,7 +234,7 @@ impl Context {
     /// The handles, for one or more UCX calls. A poisoned lock is still usable: the guarded
     /// data is two pointers that a panic cannot leave half-updated.
     fn lock(&self) -> MutexGuard<'_, Handles> {
-        self.handles.lock().unwrap_or_else(|e| e.into_inner())
+        sync::lock(&self.handles)
     }
 
     /// The worker's address (ucp_worker_get_address), to hand to peers.
@@ -356,7 +357,7 @@ impl Context {
 
 impl Drop for Context {
     fn drop(&mut self) {
-        let h = self.handles.get_mut().unwrap_or_else(|e| e.into_inner());
+        let h = sync::get_mut(&mut self.handles);
         // SAFETY: every endpoint, key and mapping holds an Arc of this context, so all are gone;
         // the handles are released once.
         unsafe { shim::asl_ucx_fini(h.context, h.worker) };
@@ -441,7 +442,7 @@ struct EpInner {
 
 impl EpInner {
     fn state(&self) -> MutexGuard<'_, EpState> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        sync::lock(&self.state)
     }
 
     /// What failed the endpoint, if anything: a run's record, else the error handler's.

@@ -148,7 +148,7 @@ impl Progress {
         let stop = Arc::new(AtomicBool::new(false));
         let thread = (expected_s > 2.0).then(|| {
             let (stop, label) = (Arc::clone(&stop), label.to_owned());
-            std::thread::spawn(move || {
+            ascendless::sync::spawn_named("bench-progress", move || {
                 let start = Instant::now();
                 let mut shown = false;
                 while !stop.load(Ordering::Relaxed) {
@@ -165,6 +165,7 @@ impl Progress {
                     eprint!("\r{:76}\r", "");
                 }
             })
+            .expect("cannot start the progress thread")
         });
         Progress { stop, thread }
     }

@@ -99,14 +99,15 @@ fn listen(workers: &mut Workers) -> Receiver<Said> {
     for (i, w) in workers.0.iter_mut().enumerate() {
         let out = w.child.stdout.take().expect("stdout is piped");
         let tx = tx.clone();
-        std::thread::spawn(move || {
+        ascendless::sync::spawn_named(format!("soak-listen-{i}"), move || {
             for line in BufReader::new(out).lines().map_while(Result::ok) {
                 if tx.send((i, Some(line))).is_err() {
                     return;
                 }
             }
             let _ = tx.send((i, None));
-        });
+        })
+        .expect("cannot start a worker listener thread");
     }
     rx
 }

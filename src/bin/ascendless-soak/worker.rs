@@ -62,7 +62,7 @@ impl Counters {
     pub fn error(&self, what: String) {
         self.errors.fetch_add(1, Ordering::Relaxed);
         eprintln!("soak worker {}: {what}", std::process::id());
-        self.first_error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(what);
+        ascendless::sync::lock(&self.first_error).get_or_insert(what);
     }
 
     pub fn stats(&self) -> Stats {
@@ -123,13 +123,14 @@ fn start_engine(transport: &str) -> Result<(Engine, String), String> {
 /// the channel ends with stdin.
 fn commands() -> Receiver<String> {
     let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
+    ascendless::sync::spawn_named("soak-commands", move || {
         for l in std::io::stdin().lock().lines().map_while(Result::ok) {
             if tx.send(l.trim().to_owned()).is_err() {
                 return;
             }
         }
-    });
+    })
+    .expect("cannot start the command reader thread");
     rx
 }
 
@@ -212,7 +213,7 @@ pub fn run(role: Role) -> Result<(), String> {
     engine.finalize();
     drop(ring);
     say(&format!("DONE {}", counters.stats()));
-    match counters.first_error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    match ascendless::sync::lock(&counters.first_error).take() {
         Some(e) => Err(format!("{} error(s), the first: {e}", counters.errors.load(Ordering::Relaxed))),
         None if counters.corrupt.load(Ordering::Relaxed) > 0 => Err("corrupted bytes".into()),
         None => Ok(()),

@@ -25,12 +25,12 @@ use crate::engine::limits::MAX_SERVED;
 use crate::engine::path::ucx;
 use crate::engine::peer_notify::Notified;
 use crate::engine::registry::Registered;
-use crate::engine::sync::lock;
 use crate::engine::wire::{Desc, MemKind, Message};
 use crate::error::EngineResult;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::logging::TARGET;
 use crate::runtime::memory;
+use crate::sync::lock;
 use crate::sys::safe_copy;
 use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 

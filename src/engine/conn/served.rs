@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
 
 use crate::engine::limits::MAX_SERVED;
-use crate::engine::sync::lock;
 use crate::engine::wire::Message;
+use crate::sync::lock;
 use crate::sys::stream_io::{send_all, writable};
 
 /// The served-connections service: every connection this engine serves, by id.

@@ -31,10 +31,10 @@ use std::time::{Duration, Instant};
 
 use crate::engine::limits::MAX_SAME_HOST_PEERS;
 use crate::engine::registry::{Registered, Registry};
-use crate::engine::sync::lock;
 use crate::engine::wire::{Host, TICKET_LEN};
 use crate::logging::TARGET;
 use crate::runtime::memory;
+use crate::sync::lock;
 use crate::sys::mapping::Mapping;
 use crate::sys::memfd::MemFd;
 use crate::sys::socket::{Conn, Listener};

@@ -1,21 +1,14 @@
 //! `acl/acl_rt.h`: contexts.
 
-use super::handles::{raw, to_c};
 use crate::error::AclError;
-use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::error::acl_codes::aclError;
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::ffi::acl_base::aclrtContext;
 use crate::ffi::acl_call;
-use crate::ffi::ptr::write_out;
-use crate::runtime::context::{self, CONTEXTS, Context, handle_error};
+use crate::ffi::handles::{resolve, to_c};
+use crate::ffi::ptr::Out;
+use crate::runtime::context::{self, Context};
 use crate::runtime::device;
-
-fn lookup(ctx: aclrtContext) -> Result<std::sync::Arc<Context>, AclError> {
-    if ctx.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "context must not be NULL"));
-    }
-    CONTEXTS.get(raw(ctx)).map_err(|e| handle_error("context", e))
-}
 
 /// Creates a context on `deviceId` and makes it current on this thread.
 ///
@@ -26,15 +19,10 @@ fn lookup(ctx: aclrtContext) -> Result<std::sync::Arc<Context>, AclError> {
 pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
     acl_call("aclrtCreateContext", || {
         device::check_id(deviceId)?;
-        if context.is_null() {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "context must not be NULL"));
-        }
-        let ctx = Context::create(deviceId, true)?;
         // SAFETY: forwarded from this function's contract.
-        if let Err(e) = unsafe { write_out(context, to_c(ctx.handle), "context") } {
-            ctx.destroy(true);
-            return Err(e.into());
-        }
+        let out = unsafe { Out::new(context, "context") }?;
+        let ctx = Context::create(deviceId, true)?;
+        out.write(to_c(ctx.handle));
         context::set_current(Some(ctx));
         Ok(())
     })
@@ -45,7 +33,7 @@ pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
     acl_call("aclrtDestroyContext", || {
-        let ctx = lookup(context)?;
+        let ctx = resolve::<Context>(context, "context")?;
         if !ctx.explicit {
             return Err(AclError::new(
                 ACL_ERROR_RT_PARAM_INVALID,
@@ -62,7 +50,7 @@ pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
     acl_call("aclrtSetCurrentContext", || {
-        context::set_current(Some(lookup(context)?));
+        context::set_current(Some(resolve::<Context>(context, "context")?));
         Ok(())
     })
 }
@@ -76,7 +64,7 @@ pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> a
     acl_call("aclrtGetCurrentContext", || {
         let ctx = context::current()?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(context, to_c(ctx.handle), "context") }?;
+        unsafe { Out::new(context, "context") }?.write(to_c(ctx.handle));
         Ok(())
     })
 }

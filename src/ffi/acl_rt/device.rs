@@ -4,7 +4,7 @@ use std::ffi::c_char;
 
 use crate::config::settings;
 use crate::error::acl_codes::aclError;
-use crate::ffi::ptr::write_out;
+use crate::ffi::ptr::Out;
 use crate::ffi::{acl_call, boundary};
 use crate::runtime::{context, device};
 
@@ -41,7 +41,7 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
     acl_call("aclrtGetDevice", || {
         let id = context::current_device()?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(deviceId, id, "deviceId") }?;
+        unsafe { Out::new(deviceId, "deviceId") }?.write(id);
         Ok(())
     })
 }
@@ -54,7 +54,7 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     acl_call("aclrtGetDeviceCount", || {
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(count, device::count(), "count") }?;
+        unsafe { Out::new(count, "count") }?.write(device::count());
         Ok(())
     })
 }
@@ -73,7 +73,7 @@ pub extern "C" fn aclrtGetSocName() -> *const c_char {
 pub unsafe extern "C" fn aclrtDeviceGetBareTgid(pid: *mut i32) -> aclError {
     acl_call("aclrtDeviceGetBareTgid", || {
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(pid, std::process::id() as i32, "pid") }?;
+        unsafe { Out::new(pid, "pid") }?.write(std::process::id() as i32);
         Ok(())
     })
 }
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     acl_call("aclrtDeviceCanAccessPeer", || {
         let can = device::can_access_peer(deviceId, peerDeviceId)?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(canAccessPeer, i32::from(can), "canAccessPeer") }?;
+        unsafe { Out::new(canAccessPeer, "canAccessPeer") }?.write(i32::from(can));
         Ok(())
     })
 }
@@ -126,7 +126,7 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(
     acl_call("aclrtDevicePeerAccessStatus", || {
         let on = device::peer_access_enabled(deviceId, peerDeviceId)?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(status, i32::from(on), "status") }?;
+        unsafe { Out::new(status, "status") }?.write(i32::from(on));
         Ok(())
     })
 }

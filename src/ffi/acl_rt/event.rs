@@ -1,16 +1,14 @@
 //! `acl/acl_rt.h`: events.
 
-use std::sync::Arc;
-
-use super::handles::{raw, to_c};
 use super::stream::millis;
-use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::error::acl_codes::aclError;
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::{aclrtEvent, aclrtStream};
 use crate::ffi::acl_call;
-use crate::ffi::ptr::write_out;
-use crate::runtime::context::{self, EVENTS, handle_error};
+use crate::ffi::handles::{raw, release, resolve, to_c};
+use crate::ffi::ptr::Out;
+use crate::runtime::context::{self, EVENTS};
 use crate::runtime::event::Event;
 
 /// `aclrtCreateEventWithFlag` flag: the event can be synchronised from the host.
@@ -33,19 +31,11 @@ const KNOWN_FLAGS: u32 = ACL_EVENT_SYNC
     | ACL_EVENT_EXTERNAL
     | ACL_EVENT_IPC;
 
-fn lookup(event: aclrtEvent) -> AclResult<Arc<Event>> {
-    if event.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "event must not be NULL"));
-    }
-    EVENTS.get(raw(event)).map_err(|e| handle_error("event", e))
-}
-
 /// # Safety
 /// `event` is NULL or valid for a write of an `aclrtEvent`.
 unsafe fn create(event: *mut aclrtEvent, flag: u32) -> AclResult<()> {
-    if event.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "event must not be NULL"));
-    }
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { Out::new(event, "event") }?;
     if flag & !KNOWN_FLAGS != 0 {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
@@ -53,12 +43,7 @@ unsafe fn create(event: *mut aclrtEvent, flag: u32) -> AclResult<()> {
         ));
     }
     context::current()?;
-    let handle = EVENTS.insert(Event::new(flag));
-    // SAFETY: forwarded from the caller's contract; non-NULL checked above.
-    if let Err(e) = unsafe { write_out(event, to_c(handle), "event") } {
-        let _ = EVENTS.remove(handle);
-        return Err(e.into());
-    }
+    out.write(to_c(EVENTS.insert(Event::new(flag))));
     Ok(())
 }
 
@@ -85,28 +70,29 @@ pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: 
 /// Destroys an event. Waits already queued on streams still complete.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
-    acl_call("aclrtDestroyEvent", || {
-        lookup(event)?;
-        EVENTS.remove(raw(event)).map(drop).map_err(|e| handle_error("event", e))
-    })
+    acl_call("aclrtDestroyEvent", || release::<Event>(event, "event").map(drop))
 }
 
 /// Queues a record of `event` on `stream` (NULL: the default stream).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    acl_call("aclrtRecordEvent", || lookup(event)?.record(&*context::stream_for_work(raw(stream))?))
+    acl_call("aclrtRecordEvent", || {
+        resolve::<Event>(event, "event")?.record(&*context::stream_for_work(raw(stream))?)
+    })
 }
 
 /// Queues a reset of `event` on `stream`: when it runs, the event is back to not recorded.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    acl_call("aclrtResetEvent", || lookup(event)?.reset(&*context::stream_for_work(raw(stream))?))
+    acl_call("aclrtResetEvent", || {
+        resolve::<Event>(event, "event")?.reset(&*context::stream_for_work(raw(stream))?)
+    })
 }
 
 /// Blocks until the latest record of `event` has run (at once if never recorded).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
-    acl_call("aclrtSynchronizeEvent", || lookup(event)?.synchronize(None))
+    acl_call("aclrtSynchronizeEvent", || resolve::<Event>(event, "event")?.synchronize(None))
 }
 
 /// As `aclrtSynchronizeEvent`, giving up after `timeout` ms (-1: no limit) with 507047.
@@ -114,7 +100,7 @@ pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
 pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
     acl_call("aclrtSynchronizeEventWithTimeout", || {
         let limit = millis(timeout)?;
-        lookup(event)?.synchronize(limit)
+        resolve::<Event>(event, "event")?.synchronize(limit)
     })
 }
 
@@ -122,5 +108,7 @@ pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i
 /// (on any stream). One record releases every waiting stream.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
-    acl_call("aclrtStreamWaitEvent", || lookup(event)?.wait_on(&*context::stream_for_work(raw(stream))?))
+    acl_call("aclrtStreamWaitEvent", || {
+        resolve::<Event>(event, "event")?.wait_on(&*context::stream_for_work(raw(stream))?)
+    })
 }

@@ -2,16 +2,15 @@
 
 use std::ffi::{c_char, c_void};
 
-use super::handles::to_c;
-use super::notify::lookup;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl::ACL_IPC_HANDLE_SIZE;
 use crate::ffi::acl_call;
 use crate::ffi::acl_rt::{aclrtNotify, aclrtServerPid};
-use crate::ffi::ptr::{null_argument, required_str, write_out};
-use crate::runtime::notify::NOTIFIES;
+use crate::ffi::handles::{resolve, to_c};
+use crate::ffi::ptr::{Out, null_argument, required_str, slice};
+use crate::runtime::notify::Notify;
 use crate::runtime::share;
 
 /// Copies `key` and its NUL into the caller's buffer of `len` bytes (at least 65).
@@ -41,14 +40,11 @@ unsafe fn write_key(buf: *mut c_char, len: usize, key: &str) -> AclResult<()> {
 /// # Safety
 /// `pid` is NULL or points to `num` readable `int32_t`.
 unsafe fn read_pids<'a>(pid: *const i32, num: usize) -> AclResult<&'a [i32]> {
-    if pid.is_null() || num == 0 {
+    if num == 0 {
         return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "pid must be a non-empty array"));
     }
-    if !pid.is_aligned() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "pid is not aligned"));
-    }
-    // SAFETY: non-NULL, aligned, and `num` readable values by the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts(pid, num) })
+    // SAFETY: forwarded contract.
+    Ok(unsafe { slice(pid, num, "pid") }?)
 }
 
 /// Exports `notify` for other processes and writes its key (at most 64 characters and a NUL)
@@ -67,7 +63,7 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(
     flags: u64,
 ) -> aclError {
     acl_call("aclrtNotifyGetExportKey", || {
-        let n = lookup(notify)?;
+        let n = resolve::<Notify>(notify, "notify")?;
         if key.is_null() {
             return Err(null_argument("key"));
         }
@@ -88,7 +84,7 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtNotifySetImportPid(notify: aclrtNotify, pid: *mut i32, num: usize) -> aclError {
     acl_call("aclrtNotifySetImportPid", || {
-        let n = lookup(notify)?;
+        let n = resolve::<Notify>(notify, "notify")?;
         // SAFETY: forwarded from this function's contract.
         let pids = unsafe { read_pids(pid, num) }?;
         share::allow_notify_pids(&n, pids)
@@ -109,15 +105,12 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
     num: usize,
 ) -> aclError {
     acl_call("aclrtNotifySetImportPidInterServer", || {
-        let n = lookup(notify)?;
-        if serverPids.is_null() || num == 0 || !serverPids.is_aligned() {
-            return Err(AclError::new(
-                ACL_ERROR_INVALID_PARAM,
-                "serverPids must be a non-empty aligned array",
-            ));
+        let n = resolve::<Notify>(notify, "notify")?;
+        if num == 0 {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty array"));
         }
-        // SAFETY: non-NULL, aligned, `num` readable entries by the caller's contract.
-        let servers = unsafe { std::slice::from_raw_parts(serverPids, num) };
+        // SAFETY: `num` readable entries by this function's contract.
+        let servers = unsafe { slice(serverPids, num, "serverPids") }?;
         let mut pids = Vec::new();
         for s in servers {
             // SAFETY: each entry's array is readable for its `num` values by the contract.
@@ -142,17 +135,11 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(
     flags: u64,
 ) -> aclError {
     acl_call("aclrtNotifyImportByKey", || {
-        if notify.is_null() {
-            return Err(null_argument("notify"));
-        }
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(notify, "notify") }?;
         // SAFETY: forwarded from this function's contract.
         let key = unsafe { required_str(key, "key") }?;
-        let handle = share::import_notify(key, flags)?;
-        // SAFETY: forwarded from this function's contract; non-NULL checked above.
-        if let Err(e) = unsafe { write_out(notify, to_c(handle), "notify") } {
-            let _ = NOTIFIES.remove(handle);
-            return Err(e.into());
-        }
+        out.write(to_c(share::import_notify(key, flags)?));
         Ok(())
     })
 }
@@ -218,18 +205,12 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(
     flags: u64,
 ) -> aclError {
     acl_call("aclrtIpcMemImportByKey", || {
-        if devPtr.is_null() {
-            return Err(null_argument("devPtr"));
-        }
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(devPtr, "devPtr") }?;
         // SAFETY: forwarded from this function's contract.
         let key = unsafe { required_str(key, "key") }?;
         let addr = share::import_memory(key, flags)?;
-        let ptr = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
-        // SAFETY: forwarded from this function's contract; non-NULL checked above.
-        if let Err(e) = unsafe { write_out(devPtr, ptr, "devPtr") } {
-            let _ = share::close_memory(key);
-            return Err(e.into());
-        }
+        out.write(std::ptr::with_exposed_provenance_mut::<c_void>(addr));
         Ok(())
     })
 }

@@ -6,12 +6,12 @@
 
 use std::ffi::c_void;
 
-use super::handles::raw;
 use crate::error::AclResult;
 use crate::error::acl_codes::aclError;
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
-use crate::ffi::ptr::write_out;
+use crate::ffi::handles::raw;
+use crate::ffi::ptr::Out;
 use crate::runtime::context;
 use crate::runtime::memory::{self, AllocKind, Limits, ReadyCopy, ReadyFill};
 
@@ -42,12 +42,10 @@ pub unsafe extern "C" fn aclrtMalloc(
 ) -> aclError {
     acl_call("aclrtMalloc", || {
         let device = context::current_device()?;
-        if devPtr.is_null() {
-            return Err(crate::ffi::ptr::null_argument("devPtr"));
-        }
-        let addr = memory::alloc_device(device, size, policy, &limits())?;
-        // SAFETY: forwarded from this function's contract; non-NULL checked above.
-        unsafe { give_out(devPtr, addr, AllocKind::Device) }
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(devPtr, "devPtr") }?;
+        out.write(handed_out(memory::alloc_device(device, size, policy, &limits())?));
+        Ok(())
     })
 }
 
@@ -67,12 +65,10 @@ pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
     acl_call("aclrtMallocHost", || {
-        if hostPtr.is_null() {
-            return Err(crate::ffi::ptr::null_argument("hostPtr"));
-        }
-        let addr = memory::alloc_host(size)?;
-        // SAFETY: forwarded from this function's contract; non-NULL checked above.
-        unsafe { give_out(hostPtr, addr, AllocKind::Host) }
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(hostPtr, "hostPtr") }?;
+        out.write(handed_out(memory::alloc_host(size)?));
+        Ok(())
     })
 }
 
@@ -83,20 +79,11 @@ pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     acl_call("aclrtFreeHost", || memory::free(hostPtr.addr(), AllocKind::Host))
 }
 
-/// Writes a new allocation's address out, freeing it again if that fails.
-///
-/// # Safety
-/// `out` is valid for a write of a `void *` (non-NULL checked by the caller).
-unsafe fn give_out(out: *mut *mut c_void, addr: usize, kind: AllocKind) -> AclResult<()> {
+/// The pointer C code receives for a new allocation at `addr`.
+fn handed_out(addr: usize) -> *mut c_void {
     // The address is the start of a live mapping the registry owns: give it the provenance of
     // an exposed address, as C code would receive it.
-    let ptr = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
-    // SAFETY: forwarded from this function's contract.
-    if let Err(e) = unsafe { write_out(out, ptr, "the out-pointer") } {
-        let _ = memory::free(addr, kind);
-        return Err(e.into());
-    }
-    Ok(())
+    std::ptr::with_exposed_provenance_mut::<c_void>(addr)
 }
 
 /// Resolves a copy, vouching for its plain host ends on the C caller's word.
@@ -225,11 +212,11 @@ pub unsafe extern "C" fn aclrtGetMemInfo(attr: MemAttrArg, free: *mut usize, tot
     acl_call("aclrtGetMemInfo", || {
         let device = context::current_device()?;
         let (f, t) = memory::mem_info(device, attr, &limits())?;
+        // Both checked before either is written, so a bad `total` leaves `free` untouched.
         // SAFETY: forwarded from this function's contract.
-        unsafe {
-            write_out(free, f as usize, "free")?;
-            write_out(total, t as usize, "total")?;
-        }
+        let (free, total) = unsafe { (Out::new(free, "free")?, Out::new(total, "total")?) };
+        free.write(f as usize);
+        total.write(t as usize);
         Ok(())
     })
 }

@@ -10,7 +10,6 @@
 pub mod context;
 pub mod device;
 pub mod event;
-mod handles;
 pub mod ipc;
 pub mod memory;
 pub mod notify;

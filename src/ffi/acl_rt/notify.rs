@@ -2,22 +2,15 @@
 
 use std::sync::Arc;
 
-use super::handles::{raw, to_c};
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
 use crate::ffi::acl_rt::aclrtNotify;
-use crate::ffi::ptr::write_out;
-use crate::runtime::context::{self, handle_error};
-use crate::runtime::notify::{self, NOTIFIES, Notify};
-
-pub(crate) fn lookup(notify: aclrtNotify) -> AclResult<Arc<Notify>> {
-    if notify.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "notify must not be NULL"));
-    }
-    NOTIFIES.get(raw(notify)).map_err(|e| handle_error("notify", e))
-}
+use crate::ffi::handles::{raw, release, resolve, to_c};
+use crate::ffi::ptr::{Out, slice};
+use crate::runtime::context;
+use crate::runtime::notify::{self, Notify};
 
 /// Creates a notify on the current device. `flag`: `ACL_NOTIFY_DEFAULT` or
 /// `ACL_NOTIFY_DEVICE_USE_ONLY` (else 107000). A device holds at most the product's limit
@@ -28,18 +21,10 @@ pub(crate) fn lookup(notify: aclrtNotify) -> AclResult<Arc<Notify>> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) -> aclError {
     acl_call("aclrtCreateNotify", || {
-        if notify.is_null() {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "notify must not be NULL"));
-        }
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(notify, "notify") }?;
         let device = context::current_device()?;
-        let handle = notify::create(device, flag)?;
-        // SAFETY: forwarded from this function's contract; non-NULL checked above.
-        if let Err(e) = unsafe { write_out(notify, to_c(handle), "notify") } {
-            if let Ok(n) = NOTIFIES.remove(handle) {
-                notify::destroy(n);
-            }
-            return Err(e.into());
-        }
+        out.write(to_c(notify::create(device, flag)?));
         Ok(())
     })
 }
@@ -49,8 +34,7 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
     acl_call("aclrtDestroyNotify", || {
-        lookup(notify)?;
-        let n = NOTIFIES.remove(raw(notify)).map_err(|e| handle_error("notify", e))?;
+        let n = release::<Notify>(notify, "notify")?;
         notify::destroy(n);
         Ok(())
     })
@@ -61,7 +45,7 @@ pub extern "C" fn aclrtDestroyNotify(notify: aclrtNotify) -> aclError {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRecordNotify(notify: aclrtNotify, stream: aclrtStream) -> aclError {
     acl_call("aclrtRecordNotify", || {
-        notify::record(&lookup(notify)?, &*context::stream_for_work(raw(stream))?)
+        notify::record(&resolve::<Notify>(notify, "notify")?, &*context::stream_for_work(raw(stream))?)
     })
 }
 
@@ -76,7 +60,7 @@ pub extern "C" fn aclrtWaitAndResetNotify(
     timeout: u32,
 ) -> aclError {
     acl_call("aclrtWaitAndResetNotify", || {
-        notify::wait(&lookup(notify)?, &*context::stream_for_work(raw(stream))?, timeout)
+        notify::wait(&resolve::<Notify>(notify, "notify")?, &*context::stream_for_work(raw(stream))?, timeout)
     })
 }
 
@@ -88,9 +72,9 @@ pub extern "C" fn aclrtWaitAndResetNotify(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u32) -> aclError {
     acl_call("aclrtGetNotifyId", || {
-        let id = lookup(notify)?.id;
+        let id = resolve::<Notify>(notify, "notify")?.id;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(notifyId, id, "notifyId") }?;
+        unsafe { Out::new(notifyId, "notifyId") }?.write(id);
         Ok(())
     })
 }
@@ -103,15 +87,13 @@ pub unsafe extern "C" fn aclrtGetNotifyId(notify: aclrtNotify, notifyId: *mut u3
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtNotifyBatchReset(notifies: *mut aclrtNotify, num: usize) -> aclError {
     acl_call("aclrtNotifyBatchReset", || {
-        if notifies.is_null() || num == 0 {
+        if num == 0 {
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "notifies must be a non-empty array"));
         }
-        if !notifies.is_aligned() {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "notifies is not aligned"));
-        }
-        // SAFETY: non-NULL and aligned (checked); `num` readable values by the caller's contract.
-        let handles = unsafe { std::slice::from_raw_parts(notifies, num) };
-        let resolved: Vec<Arc<Notify>> = handles.iter().map(|&h| lookup(h)).collect::<AclResult<_>>()?;
+        // SAFETY: `num` readable values by this function's contract.
+        let handles = unsafe { slice(notifies, num, "notifies") }?;
+        let resolved: Vec<Arc<Notify>> =
+            handles.iter().map(|&h| resolve::<Notify>(h, "notify")).collect::<AclResult<_>>()?;
         for n in resolved {
             n.reset();
         }

@@ -2,14 +2,15 @@
 
 use std::time::Duration;
 
-use super::handles::{raw, to_c};
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
-use crate::ffi::ptr::write_out;
-use crate::runtime::context::{self, CONTEXTS, STREAMS, handle_error};
+use crate::ffi::handles::{raw, release, to_c};
+use crate::ffi::ptr::Out;
+use crate::runtime::context::{self, CONTEXTS};
+use crate::runtime::stream::Stream;
 
 /// A `timeout` in milliseconds where -1 means without limit.
 pub(crate) fn millis(timeout: i32) -> AclResult<Option<Duration>> {
@@ -55,13 +56,10 @@ pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
 /// # Safety
 /// `stream` is NULL or valid for a write of an `aclrtStream`.
 unsafe fn create(stream: *mut aclrtStream) -> AclResult<()> {
-    if stream.is_null() {
-        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "stream must not be NULL"));
-    }
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { Out::new(stream, "stream") }?;
     let ctx = context::current()?;
-    let handle = ctx.create_stream()?;
-    // SAFETY: forwarded from the caller's contract; non-NULL checked above.
-    unsafe { write_out(stream, to_c(handle), "stream") }?;
+    out.write(to_c(ctx.create_stream()?));
     Ok(())
 }
 
@@ -72,7 +70,7 @@ fn destroy(stream: aclrtStream, force: bool) -> AclResult<()> {
             "stream must not be NULL (the default stream cannot be destroyed)",
         ));
     }
-    let s = STREAMS.remove(raw(stream)).map_err(|e| handle_error("stream", e))?;
+    let s = release::<Stream>(stream, "stream")?;
     if let Ok(ctx) = CONTEXTS.get(s.context) {
         ctx.forget_stream(raw(stream));
     }

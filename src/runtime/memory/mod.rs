@@ -106,6 +106,7 @@ static REGISTRY: Registry = Registry::new();
 
 /// `aclrtMalloc(size, policy)` on `device`: the address for the user.
 pub fn alloc_device(device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
+    super::device::on_release("allocation(s)", release_device);
     REGISTRY.alloc_device(device, size, policy, limits)
 }
 

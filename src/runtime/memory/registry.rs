@@ -2,13 +2,14 @@
 //! mappings through which the runtime reaches its bytes.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use super::allocation::{Allocation, Origin, invalid, map_file, map_new};
 use super::{AllocKind, Limits, Placement, policy};
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::rt_codes::ACL_ERROR_RT_MEMORY_ALLOCATION;
 use crate::error::{AclError, AclResult};
+use crate::sync;
 use crate::sys::memfd::MemFd;
 use crate::sys::page_size;
 
@@ -63,12 +64,6 @@ impl Registry {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        // Every mutation is completed before anything that can panic, so a poisoned lock still
-        // guards a consistent table.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     pub fn alloc_device(&self, device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
         let align = policy::alignment(policy)?;
         let len = rounded(size, align)?;
@@ -90,7 +85,7 @@ impl Registry {
 
     /// Counts `len` more bytes against `device`'s capacity, or explains why not.
     fn reserve(&self, device: i32, len: u64, capacity: u64) -> AclResult<()> {
-        let mut inner = self.lock();
+        let mut inner = sync::lock(&self.inner);
         let used = inner.usage.entry(device).or_insert(0);
         if used.checked_add(len).is_none_or(|total| total > capacity) {
             return Err(AclError::new(
@@ -106,14 +101,14 @@ impl Registry {
     }
 
     fn unreserve(&self, device: i32, len: u64) {
-        if let Some(used) = self.lock().usage.get_mut(&device) {
+        if let Some(used) = sync::lock(&self.inner).usage.get_mut(&device) {
             *used = used.saturating_sub(len);
         }
     }
 
     fn insert(&self, alloc: Allocation) -> usize {
         let start = alloc.start;
-        self.lock().live.insert(start, Arc::new(alloc));
+        sync::lock(&self.inner).live.insert(start, Arc::new(alloc));
         start
     }
 
@@ -126,7 +121,7 @@ impl Registry {
         if addr == 0 {
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "the pointer to free must not be NULL"));
         }
-        let mut inner = self.lock();
+        let mut inner = sync::lock(&self.inner);
         let Some(alloc) = containing(&inner.live, addr) else {
             return Err(invalid(match freed_at(&inner.freed, addr) {
                 Some(f) if f.origin == Origin::Imported => format!(
@@ -177,7 +172,7 @@ impl Registry {
     /// Frees every allocation of `device` this process made (a device reset); returns how many.
     /// Imported memory is left to the IPC layer, which knows its keys.
     pub fn release_device(&self, device: i32) -> usize {
-        let mut inner = self.lock();
+        let mut inner = sync::lock(&self.inner);
         let doomed: Vec<usize> = inner
             .live
             .values()
@@ -190,7 +185,7 @@ impl Registry {
     }
 
     pub fn usage(&self, device: i32) -> u64 {
-        self.lock().usage.get(&device).copied().unwrap_or(0)
+        sync::lock(&self.inner).usage.get(&device).copied().unwrap_or(0)
     }
 
     /// Maps `len` bytes of another process's exported memory (`fd`) as device memory of
@@ -220,7 +215,7 @@ impl Registry {
 
     /// Unmaps memory mapped by [`Registry::register_import`] (`aclrtIpcMemClose`).
     pub fn close_import(&self, addr: usize) -> AclResult<()> {
-        let mut inner = self.lock();
+        let mut inner = sync::lock(&self.inner);
         match inner.live.get(&addr) {
             Some(a) if a.origin == Origin::Imported => {}
             _ => return Err(invalid(format!("{addr:#x} is not the address of imported IPC memory"))),
@@ -233,13 +228,13 @@ impl Registry {
 
     /// The allocation containing `addr`, if any.
     pub fn find(&self, addr: usize) -> Option<Arc<Allocation>> {
-        containing(&self.lock().live, addr).cloned()
+        containing(&sync::lock(&self.inner).live, addr).cloned()
     }
 
     /// A live device allocation sharing at least one byte with `[addr, addr + len)`.
     pub fn device_overlapping(&self, addr: usize, len: usize) -> Option<Arc<Allocation>> {
         let end = addr.saturating_add(len);
-        let inner = self.lock();
+        let inner = sync::lock(&self.inner);
         // Allocations are disjoint: walk down from the last one starting before `end` until one
         // ends at or before `addr`.
         inner
@@ -254,12 +249,12 @@ impl Registry {
 
     #[cfg(test)]
     pub fn freed_remembered(&self) -> usize {
-        self.lock().freed.len()
+        sync::lock(&self.inner).freed.len()
     }
 
     /// The recently freed range containing `addr`, if it is remembered.
     pub fn freed_at(&self, addr: usize) -> Option<Freed> {
-        freed_at(&self.lock().freed, addr)
+        freed_at(&sync::lock(&self.inner).freed, addr)
     }
 
     pub fn backing(&self, addr: usize) -> Option<Backing> {

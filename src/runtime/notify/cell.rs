@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::sync;
 use crate::sys::futex::{self, WaitResult};
 use crate::sys::mapping::Mapping;
 use crate::sys::memfd::MemFd;
@@ -164,7 +165,7 @@ static SLAB: Mutex<Slab> = Mutex::new(Slab { pages: Vec::new(), free: Vec::new()
 
 /// A fresh cell (zero count) for a new notify.
 pub fn allocate() -> std::io::Result<Cell> {
-    let mut slab = SLAB.lock().unwrap_or_else(|e| e.into_inner());
+    let mut slab = sync::lock(&SLAB);
     if slab.free.is_empty() {
         let fd = Arc::new(MemFd::create("ascendless-notify", PAGE_BYTES)?);
         let map = Mapping::shared_rw(&fd, PAGE_BYTES, crate::sys::page_size())?;
@@ -188,7 +189,7 @@ pub fn alone() -> std::io::Result<Cell> {
 
 /// Returns a cell of the shared pages for reuse (one of [`alone`] is simply dropped).
 pub fn release(cell: Cell) {
-    let mut slab = SLAB.lock().unwrap_or_else(|e| e.into_inner());
+    let mut slab = sync::lock(&SLAB);
     if let Some(index) = slab.pages.iter().position(|p| Arc::ptr_eq(p, &cell.page)) {
         slab.free.push((index, cell.offset));
     }

@@ -15,10 +15,20 @@ use super::stream::{CANCEL_POLL, Stream};
 use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
-use crate::handle::{HandleKind, HandleTable};
+use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::ipc::{ImportLink, Importers, Key};
+use crate::sync;
 
 pub static NOTIFIES: HandleTable<Notify> = HandleTable::new(HandleKind::Notify);
+
+impl Handle for Notify {
+    const KIND: HandleKind = HandleKind::Notify;
+    type Target = Notify;
+    type Error = AclError;
+    fn table() -> &'static HandleTable<Notify> {
+        &NOTIFIES
+    }
+}
 
 /// `aclrtCreateNotify` flags: `ACL_NOTIFY_DEFAULT` (0) or `ACL_NOTIFY_DEVICE_USE_ONLY` (1).
 const KNOWN_CREATE_FLAGS: u64 = 1;
@@ -128,9 +138,10 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
             format!("notify flag {flag:#x}: use ACL_NOTIFY_DEFAULT (0) or ACL_NOTIFY_DEVICE_USE_ONLY (1)"),
         ));
     }
+    super::device::on_release("notify(ies)", release_device);
     let limit = settings().product.notify_limit();
     {
-        let mut counts = PER_DEVICE.lock().unwrap_or_else(|e| e.into_inner());
+        let mut counts = sync::lock(&PER_DEVICE);
         let n = counts.entry(device).or_default();
         if *n >= limit {
             return Err(AclError::new(
@@ -151,7 +162,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
 }
 
 fn uncount(device: i32) {
-    if let Some(n) = PER_DEVICE.lock().unwrap_or_else(|e| e.into_inner()).get_mut(&device) {
+    if let Some(n) = sync::lock(&PER_DEVICE).get_mut(&device) {
         *n = n.saturating_sub(1);
     }
 }

@@ -14,11 +14,11 @@ use crate::engine::options::Transport;
 use crate::engine::path::direct::Counters;
 use crate::engine::path::tcp::{self, Local, TransferOp};
 use crate::engine::registry::Registered;
-use crate::engine::sync::lock;
 use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
+use crate::sync::lock;
 use crate::sys::stream_io::{peer_closed, readable, send_all};
 use crate::sys::ucx::{Context, Item, MemMap, Op, RunError};
 

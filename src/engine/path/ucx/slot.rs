@@ -6,9 +6,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::engine::sync::lock;
 use crate::engine::wire::{Message, UcxKey};
 use crate::logging::TARGET;
+use crate::sync::lock;
 use crate::sys::ucx::{Endpoint, RemoteKey};
 
 /// One region of the peer as UCX reaches it.

@@ -1,4 +1,7 @@
 //! The emulated product, chosen by SoC name, and what differs between products.
+//!
+//! A leaf module: the configuration chooses the product and the runtime asks it what it
+//! allows, so it belongs to neither.
 
 /// Product families as the vendor's support tables name them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
