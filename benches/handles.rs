@@ -108,4 +108,39 @@ fn main() {
         }
         println!("  ratio slots / mutex at {many} threads, {case}: {:.2}", at_many[1] / at_many[0]);
     }
+    through_the_c_api(run, many);
+}
+
+/// The same question through the C edge: threads asking their own notifies for their ids
+/// (`aclrtGetNotifyId`: panic boundary, handle resolve, checked out-parameter), at 1 and N
+/// threads. N / 1 near the number of cores means lookups do not queue behind each other.
+fn through_the_c_api(run: Duration, many: usize) {
+    use ascendless::ffi::acl_rt::device::aclrtSetDevice;
+    use ascendless::ffi::acl_rt::notify::{aclrtCreateNotify, aclrtDestroyNotify, aclrtGetNotifyId};
+    assert_eq!(aclrtSetDevice(0), 0);
+    // Handles cross threads as integers (the C caller's `void *`).
+    let notifies: Vec<usize> = (0..many * PER_THREAD)
+        .map(|_| {
+            let mut n = std::ptr::null_mut();
+            // SAFETY: a valid out-pointer.
+            assert_eq!(unsafe { aclrtCreateNotify(&mut n, 0) }, 0);
+            n.expose_provenance()
+        })
+        .collect();
+    let lookup = |t: usize, i: usize| {
+        let n = std::ptr::with_exposed_provenance_mut(notifies[t * PER_THREAD + i % PER_THREAD]);
+        let mut id = 0u32;
+        // SAFETY: a live notify handle and a valid out-pointer.
+        unsafe { aclrtGetNotifyId(n, &mut id) == 0 }
+    };
+    let one = lookups_per_s(1, run, &lookup);
+    let n = lookups_per_s(many, run, &lookup);
+    println!(
+        "{:<54} {one:>12.0} {n:>12.0} {:>7.2}",
+        "aclrtGetNotifyId, each thread its own notifies",
+        n / one
+    );
+    for n in notifies {
+        assert_eq!(aclrtDestroyNotify(std::ptr::with_exposed_provenance_mut(n)), 0);
+    }
 }
