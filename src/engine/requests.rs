@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
 use crate::error::EngineResult;
 use crate::handle::{HandleKind, HandleTable};
+use crate::sync::{lock, wait_timeout};
 
 /// Every engine's requests, by handle.
 pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::TransferRequest);
@@ -110,7 +111,7 @@ impl Request {
     }
 
     pub fn outcome(&self) -> Outcome {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&self.state).clone()
     }
 
     pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
@@ -118,18 +119,18 @@ impl Request {
             Ok(()) => Outcome::Completed,
             Err(e) => Outcome::Failed { status: e.status, message: e.message.clone(), link_gone },
         };
-        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = outcome;
+        *lock(&self.state) = outcome;
         self.done.notify_all();
     }
 
     /// Waits until the request is done or `deadline` passes; whether it is done.
     pub fn wait(&self, deadline: Instant) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         while matches!(*state, Outcome::Waiting) {
             let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
                 return false;
             };
-            state = self.done.wait_timeout(state, left).unwrap_or_else(|e| e.into_inner()).0;
+            state = wait_timeout(&self.done, state, left).0;
         }
         true
     }
@@ -156,7 +157,7 @@ impl Workers {
     /// [`Workers::stop`].
     pub fn submit(&self, job: Job) -> bool {
         let (m, cv) = &*self.queue;
-        let mut q = m.lock().unwrap_or_else(|e| e.into_inner());
+        let mut q = lock(m);
         if q.stopping {
             return false;
         }
@@ -175,29 +176,29 @@ impl Workers {
     /// being closed) and end.
     pub fn stop(&self) {
         let (m, cv) = &*self.queue;
-        m.lock().unwrap_or_else(|e| e.into_inner()).stopping = true;
+        lock(m).stopping = true;
         cv.notify_all();
     }
 }
 
 fn work(queue: &(Mutex<Queue>, Condvar)) {
     let (m, cv) = queue;
-    let mut q = m.lock().unwrap_or_else(|e| e.into_inner());
+    let mut q = lock(m);
     loop {
         if let Some(job) = q.jobs.pop_front() {
             drop(q);
             job();
-            q = m.lock().unwrap_or_else(|e| e.into_inner());
+            q = lock(m);
             continue;
         }
         if q.stopping {
             break;
         }
         q.idle += 1;
-        let (next, timed_out) = cv.wait_timeout(q, IDLE_EXIT).unwrap_or_else(|e| e.into_inner());
+        let (next, timed_out) = wait_timeout(cv, q, IDLE_EXIT);
         q = next;
         q.idle -= 1;
-        if timed_out.timed_out() && q.jobs.is_empty() {
+        if timed_out && q.jobs.is_empty() {
             break;
         }
     }
