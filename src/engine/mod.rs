@@ -83,7 +83,7 @@ use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
-use crate::sync::lock;
+use crate::sync::{Refused, lock};
 use crate::sys::span::{HostRange, RawSpan};
 use conn::link::Link;
 use conn::serve;
@@ -250,7 +250,9 @@ impl Engine {
         let transport = settings.transport;
         let heartbeat = (settings.heartbeat_interval, settings.heartbeat_misses);
         ucx::check_built(transport)?;
-        let core = Arc::new(Core::new(name, settings));
+        let core = Core::new(name, settings)
+            .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the request workers: {e}")))?;
+        let core = Arc::new(core);
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::start(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
@@ -524,6 +526,7 @@ impl Engine {
         })?;
         let deadline = Instant::now() + core.async_timeout;
         let handle = requests::REQUESTS.insert_arc(request.clone());
+        let tracked = request.clone();
         let job_core = core.clone();
         let job = Box::new(move || {
             let core = job_core;
@@ -544,9 +547,14 @@ impl Engine {
             request.finish(result, gone);
             core.requests.finished(&request);
         });
-        if !core.requests.submit(job) {
+        if let Err(refused) = core.requests.submit(job) {
+            // The job is dropped unrun: the request is neither in flight nor held any more.
+            core.requests.finished(&tracked);
             let _ = requests::REQUESTS.remove(handle);
-            return Err(EngineError::new(ADXL_FAILED, "the engine is finalizing"));
+            return Err(match refused {
+                Refused::Stopped => EngineError::new(ADXL_FAILED, "the engine is finalizing"),
+                Refused::Full => EngineError::new(ADXL_RESOURCE_EXHAUSTED, "the transfer queue is full"),
+            });
         }
         Ok(handle)
     }

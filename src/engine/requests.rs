@@ -8,7 +8,7 @@
 //! request counts against [`MAX_REQUESTS`] from submission until GetTransferStatus has reported
 //! it COMPLETED or FAILED (and freed it).
 
-use std::collections::VecDeque;
+use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
 use crate::error::EngineResult;
 use crate::handle::{HandleKind, HandleTable};
-use crate::sync::{lock, wait_timeout};
+use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
 
 /// Every engine's requests, by handle.
 pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::TransferRequest);
@@ -26,40 +26,59 @@ const IDLE_EXIT: Duration = Duration::from_secs(5);
 
 /// The requests service: how many requests this engine holds, the ones in flight, and the
 /// workers that run them.
-#[derive(Default)]
 pub struct Requests {
     /// Requests held (submitted and not yet reported done), at most [`MAX_REQUESTS`].
     held: Arc<AtomicUsize>,
-    workers: Workers,
+    /// The workers; a job that panics is logged and its worker takes the next one.
+    workers: Pool,
     /// Requests not yet done, so a notify can wait for the transfers submitted before it.
     inflight: Mutex<Vec<Arc<Request>>>,
 }
 
 impl Requests {
+    /// The service of a new engine; no worker runs until a request is submitted.
+    pub fn new() -> io::Result<Requests> {
+        Requests::with_workers(MAX_WORKERS)
+    }
+
+    fn with_workers(max_workers: usize) -> io::Result<Requests> {
+        let workers = Pool::new(PoolOptions {
+            name: "adxl-async".into(),
+            min_workers: 0,
+            max_workers,
+            // Every queued job is a request held, so the queue never holds more.
+            capacity: MAX_REQUESTS,
+            idle_exit: Some(IDLE_EXIT),
+        })?;
+        Ok(Requests { held: Arc::default(), workers, inflight: Mutex::default() })
+    }
+
     /// A new request to `remote` of the engine `owner`, counted as held and tracked as in
     /// flight; `None` at [`MAX_REQUESTS`].
     pub fn start(&self, remote: &str, owner: usize) -> Option<Arc<Request>> {
         let request = Arc::new(Request::new(remote, owner, &self.held)?);
-        crate::sync::lock(&self.inflight).push(request.clone());
+        lock(&self.inflight).push(request.clone());
         Some(request)
     }
 
     /// The request is done: no longer in flight.
     pub fn finished(&self, request: &Arc<Request>) {
-        crate::sync::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
+        lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
     }
 
     /// The requests to `remote` in flight now.
     pub fn in_flight_to(&self, remote: &str) -> Vec<Arc<Request>> {
-        crate::sync::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
+        lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
     }
 
-    /// Queues `job` for the workers; `false` after [`Requests::stop`].
-    pub fn submit(&self, job: Job) -> bool {
+    /// Queues `job` for the workers (started on demand, up to [`MAX_WORKERS`]); refused after
+    /// [`Requests::stop`].
+    pub fn submit(&self, job: Job) -> Result<(), Refused> {
         self.workers.submit(job)
     }
 
-    /// Stops the workers (Finalize).
+    /// Stops the workers (Finalize): new jobs are refused; the workers finish the queued ones
+    /// (which fail at once, the links being closed) and end.
     pub fn stop(&self) {
         self.workers.stop();
     }
@@ -136,75 +155,6 @@ impl Request {
     }
 }
 
-pub type Job = Box<dyn FnOnce() + Send>;
-
-#[derive(Default)]
-struct Queue {
-    jobs: VecDeque<Job>,
-    workers: usize,
-    idle: usize,
-    stopping: bool,
-}
-
-/// The engine's worker threads and their queue.
-#[derive(Default)]
-pub struct Workers {
-    queue: Arc<(Mutex<Queue>, Condvar)>,
-}
-
-impl Workers {
-    /// Queues `job`; starts a worker when none is idle (up to [`MAX_WORKERS`]). `false` after
-    /// [`Workers::stop`].
-    pub fn submit(&self, job: Job) -> bool {
-        let (m, cv) = &*self.queue;
-        let mut q = lock(m);
-        if q.stopping {
-            return false;
-        }
-        q.jobs.push_back(job);
-        if q.idle < q.jobs.len() && q.workers < MAX_WORKERS {
-            let queue = self.queue.clone();
-            if std::thread::Builder::new().name("adxl-async".into()).spawn(move || work(&queue)).is_ok() {
-                q.workers += 1;
-            }
-        }
-        cv.notify_one();
-        true
-    }
-
-    /// Refuses new jobs; the workers finish the queued ones (which fail at once, the links
-    /// being closed) and end.
-    pub fn stop(&self) {
-        let (m, cv) = &*self.queue;
-        lock(m).stopping = true;
-        cv.notify_all();
-    }
-}
-
-fn work(queue: &(Mutex<Queue>, Condvar)) {
-    let (m, cv) = queue;
-    let mut q = lock(m);
-    loop {
-        if let Some(job) = q.jobs.pop_front() {
-            drop(q);
-            job();
-            q = lock(m);
-            continue;
-        }
-        if q.stopping {
-            break;
-        }
-        q.idle += 1;
-        let (next, timed_out) = wait_timeout(cv, q, IDLE_EXIT);
-        q = next;
-        q.idle -= 1;
-        if timed_out && q.jobs.is_empty() {
-            break;
-        }
-    }
-    q.workers -= 1;
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,22 +175,43 @@ mod tests {
         assert!(matches!(r.outcome(), Outcome::Failed { status: 503900, link_gone: true, .. }));
     }
 
-    #[test]
-    fn workers_run_every_job_and_stop() {
-        let w = Workers::default();
-        let n = Arc::new(AtomicUsize::new(0));
-        for _ in 0..100 {
-            let n = n.clone();
-            assert!(w.submit(Box::new(move || {
-                n.fetch_add(1, Ordering::AcqRel);
-            })));
-        }
+    fn wait_for(n: &AtomicUsize, want: usize) -> usize {
         let t = Instant::now();
-        while n.load(Ordering::Acquire) < 100 && t.elapsed() < Duration::from_secs(10) {
+        while n.load(Ordering::Acquire) < want && t.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(5));
         }
-        assert_eq!(n.load(Ordering::Acquire), 100);
+        n.load(Ordering::Acquire)
+    }
+
+    fn count(n: &Arc<AtomicUsize>) -> Job {
+        let n = n.clone();
+        Box::new(move || {
+            n.fetch_add(1, Ordering::AcqRel);
+        })
+    }
+
+    #[test]
+    fn workers_run_every_job_and_stop() {
+        let w = Requests::new().unwrap();
+        let n = Arc::new(AtomicUsize::new(0));
+        for _ in 0..100 {
+            w.submit(count(&n)).unwrap();
+        }
+        assert_eq!(wait_for(&n, 100), 100);
         w.stop();
-        assert!(!w.submit(Box::new(|| {})));
+        assert_eq!(w.submit(Box::new(|| {})), Err(Refused::Stopped));
+    }
+
+    #[test]
+    fn a_panicking_job_does_not_stop_later_requests() {
+        // One worker, so the later jobs run on the very thread the panic went through.
+        let w = Requests::with_workers(1).unwrap();
+        let n = Arc::new(AtomicUsize::new(0));
+        w.submit(Box::new(|| panic!("a bug in a transfer job"))).unwrap();
+        for _ in 0..10 {
+            w.submit(count(&n)).unwrap();
+        }
+        assert_eq!(wait_for(&n, 10), 10);
+        w.stop();
     }
 }
