@@ -83,7 +83,7 @@ use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
-use crate::sync::{Refused, lock};
+use crate::sync::{Refused, lock, spawn_named};
 use crate::sys::span::{HostRange, RawSpan};
 use conn::link::Link;
 use conn::serve;
@@ -262,9 +262,7 @@ impl Engine {
         }
         if core.options.auto_connect {
             let links = Arc::downgrade(&core.links);
-            let _ = std::thread::Builder::new()
-                .name("adxl-heartbeat".into())
-                .spawn(move || heartbeat::run(&links, heartbeat.0, heartbeat.1));
+            let _ = spawn_named("adxl-heartbeat", move || heartbeat::run(&links, heartbeat.0, heartbeat.1));
         }
         log::debug!(
             target: TARGET,

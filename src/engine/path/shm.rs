@@ -34,7 +34,7 @@ use crate::engine::registry::{Registered, Registry};
 use crate::engine::wire::{Host, TICKET_LEN};
 use crate::logging::TARGET;
 use crate::runtime::memory;
-use crate::sync::{lock, read, write};
+use crate::sync::{lock, read, spawn_named, write};
 use crate::sys::mapping::Mapping;
 use crate::sys::memfd::MemFd;
 use crate::sys::socket::{Conn, Listener};
@@ -181,9 +181,7 @@ impl Server {
             stopping: AtomicBool::new(false),
         });
         let (weak, s) = (Arc::downgrade(registry), server.clone());
-        let thread = std::thread::Builder::new()
-            .name("adxl-shm-listen".into())
-            .spawn(move || {
+        let thread = spawn_named("adxl-shm-listen", move || {
                 let uid = crate::sys::effective_uid();
                 loop {
                     let Some(registry) = weak.upgrade() else { break };
@@ -478,10 +476,8 @@ impl Local {
         }
         let _ = conn.set_read_timeout(Some(TICK));
         let (l, remote) = (local.clone(), remote.to_owned());
-        let thread = std::thread::Builder::new()
-            .name("adxl-shm-peer".into())
-            .spawn(move || l.follow(&remote, &conn))
-            .map_err(|e| e.to_string())?;
+        let thread =
+            spawn_named("adxl-shm-peer", move || l.follow(&remote, &conn)).map_err(|e| e.to_string())?;
         *lock(&local.thread) = Some(thread);
         Ok(local)
     }
