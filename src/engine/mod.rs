@@ -81,6 +81,7 @@ pub use requests::Outcome;
 use self::core::Core;
 use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
+use crate::handle::Handle;
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sync::{Refused, lock, spawn_named};
@@ -91,6 +92,7 @@ use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
+use requests::Request;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.
@@ -548,7 +550,7 @@ impl Engine {
         if let Err(refused) = core.requests.submit(job) {
             // The job is dropped unrun: the request is neither in flight nor held any more.
             core.requests.finished(&tracked);
-            let _ = requests::REQUESTS.remove(handle);
+            let _ = Request::release(handle, "transfer request");
             return Err(match refused {
                 Refused::Stopped => EngineError::new(ADXL_FAILED, "the engine is finalizing"),
                 Refused::Full => EngineError::new(ADXL_RESOURCE_EXHAUSTED, "the transfer queue is full"),
@@ -569,7 +571,7 @@ impl Engine {
         if req == 0 {
             return (None, Err(EngineError::new(ADXL_FAILED, "the transfer request is NULL")));
         }
-        let request = match requests::REQUESTS.get(req) {
+        let request = match Request::resolve(req, "transfer request") {
             Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
             Ok(_) => {
                 return (
@@ -577,18 +579,16 @@ impl Engine {
                     Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
                 );
             }
-            Err(e) => {
-                return (None, Err(EngineError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
-            }
+            Err(e) => return (None, Err(e)),
         };
         match request.outcome() {
             Outcome::Waiting => (Some(0), Ok(())),
             Outcome::Completed => {
-                let _ = requests::REQUESTS.remove(req);
+                let _ = Request::release(req, "transfer request");
                 (Some(1), Ok(()))
             }
             Outcome::Failed { status, message, link_gone } => {
-                let _ = requests::REQUESTS.remove(req);
+                let _ = Request::release(req, "transfer request");
                 log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
                 if link_gone {
                     let e = EngineError::new(

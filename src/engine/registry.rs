@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use crate::engine::wire::{MAX_REGIONS, MemKind, Region};
-use crate::handle::{HandleKind, HandleTable};
+use crate::error::EngineError;
+use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::sync::lock;
 use crate::sys::span::RawSpan;
 
@@ -39,6 +40,20 @@ impl Registered {
 /// names a registration of another.
 static HANDLES: HandleTable<()> = HandleTable::new(HandleKind::Memory);
 
+/// The kind of a registration's handle. A registration lives in its engine's [`Registry`];
+/// the table only hands out the numbers (reserved, never filled), so it keeps them unique and
+/// of their kind, and a handle never resolves through it.
+pub struct MemoryHandle;
+
+impl Handle for MemoryHandle {
+    const KIND: HandleKind = HandleKind::Memory;
+    type Target = ();
+    type Error = EngineError;
+    fn table() -> &'static HandleTable<()> {
+        &HANDLES
+    }
+}
+
 #[derive(Default)]
 pub struct Registry {
     /// By start address, then handle (several registrations may overlap or repeat).
@@ -48,7 +63,7 @@ pub struct Registry {
 impl Registry {
     /// Records `[addr, addr + span.len())`, reached through `span`, as `kind`.
     pub fn add(&self, addr: usize, span: RawSpan, kind: MemKind) -> Arc<Registered> {
-        let handle = HANDLES.reserve();
+        let handle = MemoryHandle::table().reserve();
         let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span });
         lock(&self.by_addr).insert((r.addr, handle), r.clone());
         r

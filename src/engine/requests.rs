@@ -14,12 +14,22 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
-use crate::error::EngineResult;
-use crate::handle::{HandleKind, HandleTable};
+use crate::error::{EngineError, EngineResult};
+use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
 
 /// Every engine's requests, by handle.
 pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::TransferRequest);
+
+/// A request handle; a NULL, stale or foreign one is PARAM_INVALID.
+impl Handle for Request {
+    const KIND: HandleKind = HandleKind::TransferRequest;
+    type Target = Request;
+    type Error = EngineError;
+    fn table() -> &'static HandleTable<Request> {
+        &REQUESTS
+    }
+}
 
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);
@@ -158,7 +168,6 @@ impl Request {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::EngineError;
 
     #[test]
     fn requests_are_counted_up_to_the_limit_and_released_on_drop() {

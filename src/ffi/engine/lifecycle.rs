@@ -2,11 +2,12 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, ENGINES, lookup};
+use super::{AscendlessEngine, ENGINES};
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
 use crate::ffi::adxl_call;
+use crate::ffi::handles::{release, resolve, to_c};
 use crate::ffi::ptr::{check_optional, required_str, write_out};
 
 /// Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
@@ -23,7 +24,7 @@ pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine)
         }
         let h = ENGINES.insert(Engine::new());
         // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-        unsafe { write_out(engine, std::ptr::without_provenance_mut(h as usize), "engine") }?;
+        unsafe { write_out(engine, to_c(h), "engine") }?;
         Ok(())
     })
 }
@@ -33,9 +34,7 @@ pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine)
 #[unsafe(no_mangle)]
 pub extern "C" fn ascendless_engine_destroy(engine: AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_destroy", || {
-        let e = ENGINES
-            .remove(engine.addr() as u64)
-            .map_err(|e| EngineError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))?;
+        let e = release::<Engine>(engine, "engine")?;
         e.finalize();
         Ok(())
     })
@@ -60,7 +59,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
     num_options: usize,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_initialize", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let name = unsafe { required_str(local_engine, "local_engine") }?;
         let mut options = Vec::with_capacity(num_options.min(64));
@@ -85,7 +84,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
 #[unsafe(no_mangle)]
 pub extern "C" fn ascendless_engine_finalize(engine: AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_finalize", || {
-        lookup(engine)?.finalize();
+        resolve::<Engine>(engine, "engine")?.finalize();
         Ok(())
     })
 }

@@ -3,10 +3,12 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, lookup};
+use super::AscendlessEngine;
+use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
 use crate::ffi::adxl_call;
+use crate::ffi::handles::resolve;
 use crate::ffi::ptr::{check_optional, required_str, write_out};
 
 /// One notify received (`adxl::NotifyDesc`), as `ascendless_engine_get_notifies` hands it
@@ -40,7 +42,7 @@ pub unsafe extern "C" fn ascendless_engine_send_notify(
     timeout_in_millis: i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_send_notify", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let (remote, name, msg) = unsafe {
             (
@@ -75,7 +77,7 @@ pub unsafe extern "C" fn ascendless_engine_get_notifies(
     count: *mut usize,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_get_notifies", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         if notifies.is_null() || count.is_null() {
             return Err(EngineError::new(ADXL_PARAM_INVALID, "notifies and count must not be NULL"));
         }

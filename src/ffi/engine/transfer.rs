@@ -2,11 +2,13 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, UintptrArg, lookup, vouch};
+use super::{AscendlessEngine, UintptrArg, vouch};
+use crate::engine::Engine;
 use crate::engine::{TransferDesc, TransferOp};
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
 use crate::error::{EngineError, EngineResult};
 use crate::ffi::adxl_call;
+use crate::ffi::handles::resolve;
 use crate::ffi::ptr::required_str;
 
 /// One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
@@ -43,7 +45,7 @@ pub unsafe extern "C" fn ascendless_engine_transfer_sync(
     timeout_in_millis: i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_transfer_sync", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         let op = TransferOp::from_raw(operation)?;
