@@ -8,7 +8,7 @@ use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
 use crate::ffi::adxl_call;
 use crate::ffi::handles::{release, resolve, to_c};
-use crate::ffi::ptr::{check_optional, required_str, write_out};
+use crate::ffi::ptr::{Out, required_str};
 
 /// Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
 /// misaligned `engine` is `ADXL_PARAM_INVALID`.
@@ -18,13 +18,9 @@ use crate::ffi::ptr::{check_optional, required_str, write_out};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_create", || {
-        check_optional(engine, "engine")?;
-        if engine.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "engine must not be NULL"));
-        }
-        let h = ENGINES.insert(Engine::new());
-        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-        unsafe { write_out(engine, to_c(h), "engine") }?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(engine, "engine") }?;
+        out.write(to_c(ENGINES.insert(Engine::new())));
         Ok(())
     })
 }

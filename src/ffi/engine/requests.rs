@@ -6,11 +6,10 @@ use super::transfer::{AscendlessTransferDesc, copy_descs};
 use super::{AscendlessEngine, vouch};
 use crate::engine::Engine;
 use crate::engine::TransferOp;
-use crate::error::EngineError;
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::handles::{raw, resolve, to_c};
-use crate::ffi::ptr::{check_optional, required_str, write_out};
+use crate::ffi::ptr::{Out, required_str};
 
 /// `AdxlEngine::TransferAsync`: checks and copies the descriptors (the array may be reused
 /// once this returns), queues the transfer and stores a request handle in `*req` at once; the
@@ -40,19 +39,13 @@ pub unsafe extern "C" fn ascendless_engine_transfer_async(
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         let op = TransferOp::from_raw(operation)?;
-        if req.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "req must not be NULL"));
-        }
-        check_optional(req, "req")?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(req, "req") }?;
         // SAFETY: forwarded contract.
         let descs = unsafe { copy_descs(op_descs, num_descs) }?;
         // SAFETY: the caller promises the local ranges stay valid until the request is done.
         let h = e.transfer_async(remote, op, &descs, |r| unsafe { vouch(r) })?;
-        // SAFETY: forwarded contract; checked non-NULL and aligned.
-        if let Err(err) = unsafe { write_out(req, to_c(h), "req") } {
-            let _ = e.transfer_status(h);
-            return Err(err.into());
-        }
+        out.write(to_c(h));
         Ok(())
     })
 }
@@ -75,14 +68,11 @@ pub unsafe extern "C" fn ascendless_engine_get_transfer_status(
 ) -> EngineStatus {
     adxl_call("ascendless_engine_get_transfer_status", || {
         let e = resolve::<Engine>(engine, "engine")?;
-        if status.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "status must not be NULL"));
-        }
-        check_optional(status, "status")?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(status, "status") }?;
         let (value, result) = e.transfer_status(raw(req));
         if let Some(v) = value {
-            // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-            unsafe { write_out(status, v, "status") }?;
+            out.write(v);
         }
         result
     })

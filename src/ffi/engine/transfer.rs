@@ -5,11 +5,11 @@ use std::ffi::c_char;
 use super::{AscendlessEngine, UintptrArg, vouch};
 use crate::engine::Engine;
 use crate::engine::{TransferDesc, TransferOp};
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
-use crate::error::{EngineError, EngineResult};
+use crate::error::EngineResult;
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::handles::resolve;
-use crate::ffi::ptr::required_str;
+use crate::ffi::ptr::{required_str, slice};
 
 /// One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
 #[repr(C)]
@@ -64,14 +64,8 @@ pub(super) unsafe fn copy_descs(
     op_descs: *const AscendlessTransferDesc,
     num_descs: usize,
 ) -> EngineResult<Vec<TransferDesc>> {
-    let descs: &[AscendlessTransferDesc] = if num_descs == 0 {
-        &[]
-    } else if op_descs.is_null() || !op_descs.is_aligned() {
-        return Err(EngineError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
-    } else {
-        // SAFETY: non-NULL and aligned (checked); `num_descs` elements by the contract.
-        unsafe { std::slice::from_raw_parts(op_descs, num_descs) }
-    };
+    // SAFETY: forwarded contract.
+    let descs = unsafe { slice(op_descs, num_descs, "op_descs") }?;
     Ok(descs
         .iter()
         .map(|d| TransferDesc { local_addr: d.local_addr, remote_addr: d.remote_addr, len: d.len })
