@@ -530,6 +530,7 @@ impl Engine {
         let job_core = core.clone();
         let job = Box::new(move || {
             let core = job_core;
+            let running = requests::Running::new(&core.requests, &request);
             let remote = request.remote.clone();
             let (result, gone) = match Self::resolve_link(&core, &remote, deadline) {
                 Err(e) => {
@@ -544,8 +545,7 @@ impl Engine {
                 }
             };
             drop(locals);
-            request.finish(result, gone);
-            core.requests.finished(&request);
+            running.finish(result, gone);
         });
         if let Err(refused) = core.requests.submit(job) {
             // The job is dropped unrun: the request is neither in flight nor held any more.

@@ -14,6 +14,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
+use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
@@ -91,6 +92,37 @@ impl Requests {
     /// (which fail at once, the links being closed) and end.
     pub fn stop(&self) {
         self.workers.stop();
+    }
+}
+
+/// A request while its job runs: [`Running::finish`] records the outcome and ends its time in
+/// flight. Dropped unfinished (the job panicked; the pool logs the panic and goes on), it fails
+/// the request, which GetTransferStatus then reports instead of WAITING for ever.
+pub struct Running<'a> {
+    requests: &'a Requests,
+    request: &'a Arc<Request>,
+    finished: bool,
+}
+
+impl<'a> Running<'a> {
+    pub fn new(requests: &'a Requests, request: &'a Arc<Request>) -> Running<'a> {
+        Running { requests, request, finished: false }
+    }
+
+    /// The job's outcome (see [`Request::finish`]).
+    pub fn finish(mut self, result: EngineResult<()>, link_gone: bool) {
+        self.finished = true;
+        self.request.finish(result, link_gone);
+        self.requests.finished(self.request);
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.request.finish(Err(EngineError::new(ADXL_FAILED, "the transfer job panicked")), false);
+            self.requests.finished(self.request);
+        }
     }
 }
 
@@ -221,6 +253,27 @@ mod tests {
             w.submit(count(&n)).unwrap();
         }
         assert_eq!(wait_for(&n, 10), 10);
+        w.stop();
+    }
+
+    #[test]
+    fn a_request_whose_job_panics_fails_and_leaves_the_in_flight_list() {
+        let w = Arc::new(Requests::with_workers(1).unwrap());
+        let request = w.start("peer", 1).unwrap();
+        let (service, r) = (w.clone(), request.clone());
+        w.submit(Box::new(move || {
+            let _running = Running::new(&service, &r);
+            panic!("a bug in a transfer job");
+        }))
+        .unwrap();
+        assert!(request.wait(Instant::now() + Duration::from_secs(10)));
+        assert!(matches!(request.outcome(), Outcome::Failed { status: ADXL_FAILED, link_gone: false, .. }));
+        // Taken off the list just after the outcome is recorded.
+        let t = Instant::now();
+        while !w.in_flight_to("peer").is_empty() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(w.in_flight_to("peer").is_empty());
         w.stop();
     }
 }
