@@ -18,7 +18,7 @@ use std::any::Any;
 use std::collections::VecDeque;
 use std::io;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, TryLockError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -27,6 +27,15 @@ use crate::logging::TARGET;
 /// Locks `m`, keeping the guard of a poisoned lock (see the module doc).
 pub fn lock<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Locks `m` if no one holds it (`None` when someone does), keeping the guard of a poisoned lock.
+pub fn try_lock<T: ?Sized>(m: &Mutex<T>) -> Option<MutexGuard<'_, T>> {
+    match m.try_lock() {
+        Ok(guard) => Some(guard),
+        Err(TryLockError::Poisoned(e)) => Some(e.into_inner()),
+        Err(TryLockError::WouldBlock) => None,
+    }
 }
 
 /// The value of a mutex held exclusively (no locking needed), keeping a poisoned one's.
@@ -302,6 +311,9 @@ mod tests {
         assert!(m.is_poisoned());
         *lock(&m) += 1;
         assert_eq!(*lock(&m), 2);
+        let held = try_lock(&m).expect("a poisoned, unheld lock is taken");
+        assert!(try_lock(&m).is_none(), "a held lock is not");
+        drop(held);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! received ([`PeerNotifies`]), besides the registry, the relay pool, the same-host server
 //! and UCX.
 
+use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -54,10 +55,11 @@ pub(crate) struct Core {
 
 impl Core {
     /// The core of an engine named `name` with its resolved settings (the heartbeat's, which
-    /// the core does not run, are the caller's).
-    pub(super) fn new(name: EngineName, settings: Settings) -> Core {
+    /// the core does not run, are the caller's). Fails when the request workers cannot be set
+    /// up.
+    pub(super) fn new(name: EngineName, settings: Settings) -> io::Result<Core> {
         let Settings { options, transport, access, async_timeout, .. } = settings;
-        Core {
+        Ok(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
             options,
@@ -71,10 +73,10 @@ impl Core {
             async_timeout,
             shm: Mutex::new(None),
             counters: direct::Counters::default(),
-            requests: Requests::default(),
+            requests: Requests::new()?,
             notifies: PeerNotifies::default(),
             ucx: ucx::State::default(),
-        }
+        })
     }
 
     /// What dialling a peer needs: this engine's name, secret, transport and registry.

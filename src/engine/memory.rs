@@ -12,6 +12,7 @@ use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_
 use crate::error::{AclError, EngineError, EngineResult};
 use crate::runtime::context;
 use crate::runtime::memory::{self, AllocKind, Limits};
+use crate::sync::lock;
 
 /// Policy of device allocations: huge pages first, as the vendor's allocator prefers.
 const HUGE_FIRST: u32 = 0;
@@ -20,7 +21,7 @@ const HUGE_FIRST: u32 = 0;
 static OWNED: Mutex<BTreeMap<usize, AllocKind>> = Mutex::new(BTreeMap::new());
 
 fn owned() -> std::sync::MutexGuard<'static, BTreeMap<usize, AllocKind>> {
-    OWNED.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&OWNED)
 }
 
 /// The runtime's error as an ADXL status: out of memory is RESOURCE_EXHAUSTED.

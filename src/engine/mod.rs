@@ -81,9 +81,10 @@ pub use requests::Outcome;
 use self::core::Core;
 use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
+use crate::handle::Handle;
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
-use crate::sync::lock;
+use crate::sync::{Refused, lock, spawn_named};
 use crate::sys::span::{HostRange, RawSpan};
 use conn::link::Link;
 use conn::serve;
@@ -91,6 +92,7 @@ use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
+use requests::Request;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.
@@ -250,7 +252,9 @@ impl Engine {
         let transport = settings.transport;
         let heartbeat = (settings.heartbeat_interval, settings.heartbeat_misses);
         ucx::check_built(transport)?;
-        let core = Arc::new(Core::new(name, settings));
+        let core = Core::new(name, settings)
+            .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the request workers: {e}")))?;
+        let core = Arc::new(core);
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::start(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
@@ -260,9 +264,7 @@ impl Engine {
         }
         if core.options.auto_connect {
             let links = Arc::downgrade(&core.links);
-            let _ = std::thread::Builder::new()
-                .name("adxl-heartbeat".into())
-                .spawn(move || heartbeat::run(&links, heartbeat.0, heartbeat.1));
+            let _ = spawn_named("adxl-heartbeat", move || heartbeat::run(&links, heartbeat.0, heartbeat.1));
         }
         log::debug!(
             target: TARGET,
@@ -524,9 +526,11 @@ impl Engine {
         })?;
         let deadline = Instant::now() + core.async_timeout;
         let handle = requests::REQUESTS.insert_arc(request.clone());
+        let tracked = request.clone();
         let job_core = core.clone();
         let job = Box::new(move || {
             let core = job_core;
+            let running = requests::Running::new(&core.requests, &request);
             let remote = request.remote.clone();
             let (result, gone) = match Self::resolve_link(&core, &remote, deadline) {
                 Err(e) => {
@@ -541,12 +545,16 @@ impl Engine {
                 }
             };
             drop(locals);
-            request.finish(result, gone);
-            core.requests.finished(&request);
+            running.finish(result, gone);
         });
-        if !core.requests.submit(job) {
-            let _ = requests::REQUESTS.remove(handle);
-            return Err(EngineError::new(ADXL_FAILED, "the engine is finalizing"));
+        if let Err(refused) = core.requests.submit(job) {
+            // The job is dropped unrun: the request is neither in flight nor held any more.
+            core.requests.finished(&tracked);
+            let _ = Request::release(handle, "transfer request");
+            return Err(match refused {
+                Refused::Stopped => EngineError::new(ADXL_FAILED, "the engine is finalizing"),
+                Refused::Full => EngineError::new(ADXL_RESOURCE_EXHAUSTED, "the transfer queue is full"),
+            });
         }
         Ok(handle)
     }
@@ -563,7 +571,7 @@ impl Engine {
         if req == 0 {
             return (None, Err(EngineError::new(ADXL_FAILED, "the transfer request is NULL")));
         }
-        let request = match requests::REQUESTS.get(req) {
+        let request = match Request::resolve(req, "transfer request") {
             Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
             Ok(_) => {
                 return (
@@ -571,18 +579,16 @@ impl Engine {
                     Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
                 );
             }
-            Err(e) => {
-                return (None, Err(EngineError::new(ADXL_PARAM_INVALID, format!("transfer request: {e}"))));
-            }
+            Err(e) => return (None, Err(e)),
         };
         match request.outcome() {
             Outcome::Waiting => (Some(0), Ok(())),
             Outcome::Completed => {
-                let _ = requests::REQUESTS.remove(req);
+                let _ = Request::release(req, "transfer request");
                 (Some(1), Ok(()))
             }
             Outcome::Failed { status, message, link_gone } => {
-                let _ = requests::REQUESTS.remove(req);
+                let _ = Request::release(req, "transfer request");
                 log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
                 if link_gone {
                     let e = EngineError::new(

@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use crate::engine::limits::{MAX_NOTIFIES, MAX_NOTIFIES_TOTAL};
 use crate::error::engine_status::ADXL_RESOURCE_EXHAUSTED;
+use crate::sync::lock;
 
 /// The peer-notifies service: the queue of notifies received, behind its own lock.
 #[derive(Default)]
@@ -22,12 +23,12 @@ pub struct PeerNotifies {
 impl PeerNotifies {
     /// Queues a notify from `peer`, as [`Queue::push`].
     pub fn push(&self, peer: &str, n: Notified) -> u32 {
-        crate::sync::lock(&self.queue).push(peer, n)
+        lock(&self.queue).push(peer, n)
     }
 
     /// Everything queued, oldest first (GetNotifies).
     pub fn take(&self) -> Vec<Notified> {
-        crate::sync::lock(&self.queue).take()
+        lock(&self.queue).take()
     }
 }
 

@@ -6,10 +6,12 @@
 //! touch device memory (strict mode); other memory as the caller vouched for it.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use crate::engine::wire::{MAX_REGIONS, MemKind, Region};
-use crate::handle::{HandleKind, HandleTable};
+use crate::error::EngineError;
+use crate::handle::{Handle, HandleKind, HandleTable};
+use crate::sync::lock;
 use crate::sys::span::RawSpan;
 
 /// One registration.
@@ -38,6 +40,20 @@ impl Registered {
 /// names a registration of another.
 static HANDLES: HandleTable<()> = HandleTable::new(HandleKind::Memory);
 
+/// The kind of a registration's handle. A registration lives in its engine's [`Registry`];
+/// the table only hands out the numbers (reserved, never filled), so it keeps them unique and
+/// of their kind, and a handle never resolves through it.
+pub struct MemoryHandle;
+
+impl Handle for MemoryHandle {
+    const KIND: HandleKind = HandleKind::Memory;
+    type Target = ();
+    type Error = EngineError;
+    fn table() -> &'static HandleTable<()> {
+        &HANDLES
+    }
+}
+
 #[derive(Default)]
 pub struct Registry {
     /// By start address, then handle (several registrations may overlap or repeat).
@@ -45,44 +61,44 @@ pub struct Registry {
 }
 
 impl Registry {
-    fn lock(&self) -> MutexGuard<'_, BTreeMap<(usize, u64), Arc<Registered>>> {
-        // Every mutation is one insert or remove: a poisoned map is still consistent.
-        self.by_addr.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// Records `[addr, addr + span.len())`, reached through `span`, as `kind`.
     pub fn add(&self, addr: usize, span: RawSpan, kind: MemKind) -> Arc<Registered> {
-        let handle = HANDLES.reserve();
+        let handle = MemoryHandle::table().reserve();
         let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span });
-        self.lock().insert((r.addr, handle), r.clone());
+        lock(&self.by_addr).insert((r.addr, handle), r.clone());
         r
     }
 
     /// Removes the registration `handle`; `None` if it is not one of this engine's.
     pub fn remove(&self, handle: u64) -> Option<Arc<Registered>> {
-        let mut map = self.lock();
+        let mut map = lock(&self.by_addr);
         let key = map.iter().find(|(_, r)| r.handle == handle).map(|(k, _)| *k)?;
         map.remove(&key)
     }
 
     /// The registration wholly containing `[addr, addr + len)`, if any.
     pub fn find(&self, addr: usize, len: usize) -> Option<Arc<Registered>> {
-        self.lock().range(..=(addr, u64::MAX)).rev().map(|(_, r)| r).find(|r| r.holds(addr, len)).cloned()
+        lock(&self.by_addr)
+            .range(..=(addr, u64::MAX))
+            .rev()
+            .map(|(_, r)| r)
+            .find(|r| r.holds(addr, len))
+            .cloned()
     }
 
     /// The registrations to announce in HELLO: at most [`MAX_REGIONS`], the protocol's limit
     /// (the list is informational; every request is decided with the registry itself).
     pub fn regions(&self) -> Vec<Region> {
-        self.lock().values().take(MAX_REGIONS).map(|r| r.region()).collect()
+        lock(&self.by_addr).values().take(MAX_REGIONS).map(|r| r.region()).collect()
     }
 
     /// Every registration (for a same-host peer's first list: no limit).
     pub fn all(&self) -> Vec<Arc<Registered>> {
-        self.lock().values().cloned().collect()
+        lock(&self.by_addr).values().cloned().collect()
     }
 
     pub fn clear(&self) {
-        self.lock().clear();
+        lock(&self.by_addr).clear();
     }
 }
 

@@ -8,59 +8,121 @@
 //! request counts against [`MAX_REQUESTS`] from submission until GetTransferStatus has reported
 //! it COMPLETED or FAILED (and freed it).
 
-use std::collections::VecDeque;
+use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
-use crate::error::EngineResult;
-use crate::handle::{HandleKind, HandleTable};
+use crate::error::engine_status::ADXL_FAILED;
+use crate::error::{EngineError, EngineResult};
+use crate::handle::{Handle, HandleKind, HandleTable};
+use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
 
 /// Every engine's requests, by handle.
 pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::TransferRequest);
+
+/// A request handle; a NULL, stale or foreign one is PARAM_INVALID.
+impl Handle for Request {
+    const KIND: HandleKind = HandleKind::TransferRequest;
+    type Target = Request;
+    type Error = EngineError;
+    fn table() -> &'static HandleTable<Request> {
+        &REQUESTS
+    }
+}
 
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);
 
 /// The requests service: how many requests this engine holds, the ones in flight, and the
 /// workers that run them.
-#[derive(Default)]
 pub struct Requests {
     /// Requests held (submitted and not yet reported done), at most [`MAX_REQUESTS`].
     held: Arc<AtomicUsize>,
-    workers: Workers,
+    /// The workers; a job that panics is logged and its worker takes the next one.
+    workers: Pool,
     /// Requests not yet done, so a notify can wait for the transfers submitted before it.
     inflight: Mutex<Vec<Arc<Request>>>,
 }
 
 impl Requests {
+    /// The service of a new engine; no worker runs until a request is submitted.
+    pub fn new() -> io::Result<Requests> {
+        Requests::with_workers(MAX_WORKERS)
+    }
+
+    fn with_workers(max_workers: usize) -> io::Result<Requests> {
+        let workers = Pool::new(PoolOptions {
+            name: "adxl-async".into(),
+            min_workers: 0,
+            max_workers,
+            // Every queued job is a request held, so the queue never holds more.
+            capacity: MAX_REQUESTS,
+            idle_exit: Some(IDLE_EXIT),
+        })?;
+        Ok(Requests { held: Arc::default(), workers, inflight: Mutex::default() })
+    }
+
     /// A new request to `remote` of the engine `owner`, counted as held and tracked as in
     /// flight; `None` at [`MAX_REQUESTS`].
     pub fn start(&self, remote: &str, owner: usize) -> Option<Arc<Request>> {
         let request = Arc::new(Request::new(remote, owner, &self.held)?);
-        crate::sync::lock(&self.inflight).push(request.clone());
+        lock(&self.inflight).push(request.clone());
         Some(request)
     }
 
     /// The request is done: no longer in flight.
     pub fn finished(&self, request: &Arc<Request>) {
-        crate::sync::lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
+        lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
     }
 
     /// The requests to `remote` in flight now.
     pub fn in_flight_to(&self, remote: &str) -> Vec<Arc<Request>> {
-        crate::sync::lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
+        lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
     }
 
-    /// Queues `job` for the workers; `false` after [`Requests::stop`].
-    pub fn submit(&self, job: Job) -> bool {
+    /// Queues `job` for the workers (started on demand, up to [`MAX_WORKERS`]); refused after
+    /// [`Requests::stop`].
+    pub fn submit(&self, job: Job) -> Result<(), Refused> {
         self.workers.submit(job)
     }
 
-    /// Stops the workers (Finalize).
+    /// Stops the workers (Finalize): new jobs are refused; the workers finish the queued ones
+    /// (which fail at once, the links being closed) and end.
     pub fn stop(&self) {
         self.workers.stop();
+    }
+}
+
+/// A request while its job runs: [`Running::finish`] records the outcome and ends its time in
+/// flight. Dropped unfinished (the job panicked; the pool logs the panic and goes on), it fails
+/// the request, which GetTransferStatus then reports instead of WAITING for ever.
+pub struct Running<'a> {
+    requests: &'a Requests,
+    request: &'a Arc<Request>,
+    finished: bool,
+}
+
+impl<'a> Running<'a> {
+    pub fn new(requests: &'a Requests, request: &'a Arc<Request>) -> Running<'a> {
+        Running { requests, request, finished: false }
+    }
+
+    /// The job's outcome (see [`Request::finish`]).
+    pub fn finish(mut self, result: EngineResult<()>, link_gone: bool) {
+        self.finished = true;
+        self.request.finish(result, link_gone);
+        self.requests.finished(self.request);
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.request.finish(Err(EngineError::new(ADXL_FAILED, "the transfer job panicked")), false);
+            self.requests.finished(self.request);
+        }
     }
 }
 
@@ -110,7 +172,7 @@ impl Request {
     }
 
     pub fn outcome(&self) -> Outcome {
-        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        lock(&self.state).clone()
     }
 
     pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
@@ -118,96 +180,26 @@ impl Request {
             Ok(()) => Outcome::Completed,
             Err(e) => Outcome::Failed { status: e.status, message: e.message.clone(), link_gone },
         };
-        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = outcome;
+        *lock(&self.state) = outcome;
         self.done.notify_all();
     }
 
     /// Waits until the request is done or `deadline` passes; whether it is done.
     pub fn wait(&self, deadline: Instant) -> bool {
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = lock(&self.state);
         while matches!(*state, Outcome::Waiting) {
             let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
                 return false;
             };
-            state = self.done.wait_timeout(state, left).unwrap_or_else(|e| e.into_inner()).0;
+            state = wait_timeout(&self.done, state, left).0;
         }
         true
     }
-}
-
-pub type Job = Box<dyn FnOnce() + Send>;
-
-#[derive(Default)]
-struct Queue {
-    jobs: VecDeque<Job>,
-    workers: usize,
-    idle: usize,
-    stopping: bool,
-}
-
-/// The engine's worker threads and their queue.
-#[derive(Default)]
-pub struct Workers {
-    queue: Arc<(Mutex<Queue>, Condvar)>,
-}
-
-impl Workers {
-    /// Queues `job`; starts a worker when none is idle (up to [`MAX_WORKERS`]). `false` after
-    /// [`Workers::stop`].
-    pub fn submit(&self, job: Job) -> bool {
-        let (m, cv) = &*self.queue;
-        let mut q = m.lock().unwrap_or_else(|e| e.into_inner());
-        if q.stopping {
-            return false;
-        }
-        q.jobs.push_back(job);
-        if q.idle < q.jobs.len() && q.workers < MAX_WORKERS {
-            let queue = self.queue.clone();
-            if std::thread::Builder::new().name("adxl-async".into()).spawn(move || work(&queue)).is_ok() {
-                q.workers += 1;
-            }
-        }
-        cv.notify_one();
-        true
-    }
-
-    /// Refuses new jobs; the workers finish the queued ones (which fail at once, the links
-    /// being closed) and end.
-    pub fn stop(&self) {
-        let (m, cv) = &*self.queue;
-        m.lock().unwrap_or_else(|e| e.into_inner()).stopping = true;
-        cv.notify_all();
-    }
-}
-
-fn work(queue: &(Mutex<Queue>, Condvar)) {
-    let (m, cv) = queue;
-    let mut q = m.lock().unwrap_or_else(|e| e.into_inner());
-    loop {
-        if let Some(job) = q.jobs.pop_front() {
-            drop(q);
-            job();
-            q = m.lock().unwrap_or_else(|e| e.into_inner());
-            continue;
-        }
-        if q.stopping {
-            break;
-        }
-        q.idle += 1;
-        let (next, timed_out) = cv.wait_timeout(q, IDLE_EXIT).unwrap_or_else(|e| e.into_inner());
-        q = next;
-        q.idle -= 1;
-        if timed_out.timed_out() && q.jobs.is_empty() {
-            break;
-        }
-    }
-    q.workers -= 1;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::EngineError;
 
     #[test]
     fn requests_are_counted_up_to_the_limit_and_released_on_drop() {
@@ -224,22 +216,64 @@ mod tests {
         assert!(matches!(r.outcome(), Outcome::Failed { status: 503900, link_gone: true, .. }));
     }
 
-    #[test]
-    fn workers_run_every_job_and_stop() {
-        let w = Workers::default();
-        let n = Arc::new(AtomicUsize::new(0));
-        for _ in 0..100 {
-            let n = n.clone();
-            assert!(w.submit(Box::new(move || {
-                n.fetch_add(1, Ordering::AcqRel);
-            })));
-        }
+    fn wait_for(n: &AtomicUsize, want: usize) -> usize {
         let t = Instant::now();
-        while n.load(Ordering::Acquire) < 100 && t.elapsed() < Duration::from_secs(10) {
+        while n.load(Ordering::Acquire) < want && t.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(5));
         }
-        assert_eq!(n.load(Ordering::Acquire), 100);
+        n.load(Ordering::Acquire)
+    }
+
+    fn count(n: &Arc<AtomicUsize>) -> Job {
+        let n = n.clone();
+        Box::new(move || {
+            n.fetch_add(1, Ordering::AcqRel);
+        })
+    }
+
+    #[test]
+    fn workers_run_every_job_and_stop() {
+        let w = Requests::new().unwrap();
+        let n = Arc::new(AtomicUsize::new(0));
+        for _ in 0..100 {
+            w.submit(count(&n)).unwrap();
+        }
+        assert_eq!(wait_for(&n, 100), 100);
         w.stop();
-        assert!(!w.submit(Box::new(|| {})));
+        assert_eq!(w.submit(Box::new(|| {})), Err(Refused::Stopped));
+    }
+
+    #[test]
+    fn a_panicking_job_does_not_stop_later_requests() {
+        // One worker, so the later jobs run on the very thread the panic went through.
+        let w = Requests::with_workers(1).unwrap();
+        let n = Arc::new(AtomicUsize::new(0));
+        w.submit(Box::new(|| panic!("a bug in a transfer job"))).unwrap();
+        for _ in 0..10 {
+            w.submit(count(&n)).unwrap();
+        }
+        assert_eq!(wait_for(&n, 10), 10);
+        w.stop();
+    }
+
+    #[test]
+    fn a_request_whose_job_panics_fails_and_leaves_the_in_flight_list() {
+        let w = Arc::new(Requests::with_workers(1).unwrap());
+        let request = w.start("peer", 1).unwrap();
+        let (service, r) = (w.clone(), request.clone());
+        w.submit(Box::new(move || {
+            let _running = Running::new(&service, &r);
+            panic!("a bug in a transfer job");
+        }))
+        .unwrap();
+        assert!(request.wait(Instant::now() + Duration::from_secs(10)));
+        assert!(matches!(request.outcome(), Outcome::Failed { status: ADXL_FAILED, link_gone: false, .. }));
+        // Taken off the list just after the outcome is recorded.
+        let t = Instant::now();
+        while !w.in_flight_to("peer").is_empty() && t.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(w.in_flight_to("peer").is_empty());
+        w.stop();
     }
 }

@@ -66,9 +66,8 @@ impl FromHandleError for AclError {
 }
 
 pub type AclResult<T> = Result<T, AclError>;
-/// A bad handle passed to the engine's API: every case is `PARAM_INVALID`, as the engine's
-/// hand-written lookups report it (the engine's tables adopt this when they move onto
-/// [`crate::handle::Handle`]).
+/// A bad handle passed to the engine's API (an engine, a transfer request, a memory
+/// registration): every case is `PARAM_INVALID`.
 impl FromHandleError for EngineError {
     fn from_handle_error(what: &str, e: HandleError) -> Self {
         EngineError::new(engine_status::ADXL_PARAM_INVALID, format!("{what}: {e}"))

@@ -83,16 +83,6 @@ impl<'a, T> Out<'a, T> {
     }
 }
 
-/// Writes `value` to the out-parameter `p` (named `what` in messages).
-///
-/// # Safety
-/// `p` is NULL or valid for a write of `T`.
-pub(crate) unsafe fn write_out<T>(p: *mut T, value: T, what: &'static str) -> Result<(), BadPointer> {
-    // SAFETY: forwarded contract.
-    unsafe { Out::new(p, what) }?.write(value);
-    Ok(())
-}
-
 /// The C array `p` of `len` elements (named `what` in messages). NULL is allowed for an empty
 /// array; with `len > 0` it is the caller's error, as is a misaligned `p`.
 ///
@@ -110,12 +100,6 @@ pub(crate) unsafe fn slice<'a, T>(
     // SAFETY: non-NULL and aligned (checked above); `len` readable values, valid for 'a, by
     // the caller's contract.
     Ok(unsafe { std::slice::from_raw_parts(p, len) })
-}
-
-/// Checks an optional out-parameter before any work is done, so a bad one fails the call
-/// without side effects; NULL passes.
-pub(crate) fn check_optional<T>(p: *mut T, what: &'static str) -> Result<(), BadPointer> {
-    if p.is_null() { Ok(()) } else { check(p, what) }
 }
 
 /// Reads a NUL-terminated UTF-8 string argument; NULL gives `None`.
@@ -151,16 +135,16 @@ mod tests {
     #[test]
     fn null_and_misaligned_out_pointers_are_refused() {
         // SAFETY: NULL is never written.
-        let e = unsafe { write_out::<u32>(std::ptr::null_mut(), 1, "count") }.unwrap_err();
+        let e = unsafe { Out::<u32>::new(std::ptr::null_mut(), "count") }.err().unwrap();
         assert_eq!(AclError::from(e.clone()).code, ACL_ERROR_INVALID_PARAM);
         assert_eq!(EngineError::from(e).status, ADXL_PARAM_INVALID);
         let mut buf = [0u64; 2];
         let odd = (buf.as_mut_ptr() as *mut u8).wrapping_add(1) as *mut u64;
         // SAFETY: misaligned pointers are refused before any write.
-        let e = unsafe { write_out(odd, 5u64, "value") }.unwrap_err();
+        let e = unsafe { Out::new(odd, "value") }.err().unwrap();
         assert_eq!(e.why, "is not aligned for its type");
         // SAFETY: valid, aligned destination.
-        unsafe { write_out(&mut buf[0], 9u64, "value") }.unwrap();
+        unsafe { Out::new(&mut buf[0], "value") }.unwrap().write(9u64);
         assert_eq!(buf[0], 9);
         // SAFETY: NULL means not wanted.
         assert!(unsafe { Out::<u64>::optional(std::ptr::null_mut(), "value") }.unwrap().is_none());

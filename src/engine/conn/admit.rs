@@ -18,11 +18,12 @@
 use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::net::{Shutdown, TcpStream};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::MAX_PENDING;
 use crate::logging::TARGET;
+use crate::sync::lock;
 
 /// How long a new connection has, from its accept, to send its whole HELLO.
 pub const HELLO_DEADLINE: Duration = Duration::from_secs(10);
@@ -38,11 +39,6 @@ struct Table {
 }
 
 type Shared = Arc<Mutex<Table>>;
-
-fn lock(t: &Shared) -> MutexGuard<'_, Table> {
-    // Every critical section leaves the table consistent; a panic elsewhere does not poison it.
-    t.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// The pending handshakes of one listener, and its evictions since the last warning.
 #[derive(Default)]

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use std::sync::Arc;
@@ -27,6 +27,7 @@ use crate::engine::path::ucx::slot::PeerSlot;
 use crate::engine::wire::{Host, Message, Region};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
+use crate::sync::{lock, wait_timeout};
 use crate::sys::stream_io::{peer_closed, send_all};
 
 /// A connection idle this long is checked for a closed peer before it is used again.
@@ -89,7 +90,7 @@ impl Link {
         link.give_back(conn);
         let mut link = link;
         if dialer.may_share() {
-            let host = link.peer_host.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let host = lock(&link.peer_host).clone();
             let tried = match host {
                 Some(h) => shm::Local::open(remote, &h, addr.port(), deadline),
                 None => {
@@ -114,10 +115,6 @@ impl Link {
         Ok(link)
     }
 
-    fn lock(&self) -> MutexGuard<'_, Pool> {
-        self.pool.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// A peer that reset or closed a connection is taken to be gone: the next Connect replaces
     /// the link.
     pub fn is_broken(&self) -> bool {
@@ -127,7 +124,7 @@ impl Link {
     /// Applies the peer's announcement of a registration change.
     pub fn note(&self, message: &Message) {
         self.ucx.note(message);
-        let mut regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut regions = lock(&self.peer_regions);
         match message {
             Message::MemAdd { regions: added } => {
                 regions.extend_from_slice(added);
@@ -144,7 +141,7 @@ impl Link {
     /// registered later, or overlapping registrations, may answer `false`: then the call is
     /// just not striped).
     pub fn peer_holds(&self, ranges: impl Iterator<Item = (u64, u64)>) -> bool {
-        let regions = self.peer_regions.lock().unwrap_or_else(|e| e.into_inner());
+        let regions = lock(&self.peer_regions);
         ranges.into_iter().all(|(addr, len)| {
             let i = regions.partition_point(|r| r.addr <= addr);
             i > 0 && {
@@ -161,7 +158,7 @@ impl Link {
         if self.is_broken() {
             return false;
         }
-        let dead = self.lock().idle.iter().any(|c| peer_closed(&c.stream));
+        let dead = lock(&self.pool).idle.iter().any(|c| peer_closed(&c.stream));
         if dead {
             self.broken.store(true, Ordering::Release);
         }
@@ -199,8 +196,8 @@ impl Link {
         match Message::read_from(&mut &stream).map_err(|e| redial::wire(&self.remote, what, e))? {
             Message::HelloAck { status: 0, mut regions, host, .. } => {
                 regions.sort_by_key(|r| r.addr);
-                *self.peer_host.lock().unwrap_or_else(|e| e.into_inner()) = host;
-                *self.peer_regions.lock().unwrap_or_else(|e| e.into_inner()) = regions;
+                *lock(&self.peer_host) = host;
+                *lock(&self.peer_regions) = regions;
             }
             Message::HelloAck { status, message, .. } => {
                 return Err(EngineError::new(
@@ -217,7 +214,7 @@ impl Link {
                 .into());
             }
         }
-        let mut pool = self.lock();
+        let mut pool = lock(&self.pool);
         let id = pool.next_id;
         pool.next_id += 1;
         if let Ok(clone) = stream.try_clone() {
@@ -228,7 +225,7 @@ impl Link {
 
     /// A connection for one transfer: an idle one, a new one, or the next one given back.
     pub fn take(&self, dialer: &Dialer, deadline: Instant) -> EngineResult<Conn> {
-        let mut pool = self.lock();
+        let mut pool = lock(&self.pool);
         // An extra connection that cannot be dialled (the peer is overloaded, or at its limit
         // of handshakes) does not break a link whose other connections work: the call waits
         // for one of them instead. With none open, the failure is the link's.
@@ -246,7 +243,7 @@ impl Link {
                 }
                 drop(pool);
                 self.discard(c, false);
-                pool = self.lock();
+                pool = lock(&self.pool);
                 continue;
             }
             if pool.open.is_empty() {
@@ -274,13 +271,13 @@ impl Link {
                     Err(e) => {
                         log::debug!(target: crate::logging::TARGET, "{}; waiting for one of the {others} open connections", e.message);
                         dial_failed = Some(e);
-                        pool = self.lock();
+                        pool = lock(&self.pool);
                         continue;
                     }
                 }
             }
             let left = remaining(deadline, &self.remote, "transfer to")?;
-            pool = self.returned.wait_timeout(pool, left).unwrap_or_else(|e| e.into_inner()).0;
+            pool = wait_timeout(&self.returned, pool, left).0;
         }
     }
 
@@ -289,7 +286,7 @@ impl Link {
         if self.closed.load(Ordering::Acquire) {
             return None;
         }
-        self.lock().idle.pop()
+        lock(&self.pool).idle.pop()
     }
 
     /// Returns a connection whose conversation ended cleanly.
@@ -300,7 +297,7 @@ impl Link {
         }
         let mut conn = conn;
         conn.idle_since = Instant::now();
-        self.lock().idle.push(conn);
+        lock(&self.pool).idle.push(conn);
         self.returned.notify_one();
     }
 
@@ -308,7 +305,7 @@ impl Link {
     /// peer as gone.
     pub fn discard(&self, conn: Conn, broken: bool) {
         let _ = conn.stream.shutdown(Shutdown::Both);
-        self.lock().open.remove(&conn.id);
+        lock(&self.pool).open.remove(&conn.id);
         if broken {
             self.broken.store(true, Ordering::Release);
         }
@@ -319,7 +316,7 @@ impl Link {
     /// Sends `message` on every idle connection (a MEM_ADD or MEM_REMOVE); best effort.
     pub fn announce(&self, message: &Message) {
         let frame = message.encode();
-        for c in &self.lock().idle {
+        for c in &lock(&self.pool).idle {
             let _ = send_all(&c.stream, &frame);
         }
     }
@@ -332,7 +329,7 @@ impl Link {
             s.close();
         }
         self.ucx.clear(self.is_broken());
-        let mut pool = self.lock();
+        let mut pool = lock(&self.pool);
         let bye = Message::Bye.encode();
         for c in pool.idle.drain(..) {
             let _ = send_all(&c.stream, &bye);

@@ -11,6 +11,7 @@ use crate::engine::conn::admit::{Admission, Slot};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
+use crate::sync::spawn_named;
 
 /// Connections the kernel may complete before the listener accepts them (capped by
 /// `net.core.somaxconn`): a burst from a flood is queued rather than answered by dropping
@@ -35,29 +36,26 @@ where
     if let Err(e) = crate::sys::stream_io::set_backlog(&listener, BACKLOG) {
         log::debug!(target: TARGET, "{addr}: the listen backlog stays at the default: {e}");
     }
-    std::thread::Builder::new()
-        .name("adxl-listen".into())
-        .spawn(move || {
-            let mut admission = Admission::default();
-            for stream in listener.incoming() {
-                if stopping() {
-                    break;
-                }
-                let Ok(stream) = stream else {
-                    // E.g. out of descriptors: do not spin.
-                    std::thread::sleep(Duration::from_millis(10));
-                    continue;
-                };
-                // Out of descriptors for its clone: the stream is dropped here, closed before
-                // a byte is read.
-                let Some(slot) = admission.admit(&stream, &name) else { continue };
-                let serve = serve.clone();
-                let _ =
-                    std::thread::Builder::new().name("adxl-serve".into()).spawn(move || serve(stream, slot));
+    spawn_named("adxl-listen", move || {
+        let mut admission = Admission::default();
+        for stream in listener.incoming() {
+            if stopping() {
+                break;
             }
-            admission.close_all();
-        })
-        .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
+            let Ok(stream) = stream else {
+                // E.g. out of descriptors: do not spin.
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            };
+            // Out of descriptors for its clone: the stream is dropped here, closed before
+            // a byte is read.
+            let Some(slot) = admission.admit(&stream, &name) else { continue };
+            let serve = serve.clone();
+            let _ = spawn_named("adxl-serve", move || serve(stream, slot));
+        }
+        admission.close_all();
+    })
+    .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
 }
 
 /// Wakes the listener so it sees `stopping` and exits.

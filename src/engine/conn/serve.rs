@@ -71,7 +71,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     let served = Arc::new(Served::new(clone));
     // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
     // the memory list is read after registering, so no registration is missed either.
-    let turn = served.lock();
+    let turn = served.turn();
     let Some(id) = core.served.add(served.clone()) else {
         let ack = Message::HelloAck {
             status: ADXL_RESOURCE_EXHAUSTED,
@@ -114,21 +114,21 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
                 s.set_read_timeout(Some(STALL))?;
                 let refusal = serve_write(core, s, &mut reader, &descs)?;
                 s.set_read_timeout(None)?;
-                let _turn = served.lock();
+                let _turn = served.turn();
                 complete(s, id, refusal)?
             }
             Message::Read { id, descs } => {
-                let _turn = served.lock();
+                let _turn = served.turn();
                 serve_read(core, s, id, &descs)?
             }
             Message::Notify { id, name, msg } => {
                 let status = core.notifies.push(peer, Notified { name, msg });
                 let message = if status == 0 { String::new() } else { "too many notifies queued".into() };
-                let _turn = served.lock();
+                let _turn = served.turn();
                 send_all(s, &Message::Complete { id, status, failed: u32::MAX, message }.encode())?
             }
             Message::Ping { id } => {
-                let _turn = served.lock();
+                let _turn = served.turn();
                 send_all(
                     s,
                     &Message::Complete { id, status: 0, failed: u32::MAX, message: String::new() }.encode(),
@@ -136,7 +136,7 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
             }
             Message::UcxQuery { id } => {
                 let answer = ucx::answer(&core.ucx, &core.dialer(), id).encode();
-                let _turn = served.lock();
+                let _turn = served.turn();
                 send_all(s, &answer)?
             }
             Message::MemAdd { .. } | Message::MemRemove { .. } => {}

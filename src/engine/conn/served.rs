@@ -13,11 +13,11 @@
 use std::collections::HashMap;
 use std::net::{Shutdown, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::engine::limits::MAX_SERVED;
 use crate::engine::wire::Message;
-use crate::sync::lock;
+use crate::sync::{lock, try_lock};
 use crate::sys::stream_io::{send_all, writable};
 
 /// The served-connections service: every connection this engine serves, by id.
@@ -96,10 +96,9 @@ impl Drop for Turn<'_> {
             if self.served.queue().is_empty() || !writable(&self.served.stream) {
                 return;
             }
-            match self.served.write.try_lock() {
-                Ok(g) => self.guard = Some(g),
-                Err(TryLockError::Poisoned(e)) => self.guard = Some(e.into_inner()),
-                Err(TryLockError::WouldBlock) => return,
+            match try_lock(&self.served.write) {
+                Some(g) => self.guard = Some(g),
+                None => return,
             }
         }
     }
@@ -111,12 +110,12 @@ impl Served {
     }
 
     fn queue(&self) -> MutexGuard<'_, Vec<u8>> {
-        self.queued.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.queued)
     }
 
     /// Waits for the turn (the serving thread, before a response).
-    pub fn lock(&self) -> Turn<'_> {
-        Turn { served: self, guard: Some(self.write.lock().unwrap_or_else(|e| e.into_inner())) }
+    pub fn turn(&self) -> Turn<'_> {
+        Turn { served: self, guard: Some(lock(&self.write)) }
     }
 
     /// Sends what is queued; called during a turn. Nothing is sent while the peer's window is
@@ -148,11 +147,7 @@ impl Served {
             }
             q.extend_from_slice(frame);
         }
-        let guard = match self.write.try_lock() {
-            Ok(g) => g,
-            Err(TryLockError::Poisoned(e)) => e.into_inner(),
-            Err(TryLockError::WouldBlock) => return,
-        };
+        let Some(guard) = try_lock(&self.write) else { return };
         drop(Turn { served: self, guard: Some(guard) });
     }
 }

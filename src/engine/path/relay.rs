@@ -5,6 +5,7 @@
 use std::sync::{Condvar, Mutex};
 
 use crate::engine::options::BufferPool;
+use crate::sync::{lock, wait};
 
 pub struct RelayPool {
     config: BufferPool,
@@ -27,7 +28,7 @@ impl RelayBuf<'_> {
 impl Drop for RelayBuf<'_> {
     fn drop(&mut self) {
         if let Some(b) = self.buf.take() {
-            let mut s = self.pool.state.lock().unwrap_or_else(|e| e.into_inner());
+            let mut s = lock(&self.pool.state);
             s.0.push(b);
             self.pool.freed.notify_one();
         }
@@ -49,7 +50,7 @@ impl RelayPool {
         if !self.enabled() {
             return None;
         }
-        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = lock(&self.state);
         loop {
             if let Some(b) = s.0.pop() {
                 return Some(RelayBuf { pool: self, buf: Some(b) });
@@ -58,7 +59,7 @@ impl RelayPool {
                 s.1 += 1;
                 return Some(RelayBuf { pool: self, buf: Some(vec![0u8; self.config.buffer_bytes()]) });
             }
-            s = self.freed.wait(s).unwrap_or_else(|e| e.into_inner());
+            s = wait(&self.freed, s);
         }
     }
 }

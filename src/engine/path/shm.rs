@@ -34,7 +34,7 @@ use crate::engine::registry::{Registered, Registry};
 use crate::engine::wire::{Host, TICKET_LEN};
 use crate::logging::TARGET;
 use crate::runtime::memory;
-use crate::sync::lock;
+use crate::sync::{lock, read, spawn_named, write};
 use crate::sys::mapping::Mapping;
 use crate::sys::memfd::MemFd;
 use crate::sys::socket::{Conn, Listener};
@@ -181,9 +181,7 @@ impl Server {
             stopping: AtomicBool::new(false),
         });
         let (weak, s) = (Arc::downgrade(registry), server.clone());
-        let thread = std::thread::Builder::new()
-            .name("adxl-shm-listen".into())
-            .spawn(move || {
+        let thread = spawn_named("adxl-shm-listen", move || {
                 let uid = crate::sys::effective_uid();
                 loop {
                     let Some(registry) = weak.upgrade() else { break };
@@ -478,10 +476,8 @@ impl Local {
         }
         let _ = conn.set_read_timeout(Some(TICK));
         let (l, remote) = (local.clone(), remote.to_owned());
-        let thread = std::thread::Builder::new()
-            .name("adxl-shm-peer".into())
-            .spawn(move || l.follow(&remote, &conn))
-            .map_err(|e| e.to_string())?;
+        let thread =
+            spawn_named("adxl-shm-peer", move || l.follow(&remote, &conn)).map_err(|e| e.to_string())?;
         *lock(&local.thread) = Some(thread);
         Ok(local)
     }
@@ -500,7 +496,7 @@ impl Local {
             ADD => {
                 let shared =
                     m.fds.into_iter().next().filter(|_| offset != NO_FD).map(|fd| (MemFd::from(fd), offset));
-                let mut regions = self.regions.write().unwrap_or_else(|e| e.into_inner());
+                let mut regions = write(&self.regions);
                 regions.0.insert((addr, len), Region { len, shared, mapping: OnceLock::new() });
                 drop(regions);
                 if seq != 0 {
@@ -508,7 +504,7 @@ impl Local {
                 }
             }
             REMOVE => {
-                let gone = self.regions.write().unwrap_or_else(|e| e.into_inner()).0.remove(&(addr, len));
+                let gone = write(&self.regions).0.remove(&(addr, len));
                 drop(gone);
                 log::debug!(target: TARGET, "{remote} removed its region {addr:#x} + {len} bytes");
                 conn.send(&packet(ACK, seq, addr as u64, len as u64, NO_FD), &[])?;
@@ -534,7 +530,7 @@ impl Local {
             }
         }
         self.gone.store(true, Ordering::Release);
-        self.regions.write().unwrap_or_else(|e| e.into_inner()).0.clear();
+        write(&self.regions).0.clear();
     }
 
     /// Whether the peer is still there (its socket open).
@@ -544,7 +540,7 @@ impl Local {
 
     /// The peer's regions, held for reading for the duration of a copy.
     pub fn regions(&self) -> RwLockReadGuard<'_, Regions> {
-        self.regions.read().unwrap_or_else(|e| e.into_inner())
+        read(&self.regions)
     }
 
     /// Stops the reader thread and drops every mapping.
@@ -554,6 +550,6 @@ impl Local {
         self.closed.store(true, Ordering::Release);
         drop(lock(&self.thread).take());
         self.gone.store(true, Ordering::Release);
-        self.regions.write().unwrap_or_else(|e| e.into_inner()).0.clear();
+        write(&self.regions).0.clear();
     }
 }

@@ -18,6 +18,7 @@ use crate::engine::conn::status::{io_status, remaining, wire_status};
 use crate::engine::wire::{Desc, MAX_DESCS, Message};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
 use crate::error::{EngineError, EngineResult};
+use crate::sync::lock;
 use crate::sys::span::RawSpan;
 use crate::sys::stream_io::{Part, send_all, send_gather};
 
@@ -98,7 +99,7 @@ struct Siblings {
 
 impl Siblings {
     fn open(&self) -> std::sync::MutexGuard<'_, Option<Vec<(usize, TcpStream)>>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.open)
     }
 
     /// Records stripe `i`'s connection; `false` when another stripe broke already.

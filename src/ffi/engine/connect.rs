@@ -2,9 +2,11 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, lookup};
+use super::AscendlessEngine;
+use crate::engine::Engine;
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
+use crate::ffi::handles::resolve;
 use crate::ffi::ptr::required_str;
 
 /// `AdxlEngine::Connect`: connects to the engine that was initialised with exactly
@@ -22,7 +24,7 @@ pub unsafe extern "C" fn ascendless_engine_connect(
     timeout_in_millis: i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_connect", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         e.connect(remote, timeout_in_millis)
@@ -42,7 +44,7 @@ pub unsafe extern "C" fn ascendless_engine_disconnect(
     timeout_in_millis: i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_disconnect", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         e.disconnect(remote, timeout_in_millis)

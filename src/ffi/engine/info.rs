@@ -6,7 +6,7 @@ use std::ffi::c_char;
 use crate::engine::capability;
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::acl::hand_out_recent;
-use crate::ffi::ptr::write_out;
+use crate::ffi::ptr::Out;
 use crate::ffi::{adxl_call, boundary};
 
 /// Version of this library as "MAJOR.MINOR.PATCH".
@@ -36,7 +36,7 @@ pub unsafe extern "C" fn ascendless_get_capability(feature_type: i32, value: *mu
     adxl_call("ascendless_get_capability", || {
         let answer = capability::capability(feature_type)?;
         // SAFETY: forwarded from this function's contract.
-        unsafe { write_out(value, answer, "value") }?;
+        unsafe { Out::new(value, "value") }?.write(answer);
         Ok(())
     })
 }

@@ -2,12 +2,13 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, ENGINES, lookup};
+use super::{AscendlessEngine, ENGINES};
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
 use crate::ffi::adxl_call;
-use crate::ffi::ptr::{check_optional, required_str, write_out};
+use crate::ffi::handles::{release, resolve, to_c};
+use crate::ffi::ptr::{Out, required_str};
 
 /// Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
 /// misaligned `engine` is `ADXL_PARAM_INVALID`.
@@ -17,13 +18,9 @@ use crate::ffi::ptr::{check_optional, required_str, write_out};
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_create", || {
-        check_optional(engine, "engine")?;
-        if engine.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "engine must not be NULL"));
-        }
-        let h = ENGINES.insert(Engine::new());
-        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-        unsafe { write_out(engine, std::ptr::without_provenance_mut(h as usize), "engine") }?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(engine, "engine") }?;
+        out.write(to_c(ENGINES.insert(Engine::new())));
         Ok(())
     })
 }
@@ -33,9 +30,7 @@ pub unsafe extern "C" fn ascendless_engine_create(engine: *mut AscendlessEngine)
 #[unsafe(no_mangle)]
 pub extern "C" fn ascendless_engine_destroy(engine: AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_destroy", || {
-        let e = ENGINES
-            .remove(engine.addr() as u64)
-            .map_err(|e| EngineError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))?;
+        let e = release::<Engine>(engine, "engine")?;
         e.finalize();
         Ok(())
     })
@@ -60,7 +55,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
     num_options: usize,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_initialize", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let name = unsafe { required_str(local_engine, "local_engine") }?;
         let mut options = Vec::with_capacity(num_options.min(64));
@@ -85,7 +80,7 @@ pub unsafe extern "C" fn ascendless_engine_initialize(
 #[unsafe(no_mangle)]
 pub extern "C" fn ascendless_engine_finalize(engine: AscendlessEngine) -> EngineStatus {
     adxl_call("ascendless_engine_finalize", || {
-        lookup(engine)?.finalize();
+        resolve::<Engine>(engine, "engine")?.finalize();
         Ok(())
     })
 }

@@ -4,10 +4,9 @@
 use std::ffi::c_void;
 
 use crate::engine::MemType;
-use crate::error::EngineError;
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
-use crate::ffi::ptr::write_out;
+use crate::ffi::ptr::Out;
 
 /// Allocates `size` bytes of memory for transfers (`adxl::AdxlEngine::MallocMem`):
 /// `mem_type` 0 is device memory on the calling thread's current device (none: `ADXL_FAILED`),
@@ -24,16 +23,10 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
 ) -> EngineStatus {
     adxl_call("ascendless_malloc_mem", || {
         let kind = MemType::from_raw(mem_type)?;
-        if ptr.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "ptr must not be NULL"));
-        }
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(ptr, "ptr") }?;
         let addr = crate::engine::memory::malloc(kind, size)?;
-        let p = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
-        // SAFETY: forwarded from this function's contract; non-NULL checked above.
-        if let Err(e) = unsafe { write_out(ptr, p, "ptr") } {
-            let _ = crate::engine::memory::free(addr);
-            return Err(e.into());
-        }
+        out.write(std::ptr::with_exposed_provenance_mut::<c_void>(addr));
         Ok(())
     })
 }

@@ -6,12 +6,10 @@
 //! turn), so they are declared in that order, not alphabetically.
 
 use std::ffi::c_void;
-use std::sync::Arc;
 
 use crate::engine::Engine;
-use crate::error::engine_status::ADXL_PARAM_INVALID;
-use crate::error::{EngineError, EngineResult};
-use crate::handle::{HandleKind, HandleTable};
+use crate::error::EngineError;
+use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::sys::span::{HostRange, RawSpan};
 
 // The library: version, last error, capabilities.
@@ -56,9 +54,14 @@ pub type AscendlessEngine = *mut c_void;
 /// Every engine made through this API, by handle.
 static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
 
-/// The engine behind a handle; a stale or foreign one is PARAM_INVALID.
-fn lookup(h: AscendlessEngine) -> EngineResult<Arc<Engine>> {
-    ENGINES.get(h.addr() as u64).map_err(|e| EngineError::new(ADXL_PARAM_INVALID, format!("engine: {e}")))
+/// An engine handle; a NULL, stale or foreign one is PARAM_INVALID.
+impl Handle for Engine {
+    const KIND: HandleKind = HandleKind::Engine;
+    type Target = Engine;
+    type Error = EngineError;
+    fn table() -> &'static HandleTable<Engine> {
+        &ENGINES
+    }
 }
 
 /// Vouches for a range of the caller's host memory (the engine reaches runtime memory, such

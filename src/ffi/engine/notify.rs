@@ -3,11 +3,12 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, lookup};
-use crate::error::EngineError;
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
+use super::AscendlessEngine;
+use crate::engine::Engine;
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
-use crate::ffi::ptr::{check_optional, required_str, write_out};
+use crate::ffi::handles::resolve;
+use crate::ffi::ptr::{Out, required_str};
 
 /// One notify received (`adxl::NotifyDesc`), as `ascendless_engine_get_notifies` hands it
 /// out: two NUL-terminated strings owned by the array they are in.
@@ -40,7 +41,7 @@ pub unsafe extern "C" fn ascendless_engine_send_notify(
     timeout_in_millis: i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_send_notify", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let (remote, name, msg) = unsafe {
             (
@@ -75,12 +76,9 @@ pub unsafe extern "C" fn ascendless_engine_get_notifies(
     count: *mut usize,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_get_notifies", || {
-        let e = lookup(engine)?;
-        if notifies.is_null() || count.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "notifies and count must not be NULL"));
-        }
-        check_optional(notifies, "notifies")?;
-        check_optional(count, "count")?;
+        let e = resolve::<Engine>(engine, "engine")?;
+        // SAFETY: forwarded from this function's contract.
+        let (notifies, count) = unsafe { (Out::new(notifies, "notifies")?, Out::new(count, "count")?) };
         let taken = e.take_notifies()?;
         let n = taken.len();
         let out: *mut AscendlessNotify = if n == 0 {
@@ -92,11 +90,8 @@ pub unsafe extern "C" fn ascendless_engine_get_notifies(
                 .collect();
             Box::into_raw(array).cast()
         };
-        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-        unsafe {
-            write_out(notifies, out, "notifies")?;
-            write_out(count, n, "count")?;
-        }
+        notifies.write(out);
+        count.write(n);
         Ok(())
     })
 }

@@ -4,12 +4,13 @@
 
 use std::ffi::c_void;
 
-use super::{AscendlessEngine, UintptrArg, lookup, vouch};
+use super::{AscendlessEngine, UintptrArg, vouch};
+use crate::engine::Engine;
 use crate::engine::MemType;
-use crate::error::EngineError;
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
-use crate::ffi::ptr::{check_optional, write_out};
+use crate::ffi::handles::{raw, resolve, to_c};
+use crate::ffi::ptr::Out;
 
 /// How an engine's TransferSync calls moved their bytes (`ascendless_engine_get_counters`):
 /// calls and bytes per path since the engine was initialised. `direct`: copied by the caller's
@@ -49,16 +50,13 @@ pub unsafe extern "C" fn ascendless_engine_register_mem(
     mem_handle: *mut *mut c_void,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_register_mem", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         let kind = MemType::from_raw(mem_type)?;
-        if mem_handle.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "mem_handle must not be NULL"));
-        }
-        check_optional(mem_handle, "mem_handle")?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(mem_handle, "mem_handle") }?;
         // SAFETY: the caller promises the memory stays valid while registered.
         let h = e.register_mem(addr, len, kind, |r| unsafe { vouch(r) })?;
-        // SAFETY: forwarded contract; checked non-NULL and aligned.
-        unsafe { write_out(mem_handle, std::ptr::without_provenance_mut(h as usize), "mem_handle") }?;
+        out.write(to_c(h));
         Ok(())
     })
 }
@@ -75,11 +73,9 @@ pub unsafe extern "C" fn ascendless_engine_get_counters(
     out: *mut AscendlessEngineCounters,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_get_counters", || {
-        check_optional(out, "out")?;
-        if out.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "out must not be NULL"));
-        }
-        let c = lookup(engine)?.counters();
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(out, "out") }?;
+        let c = resolve::<Engine>(engine, "engine")?.counters();
         let value = AscendlessEngineCounters {
             direct_calls: c.direct_calls,
             direct_bytes: c.direct_bytes,
@@ -90,8 +86,7 @@ pub unsafe extern "C" fn ascendless_engine_get_counters(
             ucx_calls: c.ucx_calls,
             ucx_bytes: c.ucx_bytes,
         };
-        // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-        unsafe { write_out(out, value, "out") }?;
+        out.write(value);
         Ok(())
     })
 }
@@ -103,5 +98,7 @@ pub extern "C" fn ascendless_engine_deregister_mem(
     engine: AscendlessEngine,
     mem_handle: *mut c_void,
 ) -> EngineStatus {
-    adxl_call("ascendless_engine_deregister_mem", || lookup(engine)?.deregister_mem(mem_handle.addr() as u64))
+    adxl_call("ascendless_engine_deregister_mem", || {
+        resolve::<Engine>(engine, "engine")?.deregister_mem(raw(mem_handle))
+    })
 }

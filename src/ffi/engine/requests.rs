@@ -3,12 +3,13 @@
 use std::ffi::{c_char, c_void};
 
 use super::transfer::{AscendlessTransferDesc, copy_descs};
-use super::{AscendlessEngine, lookup, vouch};
+use super::{AscendlessEngine, vouch};
+use crate::engine::Engine;
 use crate::engine::TransferOp;
-use crate::error::EngineError;
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
-use crate::ffi::ptr::{check_optional, required_str, write_out};
+use crate::ffi::handles::{raw, resolve, to_c};
+use crate::ffi::ptr::{Out, required_str};
 
 /// `AdxlEngine::TransferAsync`: checks and copies the descriptors (the array may be reused
 /// once this returns), queues the transfer and stores a request handle in `*req` at once; the
@@ -34,23 +35,17 @@ pub unsafe extern "C" fn ascendless_engine_transfer_async(
     req: *mut *mut c_void,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_transfer_async", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         let op = TransferOp::from_raw(operation)?;
-        if req.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "req must not be NULL"));
-        }
-        check_optional(req, "req")?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(req, "req") }?;
         // SAFETY: forwarded contract.
         let descs = unsafe { copy_descs(op_descs, num_descs) }?;
         // SAFETY: the caller promises the local ranges stay valid until the request is done.
         let h = e.transfer_async(remote, op, &descs, |r| unsafe { vouch(r) })?;
-        // SAFETY: forwarded contract; checked non-NULL and aligned.
-        if let Err(err) = unsafe { write_out(req, std::ptr::without_provenance_mut(h as usize), "req") } {
-            let _ = e.transfer_status(h);
-            return Err(err.into());
-        }
+        out.write(to_c(h));
         Ok(())
     })
 }
@@ -72,15 +67,12 @@ pub unsafe extern "C" fn ascendless_engine_get_transfer_status(
     status: *mut i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_get_transfer_status", || {
-        let e = lookup(engine)?;
-        if status.is_null() {
-            return Err(EngineError::new(ADXL_PARAM_INVALID, "status must not be NULL"));
-        }
-        check_optional(status, "status")?;
-        let (value, result) = e.transfer_status(req.addr() as u64);
+        let e = resolve::<Engine>(engine, "engine")?;
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(status, "status") }?;
+        let (value, result) = e.transfer_status(raw(req));
         if let Some(v) = value {
-            // SAFETY: forwarded from this function's contract; checked non-NULL and aligned.
-            unsafe { write_out(status, v, "status") }?;
+            out.write(v);
         }
         result
     })

@@ -2,12 +2,14 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, UintptrArg, lookup, vouch};
+use super::{AscendlessEngine, UintptrArg, vouch};
+use crate::engine::Engine;
 use crate::engine::{TransferDesc, TransferOp};
-use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
-use crate::error::{EngineError, EngineResult};
+use crate::error::EngineResult;
+use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
-use crate::ffi::ptr::required_str;
+use crate::ffi::handles::resolve;
+use crate::ffi::ptr::{required_str, slice};
 
 /// One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
 #[repr(C)]
@@ -43,7 +45,7 @@ pub unsafe extern "C" fn ascendless_engine_transfer_sync(
     timeout_in_millis: i32,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_transfer_sync", || {
-        let e = lookup(engine)?;
+        let e = resolve::<Engine>(engine, "engine")?;
         // SAFETY: forwarded contract.
         let remote = unsafe { required_str(remote_engine, "remote_engine") }?;
         let op = TransferOp::from_raw(operation)?;
@@ -62,14 +64,8 @@ pub(super) unsafe fn copy_descs(
     op_descs: *const AscendlessTransferDesc,
     num_descs: usize,
 ) -> EngineResult<Vec<TransferDesc>> {
-    let descs: &[AscendlessTransferDesc] = if num_descs == 0 {
-        &[]
-    } else if op_descs.is_null() || !op_descs.is_aligned() {
-        return Err(EngineError::new(ADXL_PARAM_INVALID, "op_descs must be a non-NULL, aligned array"));
-    } else {
-        // SAFETY: non-NULL and aligned (checked); `num_descs` elements by the contract.
-        unsafe { std::slice::from_raw_parts(op_descs, num_descs) }
-    };
+    // SAFETY: forwarded contract.
+    let descs = unsafe { slice(op_descs, num_descs, "op_descs") }?;
     Ok(descs
         .iter()
         .map(|d| TransferDesc { local_addr: d.local_addr, remote_addr: d.remote_addr, len: d.len })

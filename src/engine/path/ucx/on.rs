@@ -18,7 +18,7 @@ use crate::engine::wire::{MAX_BODY, MAX_REGIONS, MemKind, Message, UcxKey};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_TIMEOUT, ADXL_UNSUPPORTED};
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
-use crate::sync::lock;
+use crate::sync::{lock, spawn_named};
 use crate::sys::stream_io::{peer_closed, readable, send_all};
 use crate::sys::ucx::{Context, Item, MemMap, Op, RunError};
 
@@ -84,14 +84,12 @@ fn start(dialer: &Dialer) -> Result<Arc<Running>, String> {
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let (ctx, stop) = (ctx.clone(), stop.clone());
-        std::thread::Builder::new()
-            .name("adxl-ucx".into())
-            .spawn(move || {
-                while !stop.load(Ordering::Acquire) {
-                    ctx.wait(PROGRESS_WAIT);
-                }
-            })
-            .map_err(|e| format!("starting the UCX progress thread: {e}"))?
+        spawn_named("adxl-ucx", move || {
+            while !stop.load(Ordering::Acquire) {
+                ctx.wait(PROGRESS_WAIT);
+            }
+        })
+        .map_err(|e| format!("starting the UCX progress thread: {e}"))?
     };
     let running = Arc::new(Running {
         ctx,
