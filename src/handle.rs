@@ -75,9 +75,9 @@ pub trait FromHandleError {
 
 /// A kind of handle: its table, and the error family its C API reports failures in.
 ///
-/// Implemented once per kind, next to its table; a new kind costs a table and an impl.
+/// Declared with [`handle_kind!`](crate::handle_kind), which makes the table and the impl from
+/// one line, so the kind the table stamps into its handles cannot drift from the type.
 pub trait Handle {
-    const KIND: HandleKind;
     /// The object a handle of this kind names.
     type Target: Send + Sync + 'static;
     /// The error its API reports a bad handle with.
@@ -94,6 +94,32 @@ pub trait Handle {
     fn release(raw: u64, what: &str) -> Result<Arc<Self::Target>, Self::Error> {
         Self::table().remove(raw).map_err(|e| Self::Error::from_handle_error(what, e))
     }
+}
+
+/// Declares the static table of one handle kind and makes `$handle` its [`Handle`]:
+///
+/// `handle_kind!(pub static STREAMS: Stream => Stream, AclError);` — a table of `Stream`s whose
+/// handles are of kind `HandleKind::Stream`, resolved as `Stream`, reported in `AclError`.
+/// `$handle` may be a marker type whose `Target` is another (e.g. `()` for handles that are
+/// only numbers).
+#[macro_export]
+macro_rules! handle_kind {
+    ($(#[$meta:meta])* $vis:vis static $table:ident: $kind:ident => $handle:ty, target $target:ty, $error:ty) => {
+        $(#[$meta])*
+        $vis static $table: $crate::handle::HandleTable<$target> =
+            $crate::handle::HandleTable::new($crate::handle::HandleKind::$kind);
+
+        impl $crate::handle::Handle for $handle {
+            type Target = $target;
+            type Error = $error;
+            fn table() -> &'static $crate::handle::HandleTable<$target> {
+                &$table
+            }
+        }
+    };
+    ($(#[$meta:meta])* $vis:vis static $table:ident: $kind:ident => $handle:ty, $error:ty) => {
+        $crate::handle_kind!($(#[$meta])* $vis static $table: $kind => $handle, target $handle, $error);
+    };
 }
 
 /// A table of live objects of one kind, addressed by handle value.

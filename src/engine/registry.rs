@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::engine::wire::{MAX_REGIONS, MemKind, Region};
 use crate::error::EngineError;
-use crate::handle::{Handle, HandleKind, HandleTable};
+use crate::handle::Handle;
 use crate::sync::lock;
 use crate::sys::span::RawSpan;
 
@@ -36,23 +36,15 @@ impl Registered {
     }
 }
 
-/// Memory handles are numbers from one process-wide sequence, so a handle of one engine never
-/// names a registration of another.
-static HANDLES: HandleTable<()> = HandleTable::new(HandleKind::Memory);
+crate::handle_kind!(
+    /// Memory handles are numbers from one process-wide sequence, so a handle of one engine never
+    /// names a registration of another.
+    static HANDLES: Memory => MemoryHandle, target (), EngineError);
 
 /// The kind of a registration's handle. A registration lives in its engine's [`Registry`];
 /// the table only hands out the numbers (reserved, never filled), so it keeps them unique and
 /// of their kind, and a handle never resolves through it.
 pub struct MemoryHandle;
-
-impl Handle for MemoryHandle {
-    const KIND: HandleKind = HandleKind::Memory;
-    type Target = ();
-    type Error = EngineError;
-    fn table() -> &'static HandleTable<()> {
-        &HANDLES
-    }
-}
 
 #[derive(Default)]
 pub struct Registry {

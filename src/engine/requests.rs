@@ -16,21 +16,12 @@ use std::time::{Duration, Instant};
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
-use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
 
-/// Every engine's requests, by handle.
-pub static REQUESTS: HandleTable<Request> = HandleTable::new(HandleKind::TransferRequest);
-
-/// A request handle; a NULL, stale or foreign one is PARAM_INVALID.
-impl Handle for Request {
-    const KIND: HandleKind = HandleKind::TransferRequest;
-    type Target = Request;
-    type Error = EngineError;
-    fn table() -> &'static HandleTable<Request> {
-        &REQUESTS
-    }
-}
+crate::handle_kind!(
+    /// Every engine's requests, by handle.
+    /// (A NULL, stale or foreign request handle is PARAM_INVALID.)
+    pub static REQUESTS: TransferRequest => Request, EngineError);
 
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);

@@ -12,39 +12,12 @@ use super::event::Event;
 use super::stream::Stream;
 use crate::error::rt_codes::ACL_ERROR_RT_CONTEXT_NULL;
 use crate::error::{AclError, AclResult};
-use crate::handle::{Handle, HandleKind, HandleTable};
+use crate::handle::Handle;
 use crate::sync;
 
-pub static CONTEXTS: HandleTable<Context> = HandleTable::new(HandleKind::Context);
-pub static STREAMS: HandleTable<Stream> = HandleTable::new(HandleKind::Stream);
-pub static EVENTS: HandleTable<Event> = HandleTable::new(HandleKind::Event);
-
-impl Handle for Context {
-    const KIND: HandleKind = HandleKind::Context;
-    type Target = Context;
-    type Error = AclError;
-    fn table() -> &'static HandleTable<Context> {
-        &CONTEXTS
-    }
-}
-
-impl Handle for Stream {
-    const KIND: HandleKind = HandleKind::Stream;
-    type Target = Stream;
-    type Error = AclError;
-    fn table() -> &'static HandleTable<Stream> {
-        &STREAMS
-    }
-}
-
-impl Handle for Event {
-    const KIND: HandleKind = HandleKind::Event;
-    type Target = Event;
-    type Error = AclError;
-    fn table() -> &'static HandleTable<Event> {
-        &EVENTS
-    }
-}
+crate::handle_kind!(pub static CONTEXTS: Context => Context, AclError);
+crate::handle_kind!(pub static STREAMS: Stream => Stream, AclError);
+crate::handle_kind!(pub static EVENTS: Event => Event, AclError);
 
 pub struct Context {
     /// This context's handle value.

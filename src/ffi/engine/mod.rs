@@ -9,7 +9,6 @@ use std::ffi::c_void;
 
 use crate::engine::Engine;
 use crate::error::EngineError;
-use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::sys::span::{HostRange, RawSpan};
 
 // The library: version, last error, capabilities.
@@ -51,18 +50,10 @@ pub type UintptrArg = usize;
 /// An ADXL engine: a handle made by `ascendless_engine_create`, never a pointer.
 pub type AscendlessEngine = *mut c_void;
 
-/// Every engine made through this API, by handle.
-static ENGINES: HandleTable<Engine> = HandleTable::new(HandleKind::Engine);
-
-/// An engine handle; a NULL, stale or foreign one is PARAM_INVALID.
-impl Handle for Engine {
-    const KIND: HandleKind = HandleKind::Engine;
-    type Target = Engine;
-    type Error = EngineError;
-    fn table() -> &'static HandleTable<Engine> {
-        &ENGINES
-    }
-}
+crate::handle_kind!(
+    /// Every engine made through this API, by handle.
+    /// (A NULL, stale or foreign engine handle is PARAM_INVALID.)
+    static ENGINES: Engine => Engine, EngineError);
 
 /// Vouches for a range of the caller's host memory (the engine reaches runtime memory, such
 /// as device memory, through the runtime's view and never calls this for it).

@@ -15,20 +15,10 @@ use super::stream::{CANCEL_POLL, Stream};
 use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
-use crate::handle::{Handle, HandleKind, HandleTable};
 use crate::ipc::{ImportLink, Importers, Key};
 use crate::sync;
 
-pub static NOTIFIES: HandleTable<Notify> = HandleTable::new(HandleKind::Notify);
-
-impl Handle for Notify {
-    const KIND: HandleKind = HandleKind::Notify;
-    type Target = Notify;
-    type Error = AclError;
-    fn table() -> &'static HandleTable<Notify> {
-        &NOTIFIES
-    }
-}
+crate::handle_kind!(pub static NOTIFIES: Notify => Notify, AclError);
 
 /// `aclrtCreateNotify` flags: `ACL_NOTIFY_DEFAULT` (0) or `ACL_NOTIFY_DEVICE_USE_ONLY` (1).
 const KNOWN_CREATE_FLAGS: u64 = 1;
