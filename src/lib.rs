@@ -34,7 +34,7 @@ pub mod ipc;
 #[forbid(unsafe_code)]
 pub mod logging;
 #[forbid(unsafe_code)]
-pub mod profile;
+pub(crate) mod profile;
 #[forbid(unsafe_code)]
 pub mod runtime;
 #[forbid(unsafe_code)]

@@ -21,6 +21,7 @@ use ascendless::sys::futex;
 use ascendless::sys::mapping::Mapping;
 use ascendless::sys::memfd::MemFd;
 use ascendless::sys::socket::Conn;
+use ascendless::sys::span::RawSpan;
 
 const ROLE: &str = "ASCENDLESS_IPC_TEST_ROLE";
 const T: Duration = Duration::from_secs(5);
@@ -56,9 +57,9 @@ fn child() {
             );
             let map = Arc::new(Mapping::shared_rw(&imported.fd, 2 * PAGE, 0).unwrap());
             let mut seen = [0u8; 12];
-            Mapping::span(&map, PAGE + PARENT_TEXT, 12).unwrap().read_into(&mut seen);
+            RawSpan::of_mapping(&map, PAGE + PARENT_TEXT, 12).unwrap().read_into(&mut seen);
             say(&format!("SAW {}", String::from_utf8_lossy(&seen)));
-            Mapping::span(&map, PAGE + CHILD_TEXT, 11).unwrap().write_slice(b"child bytes");
+            RawSpan::of_mapping(&map, PAGE + CHILD_TEXT, 11).unwrap().write_slice(b"child bytes");
             say("WROTE");
             let word = map.atomic_u32(PAGE + WORD).unwrap();
             let deadline = Instant::now() + T;
@@ -219,7 +220,7 @@ fn import_in_child(key: &Key, before: impl FnOnce(u32)) -> String {
 fn a_child_sees_the_exported_pages_and_its_writes_and_wakes_cross_back() {
     let (key, fd, importers) = exported(true);
     let map = Arc::new(Mapping::shared_rw(&fd, 2 * PAGE, 0).unwrap());
-    Mapping::span(&map, PAGE + PARENT_TEXT, 12).unwrap().write_slice(b"parent bytes");
+    RawSpan::of_mapping(&map, PAGE + PARENT_TEXT, 12).unwrap().write_slice(b"parent bytes");
     let mut child = Proc::spawn("import-share");
     ipc::allow_pids(&key, &[child.pid() as i32]).unwrap();
     child.send(&key.to_string());
@@ -227,7 +228,7 @@ fn a_child_sees_the_exported_pages_and_its_writes_and_wakes_cross_back() {
     assert_eq!(child.expect("SAW"), "parent bytes");
     child.expect("WROTE");
     let mut seen = [0u8; 11];
-    Mapping::span(&map, PAGE + CHILD_TEXT, 11).unwrap().read_into(&mut seen);
+    RawSpan::of_mapping(&map, PAGE + CHILD_TEXT, 11).unwrap().read_into(&mut seen);
     assert_eq!(&seen, b"child bytes", "the child wrote into the very same pages");
     assert_eq!(ipc::importers(&key), 1);
 

@@ -4,39 +4,11 @@
 //! deepest file it names, so `crate::engine::Core` is an edge to `src/engine/mod.rs`: a child
 //! that reaches its parent's facade while the facade imports it is a cycle. Comments and the
 //! inline `#[cfg(test)] mod tests { .. }` at the end of a file are not looked at (test code
-//! may reach anything).
-//!
-//! Cycles that remain are listed, one edge each, in [`KNOWN_CYCLE_EDGES`]; the test takes those
-//! edges out and fails on any cycle left, and on an entry whose edge no longer exists (delete
-//! it once its cycle is broken).
+//! may reach anything). There is no list of tolerated cycles: the graph has none, and a new
+//! one is broken by moving what both sides need into a leaf below them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// Edges (importing file, imported file) that close a known cycle, taken out before the check.
-/// Remove an entry when its cycle is broken; never add one to let a new cycle in.
-const KNOWN_CYCLE_EDGES: &[(&str, &str)] = &[
-    // A span keeps its mapping alive, and a mapping makes spans of itself.
-    ("src/sys/span.rs", "src/sys/mapping.rs"),
-    // Runtime memory: the parts use the facade's items while it imports them.
-    ("src/runtime/memory/allocation.rs", "src/runtime/memory/mod.rs"),
-    ("src/runtime/memory/registry.rs", "src/runtime/memory/mod.rs"),
-    // notify <-> share: a notify's export lives in share, which moves the notify's cell.
-    ("src/runtime/notify/mod.rs", "src/runtime/share.rs"),
-    // IPC: the parts use the facade's items while it imports them.
-    ("src/ipc/broker.rs", "src/ipc/mod.rs"),
-    ("src/ipc/exports.rs", "src/ipc/mod.rs"),
-    ("src/ipc/import.rs", "src/ipc/mod.rs"),
-    ("src/ipc/wire.rs", "src/ipc/mod.rs"),
-    // `ascendless.h`'s functions use the handle types and helpers of the facade, which
-    // re-exports them in the header's order (cbindgen reads the facade).
-    ("src/ffi/engine/connect.rs", "src/ffi/engine/mod.rs"),
-    ("src/ffi/engine/lifecycle.rs", "src/ffi/engine/mod.rs"),
-    ("src/ffi/engine/notify.rs", "src/ffi/engine/mod.rs"),
-    ("src/ffi/engine/registration.rs", "src/ffi/engine/mod.rs"),
-    ("src/ffi/engine/requests.rs", "src/ffi/engine/mod.rs"),
-    ("src/ffi/engine/transfer.rs", "src/ffi/engine/mod.rs"),
-];
 
 type Module = Vec<String>;
 
@@ -379,22 +351,34 @@ fn the_parser_reads_use_trees_and_paths() {
 
 #[test]
 fn no_module_imports_itself_through_others() {
-    let mut graph = graph();
-    let mut stale = Vec::new();
-    for (from, to) in KNOWN_CYCLE_EDGES {
-        if !graph.get_mut(*from).is_some_and(|edges| edges.remove(*to)) {
-            stale.push(format!("{from} -> {to}"));
-        }
-    }
+    let graph = graph();
     let found: Vec<String> = cycles(&graph).iter().map(|c| one_circle(&graph, c)).collect();
     assert!(
         found.is_empty(),
         "import cycles between files of src/ (break each, e.g. by moving what both need into a leaf):\n{}",
         found.join("\n")
     );
+}
+
+/// The process settings are read at the edge and passed to the core: no core file (outside
+/// `ffi/`, `cxx/` and `config.rs` itself) calls `config::settings()`, so the core runs with
+/// whatever settings a caller or a test hands it.
+#[test]
+fn only_the_edge_reads_the_process_settings() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let readers: Vec<String> = files
+        .iter()
+        .map(|f| f.strip_prefix(root).unwrap().to_string_lossy().into_owned())
+        .filter(|rel| !rel.starts_with("src/ffi/") && !rel.starts_with("src/cxx/") && rel != "src/config.rs")
+        .filter(|rel| {
+            let code = code_of(&std::fs::read_to_string(root.join(rel)).unwrap());
+            code.contains("settings()") && (code.contains("config::settings") || code.contains("config::{"))
+        })
+        .collect();
     assert!(
-        stale.is_empty(),
-        "KNOWN_CYCLE_EDGES lists edges that no longer exist; delete them:\n{}",
-        stale.join("\n")
+        readers.is_empty(),
+        "core files read config::settings(); take the settings as an argument:\n{readers:?}"
     );
 }

@@ -35,8 +35,9 @@ fn adxl(e: AclError) -> EngineError {
 }
 
 /// Allocates `size` bytes: device memory on the calling thread's current device, or pinned
-/// host memory. Size 0: PARAM_INVALID; device memory without a current device: FAILED.
-pub fn malloc(mem_type: MemType, size: usize) -> EngineResult<usize> {
+/// host memory; device memory counts against `limits`. Size 0: PARAM_INVALID; device memory
+/// without a current device: FAILED.
+pub fn malloc(mem_type: MemType, size: usize, limits: &Limits) -> EngineResult<usize> {
     if size == 0 {
         return Err(EngineError::new(ADXL_PARAM_INVALID, "size must not be 0"));
     }
@@ -48,10 +49,7 @@ pub fn malloc(mem_type: MemType, size: usize) -> EngineResult<usize> {
                     "device memory needs a current device: call aclrtSetDevice first",
                 )
             })?;
-            (
-                memory::alloc_device(device, size, HUGE_FIRST, &Limits::configured()).map_err(adxl)?,
-                AllocKind::Device,
-            )
+            (memory::alloc_device(device, size, HUGE_FIRST, limits).map_err(adxl)?, AllocKind::Device)
         }
         MemType::Host => (memory::alloc_host(size).map_err(adxl)?, AllocKind::Host),
     };
@@ -73,22 +71,41 @@ pub fn free(addr: usize) -> EngineResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::device;
+
+    const LIMITS: Limits = Limits { capacity: 64 << 30, strict: false };
 
     #[test]
     fn host_memory_round_trip_and_bad_frees() {
-        let a = malloc(MemType::Host, 100).unwrap();
+        let a = malloc(MemType::Host, 100, &LIMITS).unwrap();
         assert_eq!(a % crate::sys::page_size(), 0);
         assert_eq!(free(a + 1).unwrap_err().status, ADXL_PARAM_INVALID);
         free(a).unwrap();
         assert_eq!(free(a).unwrap_err().status, ADXL_PARAM_INVALID, "freed twice");
         assert_eq!(free(0).unwrap_err().status, ADXL_PARAM_INVALID);
-        assert_eq!(malloc(MemType::Host, 0).unwrap_err().status, ADXL_PARAM_INVALID);
+        assert_eq!(malloc(MemType::Host, 0, &LIMITS).unwrap_err().status, ADXL_PARAM_INVALID);
     }
 
     #[test]
     fn device_memory_needs_a_current_device() {
         std::thread::spawn(|| {
-            assert_eq!(malloc(MemType::Device, 64).unwrap_err().status, ADXL_FAILED);
+            assert_eq!(malloc(MemType::Device, 64, &LIMITS).unwrap_err().status, ADXL_FAILED);
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn device_memory_counts_against_the_limits_passed_in() {
+        std::thread::spawn(|| {
+            let machine = crate::config::from_env(|_| None);
+            device::set(3, &machine).unwrap();
+            let small = Limits { capacity: 1 << 20, strict: false };
+            let err = malloc(MemType::Device, 2 << 20, &small).unwrap_err();
+            assert!(err.message.contains("capacity") || err.message.contains("memory"), "{}", err.message);
+            let a = malloc(MemType::Device, 2 << 20, &LIMITS).unwrap();
+            free(a).unwrap();
+            device::reset(3, false, &machine).unwrap();
         })
         .join()
         .unwrap();

@@ -47,16 +47,16 @@
 //! reset, not the time-out); the next transfer or Connect dials again, so a restarted peer is
 //! reachable without a Disconnect.
 
-pub mod access;
-pub mod capability;
+pub(crate) mod access;
+pub(crate) mod capability;
 mod conn;
 mod core;
 mod heartbeat;
-pub mod limits;
+pub(crate) mod limits;
 mod links;
 pub mod memory;
 pub mod name;
-pub mod options;
+pub(crate) mod options;
 mod path;
 mod peer_notify;
 mod registry;

@@ -22,10 +22,11 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use super::errors::{ipc_error, param_invalid};
 use super::exports::{Decision, Exports};
 use super::key::{Key, broker_name};
+use super::offer::Offer;
 use super::wire::{REQUEST_LEN, Reply, Request, Status, WireError};
-use super::{Offer, ipc_error, param_invalid};
 use crate::error::AclResult;
 use crate::logging::TARGET;
 use crate::sync;

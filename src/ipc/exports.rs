@@ -4,8 +4,10 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 
+use super::errors::param_invalid;
+use super::importers::Importers;
+use super::offer::{ExportKind, Offer};
 use super::wire::{Reply, Status};
-use super::{ExportKind, Importers, Offer, param_invalid};
 use crate::error::AclResult;
 use crate::sys::memfd::MemFd;
 use crate::sys::socket::PeerCredentials;

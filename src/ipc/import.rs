@@ -5,9 +5,10 @@ use std::fmt;
 use std::io;
 use std::time::{Duration, Instant};
 
+use super::errors::{ipc_error, no_permission, param_invalid};
 use super::key::Key;
+use super::offer::ExportKind;
 use super::wire::{REPLY_LEN, Reply, Request, Status};
-use super::{ExportKind, ipc_error, no_permission, param_invalid};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
 use crate::sys::memfd::MemFd;

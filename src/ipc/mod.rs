@@ -35,49 +35,23 @@
 //! export starts a broker of its own.
 
 mod broker;
+mod errors;
 mod exports;
 mod import;
 mod importers;
-pub mod key;
+pub(crate) mod key;
+mod offer;
 pub mod wire;
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use crate::error::AclError;
 use crate::error::AclResult;
-use crate::error::rt_codes::{
-    ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID,
-};
-use crate::sys::memfd::MemFd;
+use errors::{ipc_error, param_invalid};
 
 pub use import::{ImportLink, Imported};
 pub use importers::Importers;
 pub use key::{KEY_MAX_LEN, Key};
-
-/// What an export is; the importer gets it back to check it imported what it expected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportKind {
-    Notify,
-    Memory,
-}
-
-#[derive(Debug)]
-/// What to export: `len` bytes at `offset` of `fd`, described as `kind` on `device` (and, for a
-/// notify, its id).
-pub struct Offer {
-    pub kind: ExportKind,
-    pub fd: Arc<MemFd>,
-    pub offset: u64,
-    pub len: u64,
-    pub device: i32,
-    pub notify_id: u32,
-    /// Only whitelisted pids may import ([`allow_pids`]); when false, any process of the
-    /// exporter's user may (the vendor's `..._DISABLE_PID_VALIDATION` flags).
-    pub validate_pid: bool,
-    /// Kept up to date by the broker as imports come and go (make it with `Arc::default()`).
-    pub importers: Arc<Importers>,
-}
+pub use offer::{ExportKind, Offer};
 
 /// Registers an export and returns its key, starting this process's broker if needed.
 /// 107000 if the range is empty or lies outside the file; 507022 if the broker cannot start.
@@ -119,18 +93,6 @@ pub fn importers(key: &Key) -> usize {
 /// Imports the export named by the key text, waiting at most `timeout` for the exporter.
 pub fn import(key: &str, timeout: Duration) -> AclResult<Imported> {
     import::import(key, timeout)
-}
-
-fn param_invalid(message: impl Into<String>) -> AclError {
-    AclError::new(ACL_ERROR_RT_PARAM_INVALID, message)
-}
-
-fn no_permission(message: impl Into<String>) -> AclError {
-    AclError::new(ACL_ERROR_RT_NO_PERMISSION, message)
-}
-
-fn ipc_error(message: impl Into<String>) -> AclError {
-    AclError::new(ACL_ERROR_RT_IPC_ERROR, message)
 }
 
 #[cfg(test)]

@@ -6,7 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_NO_PERMISSION, ACL_ERROR_RT_PARAM_INVALID,
+};
 use crate::sys::mapping::Mapping;
+use crate::sys::memfd::MemFd;
 
 const T: Duration = Duration::from_secs(2);
 

@@ -26,8 +26,8 @@
 //! importer died. Nothing else is ever sent. A peer speaking another version gets
 //! [`Status::BadVersion`] (or, on the importer's side, an error naming both versions).
 
-use super::ExportKind;
 use super::key::Key;
+use super::offer::ExportKind;
 
 pub const MAGIC: [u8; 4] = *b"AsIP";
 pub const VERSION: u16 = 1;

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::context::{self, Context};
-use crate::config::settings;
+use crate::config::{MAX_DEVICE_COUNT, Settings};
 use crate::error::rt_codes::{ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
@@ -24,30 +24,28 @@ static DEVICES: Mutex<Vec<Device>> = Mutex::new(Vec::new());
 fn devices() -> MutexGuard<'static, Vec<Device>> {
     let mut d = sync::lock(&DEVICES);
     if d.is_empty() {
-        d.resize_with(settings().device_count as usize, Device::default);
+        // Room for every device a process may be configured with; ids are checked against the
+        // configured count by `check_id`.
+        d.resize_with(MAX_DEVICE_COUNT as usize, Device::default);
     }
     d
 }
 
-/// Number of virtual devices.
-pub fn count() -> u32 {
-    settings().device_count
-}
-
-/// `Ok` for an id of an existing device, else 107001.
-pub fn check_id(id: i32) -> AclResult<usize> {
-    usize::try_from(id).ok().filter(|&i| i < count() as usize).ok_or_else(|| {
+/// `Ok` for an id of a device of the machine `s` describes, else 107001.
+pub fn check_id(id: i32, s: &Settings) -> AclResult<usize> {
+    let count = s.device_count;
+    usize::try_from(id).ok().filter(|&i| i < count as usize).ok_or_else(|| {
         AclError::new(
             ACL_ERROR_RT_INVALID_DEVICEID,
-            format!("device id {id} is invalid: this machine has devices 0..{}", count().saturating_sub(1)),
+            format!("device id {id} is invalid: this machine has devices 0..{}", count.saturating_sub(1)),
         )
     })
 }
 
 /// `aclrtSetDevice`: counts one use of the device, creating its default context on the first,
 /// and makes that context current on this thread.
-pub fn set(id: i32) -> AclResult<()> {
-    let i = check_id(id)?;
+pub fn set(id: i32, s: &Settings) -> AclResult<()> {
+    let i = check_id(id, s)?;
     let ctx = {
         let mut d = devices();
         let dev = &mut d[i];
@@ -69,18 +67,24 @@ pub fn set(id: i32) -> AclResult<()> {
 /// `aclrtResetDevice` (`force`: `aclrtResetDeviceForce`): takes one use away (all, when
 /// forced); at zero the device's default context, its streams and its memory are released.
 /// Resetting a device that is not in use is a no-op.
-pub fn reset(id: i32, force: bool) -> AclResult<()> {
-    let i = check_id(id)?;
+pub fn reset(id: i32, force: bool, s: &Settings) -> AclResult<()> {
+    reset_checked(check_id(id, s)?, force);
+    Ok(())
+}
+
+/// `reset` of the device at index `i` of the table, a checked id.
+fn reset_checked(i: usize, force: bool) {
+    let id = i as i32;
     let released = {
         let mut d = devices();
         let dev = &mut d[i];
         if dev.refs == 0 {
             log::debug!(target: TARGET, "device {id} reset while not in use: nothing to do");
-            return Ok(());
+            return;
         }
         dev.refs = if force { 0 } else { dev.refs - 1 };
         if dev.refs > 0 {
-            return Ok(());
+            return;
         }
         dev.peers.clear();
         dev.default_context.take()
@@ -90,7 +94,6 @@ pub fn reset(id: i32, force: bool) -> AclResult<()> {
         ctx.destroy(force);
     }
     run_release_hooks(id);
-    Ok(())
 }
 
 /// A module's way to free its per-device state when a device's last use is reset: how many
@@ -127,50 +130,50 @@ fn run_release_hooks(device: i32) {
 }
 
 /// `aclrtDeviceCanAccessPeer`: every pair of distinct devices of one server can.
-pub fn can_access_peer(id: i32, peer: i32) -> AclResult<bool> {
-    check_id(id)?;
-    check_id(peer)?;
+pub fn can_access_peer(id: i32, peer: i32, s: &Settings) -> AclResult<bool> {
+    check_id(id, s)?;
+    check_id(peer, s)?;
     Ok(id != peer)
 }
 
 /// `aclrtDeviceEnablePeerAccess` from the current device to `peer` (one direction).
-pub fn enable_peer(peer: i32, flags: u32) -> AclResult<()> {
+pub fn enable_peer(peer: i32, flags: u32, s: &Settings) -> AclResult<()> {
     if flags != 0 {
         return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("flags must be 0, got {flags}")));
     }
     let me = context::current_device()?;
-    let p = check_id(peer)?;
+    let p = check_id(peer, s)?;
     if me == peer {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
             format!("device {peer} is the current device; peer access is between two devices"),
         ));
     }
-    devices()[check_id(me)?].peers.insert(p as i32);
+    devices()[check_id(me, s)?].peers.insert(p as i32);
     Ok(())
 }
 
 /// `aclrtDeviceDisablePeerAccess` from the current device to `peer`; disabling access that is
 /// not enabled is a no-op.
-pub fn disable_peer(peer: i32) -> AclResult<()> {
+pub fn disable_peer(peer: i32, s: &Settings) -> AclResult<()> {
     let me = context::current_device()?;
-    check_id(peer)?;
-    devices()[check_id(me)?].peers.remove(&peer);
+    check_id(peer, s)?;
+    devices()[check_id(me, s)?].peers.remove(&peer);
     Ok(())
 }
 
 /// `aclrtDevicePeerAccessStatus`: whether `id` has enabled access to `peer`.
-pub fn peer_access_enabled(id: i32, peer: i32) -> AclResult<bool> {
-    let i = check_id(id)?;
-    check_id(peer)?;
+pub fn peer_access_enabled(id: i32, peer: i32, s: &Settings) -> AclResult<bool> {
+    let i = check_id(id, s)?;
+    check_id(peer, s)?;
     Ok(devices()[i].peers.contains(&peer))
 }
 
 /// Enables access from `id` to `peer` on behalf of an IPC import with the ENABLE_PEER_ACCESS
 /// flag (the importing thread's device need not be the current one of another thread).
-pub fn enable_peer_from(id: i32, peer: i32) -> AclResult<()> {
-    let i = check_id(id)?;
-    check_id(peer)?;
+pub fn enable_peer_from(id: i32, peer: i32, s: &Settings) -> AclResult<()> {
+    let i = check_id(id, s)?;
+    check_id(peer, s)?;
     if id != peer {
         devices()[i].peers.insert(peer);
     }
@@ -179,12 +182,10 @@ pub fn enable_peer_from(id: i32, peer: i32) -> AclResult<()> {
 
 /// Releases every device in use, whatever its count (`aclFinalize`).
 pub fn release_all() {
-    let in_use: Vec<i32> =
-        devices().iter().enumerate().filter(|(_, d)| d.refs > 0).map(|(i, _)| i as i32).collect();
-    for id in in_use {
-        if let Err(e) = reset(id, true) {
-            log::warn!(target: TARGET, "releasing device {id} at finalisation: {}", e.message);
-        }
+    let in_use: Vec<usize> =
+        devices().iter().enumerate().filter(|(_, d)| d.refs > 0).map(|(i, _)| i).collect();
+    for i in in_use {
+        reset_checked(i, true);
     }
 }
 
@@ -209,5 +210,19 @@ mod tests {
         // A device id no other test uses: the other hooks find nothing to free on it.
         run_release_hooks(97);
         assert_eq!(RELEASED.load(Ordering::SeqCst), 97);
+    }
+
+    #[test]
+    fn ids_are_checked_against_the_machine_passed_in() {
+        let machine = |count: &'static str| {
+            crate::config::from_env(move |v| (v == "ASCENDLESS_DEVICE_COUNT").then(|| count.to_owned()))
+        };
+        let (four, sixteen) = (machine("4"), machine("16"));
+        let err = check_id(5, &four).unwrap_err();
+        assert_eq!(err.code, ACL_ERROR_RT_INVALID_DEVICEID);
+        assert!(err.message.contains("0..3"), "{}", err.message);
+        assert_eq!(check_id(5, &sixteen).unwrap(), 5);
+        assert!(can_access_peer(3, 12, &sixteen).unwrap());
+        assert_eq!(can_access_peer(3, 12, &four).unwrap_err().code, ACL_ERROR_RT_INVALID_DEVICEID);
     }
 }

@@ -2,9 +2,9 @@
 
 pub mod context;
 pub mod device;
-pub mod event;
+pub(crate) mod event;
 pub mod init;
 pub mod memory;
 pub mod notify;
 pub mod share;
-pub mod stream;
+pub(crate) mod stream;

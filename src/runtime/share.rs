@@ -27,7 +27,7 @@ use super::memory;
 use super::notify::cell::{self, CELL_SIZE, Cell};
 use super::notify::{self, Notify};
 use super::{context, device};
-use crate::config::settings;
+use crate::config::Settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::ipc::{self, ExportKind, ImportLink, Importers, Key, Offer};
@@ -46,8 +46,7 @@ fn invalid(message: impl Into<String>) -> AclError {
 }
 
 /// The product rules for importing.
-fn check_import_supported(what: &str) -> AclResult<()> {
-    let s = settings();
+fn check_import_supported(what: &str, s: &Settings) -> AclResult<()> {
     if s.virtual_instance {
         return Err(AclError::new(
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
@@ -66,10 +65,10 @@ fn check_import_supported(what: &str) -> AclResult<()> {
 }
 
 /// Enables peer access from the current device to `device` for an import that asked for it.
-fn peer_access(asked: bool, device: i32) -> AclResult<()> {
+fn peer_access(asked: bool, device: i32, s: &Settings) -> AclResult<()> {
     let me = context::current_device()?;
-    if asked && me != device && device::check_id(device).is_ok() {
-        device::enable_peer_from(me, device)?;
+    if asked && me != device && device::check_id(device, s).is_ok() {
+        device::enable_peer_from(me, device, s)?;
     }
     Ok(())
 }
@@ -126,8 +125,8 @@ pub fn allow_notify_pids(n: &Notify, pids: &[i32]) -> AclResult<()> {
 
 /// `aclrtNotifySetImportPidInterServer`: only on super-node products; the server id is not
 /// checked (one server here), the pids are whitelisted.
-pub fn allow_notify_pids_inter_server(n: &Notify, pids: &[i32]) -> AclResult<()> {
-    if !settings().product.is_super_node() {
+pub fn allow_notify_pids_inter_server(n: &Notify, pids: &[i32], s: &Settings) -> AclResult<()> {
+    if !s.product.is_super_node() {
         return Err(AclError::new(
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             "whitelisting processes of other servers needs a super-node product (Atlas A3, Ascend 950)",
@@ -136,25 +135,18 @@ pub fn allow_notify_pids_inter_server(n: &Notify, pids: &[i32]) -> AclResult<()>
     allow_notify_pids(n, pids)
 }
 
-/// Withdraws the export of a notify being destroyed.
-pub fn withdraw_notify(n: &Notify) {
-    if let Some(key) = sync::lock(&n.export).take() {
-        let _ = ipc::revoke(&key);
-    }
-}
-
 /// `aclrtNotifyImportByKey`: returns the handle of the imported notify.
-pub fn import_notify(key: &str, flags: u64) -> AclResult<u64> {
+pub fn import_notify(key: &str, flags: u64, s: &Settings) -> AclResult<u64> {
     if flags > 3 {
         return Err(invalid(format!("import flags {flags:#x}: values up to 3 are allowed")));
     }
-    check_import_supported("notifies")?;
+    check_import_supported("notifies", s)?;
     context::current_device()?;
     let got = ipc::import(key, IMPORT_TIMEOUT)?;
     if got.kind != ExportKind::Notify {
         return Err(invalid("this key names IPC memory, not a notify: use aclrtIpcMemImportByKey"));
     }
-    peer_access(flags & NOTIFY_IMPORT_PEER_ACCESS != 0, got.device)?;
+    peer_access(flags & NOTIFY_IMPORT_PEER_ACCESS != 0, got.device, s)?;
     let cell = Cell::import(got.fd, got.offset as usize)
         .map_err(|e| AclError::new(ACL_ERROR_RT_IPC_ERROR, format!("cannot map the imported notify: {e}")))?;
     Ok(notify::adopt_import(cell, got.device, got.notify_id, got.link))
@@ -233,13 +225,13 @@ pub fn allow_memory_pids(key: &str, pids: &[i32]) -> AclResult<()> {
 }
 
 /// `aclrtIpcMemImportByKey`: maps the exported range into this process as device memory.
-pub fn import_memory(key: &str, flags: u64) -> AclResult<usize> {
+pub fn import_memory(key: &str, flags: u64, settings: &Settings) -> AclResult<usize> {
     if flags > MEM_IMPORT_PEER_ACCESS {
         return Err(invalid(format!(
             "import flags {flags:#x}: use 0 or ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (1)"
         )));
     }
-    check_import_supported("IPC memory")?;
+    check_import_supported("IPC memory", settings)?;
     context::current_device()?;
     if with_shared(|s| s.imports.contains_key(key)) {
         return Err(invalid("this key is already imported in this process; close it first"));
@@ -248,9 +240,9 @@ pub fn import_memory(key: &str, flags: u64) -> AclResult<usize> {
     if got.kind != ExportKind::Memory {
         return Err(invalid("this key names a notify, not IPC memory: use aclrtNotifyImportByKey"));
     }
-    peer_access(flags & MEM_IMPORT_PEER_ACCESS != 0, got.device)?;
+    peer_access(flags & MEM_IMPORT_PEER_ACCESS != 0, got.device, settings)?;
     let len = usize::try_from(got.len).map_err(|_| invalid("imported length too large"))?;
-    let addr = memory::register_import(got.device, got.fd, got.offset, len, settings().strict_device_memory)?;
+    let addr = memory::register_import(got.device, got.fd, got.offset, len, settings.strict_device_memory)?;
     with_shared(|s| s.imports.insert(key.to_owned(), MemImport { addr, _link: got.link }));
     Ok(addr)
 }

@@ -6,12 +6,10 @@
 //! (which atomically replaces that part of it), and give back the slack on either side.
 
 use std::io;
-use std::sync::Arc;
 use std::sync::atomic::AtomicU32;
 
 use super::memfd::MemFd;
 use super::page_size;
-use super::span::RawSpan;
 
 /// Size (and alignment) of a transparent huge page on x86-64 and arm64.
 pub const HUGE_PAGE: usize = 2 << 20;
@@ -27,7 +25,8 @@ pub enum Access {
 /// A mapped region, unmapped on drop.
 ///
 /// The address is kept as an integer, not a pointer: nothing dereferences it except through a
-/// [`RawSpan`] made by [`Mapping::span`], so the mapping is plainly `Send` and `Sync`.
+/// [`RawSpan`](super::span::RawSpan) made by `RawSpan::of_mapping`, so the mapping is plainly
+/// `Send` and `Sync`.
 #[derive(Debug)]
 pub struct Mapping {
     addr: usize,
@@ -155,17 +154,6 @@ impl Mapping {
         self.access
     }
 
-    /// The bytes `[offset, offset + len)` of a read-write mapping, as a span that keeps the
-    /// mapping alive for as long as it exists (so a queued copy survives a racing free).
-    /// `None` if the range does not fit or the mapping is inaccessible.
-    pub fn span(this: &Arc<Mapping>, offset: usize, len: usize) -> Option<RawSpan> {
-        let end = offset.checked_add(len)?;
-        if this.access != Access::ReadWrite || end > this.len {
-            return None;
-        }
-        Some(RawSpan::in_mapping(Arc::clone(this), this.addr + offset, len))
-    }
-
     /// The 32-bit word at `offset` of a read-write mapping, as an atomic (the cell of a notify,
     /// shared with other processes that map the same file). `None` if the word does not fit,
     /// `offset` is not a multiple of 4, or the mapping is inaccessible.
@@ -197,6 +185,8 @@ impl Drop for Mapping {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sys::span::RawSpan;
+    use std::sync::Arc;
 
     fn file(len: usize) -> MemFd {
         MemFd::create("ascendless-test", len).unwrap()
@@ -219,11 +209,11 @@ mod tests {
         let a = Arc::new(Mapping::shared_rw(&f, 8192, 0).unwrap());
         let b = Arc::new(Mapping::shared_rw(&f, 8192, 0).unwrap());
         assert_ne!(a.addr(), b.addr());
-        Mapping::span(&a, 100, 4).unwrap().fill(7);
+        RawSpan::of_mapping(&a, 100, 4).unwrap().fill(7);
         let mut out = [0u8; 4];
         // SAFETY: `out` is a live local buffer of 4 bytes.
         let dst = unsafe { RawSpan::new(out.as_mut_ptr() as usize, 4) };
-        dst.copy_from(&Mapping::span(&b, 100, 4).unwrap());
+        dst.copy_from(&RawSpan::of_mapping(&b, 100, 4).unwrap());
         assert_eq!(out, [7; 4]);
     }
 
@@ -241,11 +231,11 @@ mod tests {
         let f = file(4096);
         let none = Arc::new(Mapping::shared_no_access(&f, 4096, 0).unwrap());
         assert_eq!(none.access(), Access::NoAccess);
-        assert!(Mapping::span(&none, 0, 1).is_none());
+        assert!(RawSpan::of_mapping(&none, 0, 1).is_none());
         let rw = Arc::new(Mapping::shared_rw(&f, 4096, 0).unwrap());
-        assert!(Mapping::span(&rw, 4000, 96).is_some());
-        assert!(Mapping::span(&rw, 4000, 97).is_none());
-        assert!(Mapping::span(&rw, usize::MAX, 2).is_none());
+        assert!(RawSpan::of_mapping(&rw, 4000, 96).is_some());
+        assert!(RawSpan::of_mapping(&rw, 4000, 97).is_none());
+        assert!(RawSpan::of_mapping(&rw, usize::MAX, 2).is_none());
     }
 
     #[test]
@@ -267,7 +257,7 @@ mod tests {
     fn a_span_keeps_its_mapping_alive() {
         let f = file(4096);
         let m = Arc::new(Mapping::shared_rw(&f, 4096, 0).unwrap());
-        let span = Mapping::span(&m, 0, 16).unwrap();
+        let span = RawSpan::of_mapping(&m, 0, 16).unwrap();
         drop(m);
         span.fill(1); // would fault if the mapping had been unmapped
         let mut out = [0u8; 16];

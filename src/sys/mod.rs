@@ -19,8 +19,8 @@
 pub mod futex;
 pub mod mapping;
 pub mod memfd;
-pub mod random;
-pub mod safe_copy;
+pub(crate) mod random;
+pub(crate) mod safe_copy;
 pub mod socket;
 pub mod span;
 pub mod stream_io;

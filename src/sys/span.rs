@@ -2,7 +2,7 @@
 //!
 //! The core plans copies with plain addresses (integers) and moves bytes only through
 //! [`RawSpan`]s. A span is made in one of two ways, and each says who vouches for its memory:
-//! - [`Mapping::span`](super::mapping::Mapping::span) (safe): a range of one of the library's
+//! - [`RawSpan::of_mapping`] (safe): a range of one of the library's
 //!   own read-write mappings; the span holds the mapping, so the memory cannot be unmapped under
 //!   it, even by a free racing with a queued copy;
 //! - [`RawSpan::new`] / [`HostRange::vouch`] (`unsafe`): user memory, vouched for by the FFI
@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use super::mapping::Mapping;
+use super::mapping::{Access, Mapping};
 
 /// A byte range its maker promises is valid (see the module documentation).
 ///
@@ -47,9 +47,15 @@ impl RawSpan {
         Self::checked(addr, len, false, None)
     }
 
-    /// A range of a live read-write mapping, which the span keeps alive.
-    pub(super) fn in_mapping(mapping: Arc<Mapping>, addr: usize, len: usize) -> RawSpan {
-        Self::checked(addr, len, true, Some(mapping))
+    /// The bytes `[offset, offset + len)` of a read-write mapping, as a span that keeps the
+    /// mapping alive for as long as it exists (so a queued copy survives a racing free).
+    /// `None` if the range does not fit or the mapping is inaccessible.
+    pub fn of_mapping(mapping: &Arc<Mapping>, offset: usize, len: usize) -> Option<RawSpan> {
+        let end = offset.checked_add(len)?;
+        if mapping.access() != Access::ReadWrite || end > mapping.len() {
+            return None;
+        }
+        Some(Self::checked(mapping.addr() + offset, len, true, Some(Arc::clone(mapping))))
     }
 
     fn checked(addr: usize, len: usize, writable: bool, mapping: Option<Arc<Mapping>>) -> RawSpan {

@@ -30,7 +30,12 @@ pub fn no_vouch(r: HostRange) -> RawSpan {
 
 /// Pinned host memory from the runtime, `len` bytes of the pattern of `seed`.
 pub fn host_mem(len: usize, seed: u64) -> usize {
-    let addr = ascendless::engine::memory::malloc(MemType::Host, len).expect("pinned host memory");
+    let addr = ascendless::engine::memory::malloc(
+        MemType::Host,
+        len,
+        &ascendless::runtime::memory::Limits::of(ascendless::config::settings()),
+    )
+    .expect("pinned host memory");
     fill(addr, len, seed);
     addr
 }

@@ -20,7 +20,7 @@ impl Region {
     pub fn serve(engine: &Engine, slots: usize, on_device: bool, device: i32) -> Result<Region, String> {
         let len = slots * SLOT;
         let (addr, kind, mem_type) = if on_device {
-            let a = memory::alloc_device(device, len, 0, &Limits::configured())
+            let a = memory::alloc_device(device, len, 0, &Limits::of(ascendless::config::settings()))
                 .map_err(|e| format!("aclrtMalloc({len}): {e}"))?;
             (a, AllocKind::Device, MemType::Device)
         } else {

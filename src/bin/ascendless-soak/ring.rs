@@ -7,6 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ascendless::config::settings;
 use ascendless::error::rt_codes::ACL_ERROR_RT_TASK_TIMEOUT;
 use ascendless::runtime::notify::{self, NOTIFIES, Notify};
 use ascendless::runtime::{context, device, share};
@@ -38,8 +39,8 @@ fn acl<T>(what: &str, r: ascendless::error::AclResult<T>) -> Result<T, String> {
 impl Ring {
     /// Creates and exports this process's notify on `device`.
     pub fn create(device: i32) -> Result<Ring, String> {
-        acl("aclrtSetDevice", device::set(device))?;
-        let handle = acl("aclrtCreateNotify", notify::create(device, 0))?;
+        acl("aclrtSetDevice", device::set(device, settings()))?;
+        let handle = acl("aclrtCreateNotify", notify::create(device, 0, settings().product))?;
         let own = NOTIFIES.get(handle).map_err(|e| format!("the notify just created: {e:?}"))?;
         let key =
             acl("aclrtNotifyGetExportKey", share::export_notify(&own, EXPORT_WITH_PID_CHECK))?.to_string();
@@ -57,7 +58,7 @@ impl Ring {
 
     /// Imports the next process's notify.
     pub fn join(mut self, next_key: &str) -> Result<Ring, String> {
-        let handle = acl("aclrtNotifyImportByKey", share::import_notify(next_key, 0))?;
+        let handle = acl("aclrtNotifyImportByKey", share::import_notify(next_key, 0, settings()))?;
         let next = NOTIFIES.get(handle).map_err(|e| format!("the notify just imported: {e:?}"))?;
         self.next = Some((handle, next));
         Ok(self)
@@ -72,7 +73,7 @@ impl Ring {
     }
 
     fn rounds(&self, counters: &Counters) -> Result<(), String> {
-        acl("aclrtSetDevice", device::set(self.device))?;
+        acl("aclrtSetDevice", device::set(self.device, settings()))?;
         let stream = acl("default stream", context::stream_for_work(0))?;
         let next = &self.next.as_ref().ok_or("the ring was not joined")?.1;
         while !counters.stopping() {

@@ -416,7 +416,7 @@ impl Regions {
         *last = Some(hit);
         let (start, r) = hit;
         let (m, head) = r.mapped(remote, start)?;
-        Mapping::span(m, head + (addr - start), len)
+        RawSpan::of_mapping(m, head + (addr - start), len)
     }
 }
 

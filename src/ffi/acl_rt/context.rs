@@ -18,7 +18,7 @@ use crate::runtime::device;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
     acl_call("aclrtCreateContext", || {
-        device::check_id(deviceId)?;
+        device::check_id(deviceId, crate::config::settings())?;
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(context, "context") }?;
         let ctx = Context::create(deviceId, true)?;

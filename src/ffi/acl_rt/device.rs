@@ -13,7 +13,7 @@ use crate::runtime::{context, device};
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
-    acl_call("aclrtSetDevice", || device::set(deviceId))
+    acl_call("aclrtSetDevice", || device::set(deviceId, settings()))
 }
 
 /// Takes one `aclrtSetDevice` count away; at zero the device's streams, events' pending work
@@ -21,14 +21,14 @@ pub extern "C" fn aclrtSetDevice(deviceId: i32) -> aclError {
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
-    acl_call("aclrtResetDevice", || device::reset(deviceId, false))
+    acl_call("aclrtResetDevice", || device::reset(deviceId, false, settings()))
 }
 
 /// Releases the device at once, whatever its count; pending stream work is dropped.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtResetDeviceForce(deviceId: i32) -> aclError {
-    acl_call("aclrtResetDeviceForce", || device::reset(deviceId, true))
+    acl_call("aclrtResetDeviceForce", || device::reset(deviceId, true, settings()))
 }
 
 /// The current device of this thread; 107002 when none is set.
@@ -54,7 +54,7 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     acl_call("aclrtGetDeviceCount", || {
         // SAFETY: forwarded from this function's contract.
-        unsafe { Out::new(count, "count") }?.write(device::count());
+        unsafe { Out::new(count, "count") }?.write(settings().device_count);
         Ok(())
     })
 }
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
     peerDeviceId: i32,
 ) -> aclError {
     acl_call("aclrtDeviceCanAccessPeer", || {
-        let can = device::can_access_peer(deviceId, peerDeviceId)?;
+        let can = device::can_access_peer(deviceId, peerDeviceId, settings())?;
         // SAFETY: forwarded from this function's contract.
         unsafe { Out::new(canAccessPeer, "canAccessPeer") }?.write(i32::from(can));
         Ok(())
@@ -102,14 +102,14 @@ pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
-    acl_call("aclrtDeviceEnablePeerAccess", || device::enable_peer(peerDeviceId, flags))
+    acl_call("aclrtDeviceEnablePeerAccess", || device::enable_peer(peerDeviceId, flags, settings()))
 }
 
 /// Disables access from the current device to `peerDeviceId`; a no-op if it was not enabled.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
-    acl_call("aclrtDeviceDisablePeerAccess", || device::disable_peer(peerDeviceId))
+    acl_call("aclrtDeviceDisablePeerAccess", || device::disable_peer(peerDeviceId, settings()))
 }
 
 /// 1 if `deviceId` has enabled access to `peerDeviceId`, else 0.
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn aclrtDevicePeerAccessStatus(
     status: *mut i32,
 ) -> aclError {
     acl_call("aclrtDevicePeerAccessStatus", || {
-        let on = device::peer_access_enabled(deviceId, peerDeviceId)?;
+        let on = device::peer_access_enabled(deviceId, peerDeviceId, settings())?;
         // SAFETY: forwarded from this function's contract.
         unsafe { Out::new(status, "status") }?.write(i32::from(on));
         Ok(())

@@ -2,6 +2,7 @@
 
 use std::ffi::{c_char, c_void};
 
+use crate::config::settings;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
@@ -116,7 +117,7 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
             // SAFETY: each entry's array is readable for its `num` values by the contract.
             pids.extend_from_slice(unsafe { read_pids(s.pid, s.num) }?);
         }
-        share::allow_notify_pids_inter_server(&n, &pids)
+        share::allow_notify_pids_inter_server(&n, &pids, settings())
     })
 }
 
@@ -139,7 +140,7 @@ pub unsafe extern "C" fn aclrtNotifyImportByKey(
         let out = unsafe { Out::new(notify, "notify") }?;
         // SAFETY: forwarded from this function's contract.
         let key = unsafe { required_str(key, "key") }?;
-        out.write(to_c(share::import_notify(key, flags)?));
+        out.write(to_c(share::import_notify(key, flags, settings())?));
         Ok(())
     })
 }
@@ -209,7 +210,7 @@ pub unsafe extern "C" fn aclrtIpcMemImportByKey(
         let out = unsafe { Out::new(devPtr, "devPtr") }?;
         // SAFETY: forwarded from this function's contract.
         let key = unsafe { required_str(key, "key") }?;
-        let addr = share::import_memory(key, flags)?;
+        let addr = share::import_memory(key, flags, settings())?;
         out.write(std::ptr::with_exposed_provenance_mut::<c_void>(addr));
         Ok(())
     })

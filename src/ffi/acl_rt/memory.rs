@@ -23,7 +23,7 @@ pub type MemcpyKindArg = i32;
 pub type MemAttrArg = i32;
 
 fn limits() -> Limits {
-    Limits::configured()
+    Limits::of(crate::config::settings())
 }
 
 /// Allocates `size` bytes on the current device. Huge-page policies give 2 MiB-aligned memory,

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::config::settings;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
@@ -24,7 +25,7 @@ pub unsafe extern "C" fn aclrtCreateNotify(notify: *mut aclrtNotify, flag: u64) 
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(notify, "notify") }?;
         let device = context::current_device()?;
-        out.write(to_c(notify::create(device, flag)?));
+        out.write(to_c(notify::create(device, flag, settings().product)?));
         Ok(())
     })
 }

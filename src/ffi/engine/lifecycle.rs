@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, ENGINES};
+use super::handle::{AscendlessEngine, ENGINES};
 use crate::engine::Engine;
 use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};

@@ -7,6 +7,7 @@ use crate::engine::MemType;
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::ptr::Out;
+use crate::runtime::memory::Limits;
 
 /// Allocates `size` bytes of memory for transfers (`adxl::AdxlEngine::MallocMem`):
 /// `mem_type` 0 is device memory on the calling thread's current device (none: `ADXL_FAILED`),
@@ -25,7 +26,7 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
         let kind = MemType::from_raw(mem_type)?;
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(ptr, "ptr") }?;
-        let addr = crate::engine::memory::malloc(kind, size)?;
+        let addr = crate::engine::memory::malloc(kind, size, &Limits::of(crate::config::settings()))?;
         out.write(std::ptr::with_exposed_provenance_mut::<c_void>(addr));
         Ok(())
     })

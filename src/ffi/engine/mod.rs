@@ -5,11 +5,8 @@
 //! The header lists the functions in the order of the modules below (cbindgen reads them in
 //! turn), so they are declared in that order, not alphabetically.
 
-use std::ffi::c_void;
-
-use crate::engine::Engine;
-use crate::error::EngineError;
-use crate::sys::span::{HostRange, RawSpan};
+// The engine handle and what every part shares (below the parts, so none imports this file).
+mod handle;
 
 // The library: version, last error, capabilities.
 mod info;
@@ -36,6 +33,7 @@ mod requests;
 mod notify;
 
 pub use connect::*;
+pub use handle::{AscendlessEngine, UintptrArg};
 pub use info::*;
 pub use lifecycle::*;
 pub use memory::*;
@@ -43,25 +41,3 @@ pub use notify::*;
 pub use registration::*;
 pub use requests::*;
 pub use transfer::*;
-
-/// An address, printed as `uintptr_t` in the header (a plain `usize` would print as `size_t`).
-pub type UintptrArg = usize;
-
-/// An ADXL engine: a handle made by `ascendless_engine_create`, never a pointer.
-pub type AscendlessEngine = *mut c_void;
-
-crate::handle_kind!(
-    /// Every engine made through this API, by handle.
-    /// (A NULL, stale or foreign engine handle is PARAM_INVALID.)
-    static ENGINES: Engine => Engine, EngineError);
-
-/// Vouches for a range of the caller's host memory (the engine reaches runtime memory, such
-/// as device memory, through the runtime's view and never calls this for it).
-///
-/// # Safety
-/// The range is valid memory (writable when `r.writable`) for as long as the engine uses it:
-/// until the registration is removed (RegisterMem) or the call returns (TransferSync).
-unsafe fn vouch(r: HostRange) -> RawSpan {
-    // SAFETY: forwarded contract.
-    unsafe { r.vouch() }
-}

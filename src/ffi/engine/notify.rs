@@ -3,7 +3,7 @@
 
 use std::ffi::c_char;
 
-use super::AscendlessEngine;
+use super::handle::AscendlessEngine;
 use crate::engine::Engine;
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;

@@ -4,7 +4,7 @@
 
 use std::ffi::c_void;
 
-use super::{AscendlessEngine, UintptrArg, vouch};
+use super::handle::{AscendlessEngine, UintptrArg, vouch};
 use crate::engine::Engine;
 use crate::engine::MemType;
 use crate::error::engine_status::EngineStatus;

@@ -2,8 +2,8 @@
 
 use std::ffi::{c_char, c_void};
 
+use super::handle::{AscendlessEngine, vouch};
 use super::transfer::{AscendlessTransferDesc, copy_descs};
-use super::{AscendlessEngine, vouch};
 use crate::engine::Engine;
 use crate::engine::TransferOp;
 use crate::error::engine_status::EngineStatus;

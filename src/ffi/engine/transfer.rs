@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use super::{AscendlessEngine, UintptrArg, vouch};
+use super::handle::{AscendlessEngine, UintptrArg, vouch};
 use crate::engine::Engine;
 use crate::engine::{TransferDesc, TransferOp};
 use crate::error::EngineResult;

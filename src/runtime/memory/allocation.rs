@@ -4,7 +4,7 @@
 use std::io;
 use std::sync::Arc;
 
-use super::Placement;
+use super::placement::Placement;
 use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, AclResult};
 use crate::sys::mapping::Mapping;
@@ -67,7 +67,7 @@ impl Allocation {
         if !self.holds(addr, len) {
             return None;
         }
-        Mapping::span(&self.runtime, addr - self.start, len)
+        RawSpan::of_mapping(&self.runtime, addr - self.start, len)
     }
 }
 

@@ -53,12 +53,16 @@
 
 mod allocation;
 mod copy;
+mod limits;
+mod placement;
 mod policy;
 mod registry;
 #[cfg(test)]
 mod tests;
 
 pub use copy::{CopyPlan, FillPlan, ReadyCopy, ReadyFill};
+pub use limits::Limits;
+pub use placement::{AllocKind, Placement};
 pub use registry::Backing;
 
 pub use crate::sys::memfd::MemFd;
@@ -66,41 +70,6 @@ pub use crate::sys::span::{HostRange, RawSpan};
 
 use crate::error::AclResult;
 use registry::Registry;
-
-/// Where an allocation lives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
-    /// Device memory of this device id (`aclrtMalloc`, or imported IPC memory).
-    Device(i32),
-    /// Pinned host memory (`aclrtMallocHost`).
-    Host,
-}
-
-/// Which free function the caller used: `aclrtFree` frees device memory of any device,
-/// `aclrtFreeHost` pinned host memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AllocKind {
-    Device,
-    Host,
-}
-
-/// Per-device settings the device layer passes in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Bytes of device memory one device may have allocated at once.
-    pub capacity: u64,
-    /// Hand out inaccessible user views of device memory (`ASCENDLESS_STRICT_DEVICE_MEMORY=1`).
-    pub strict: bool,
-}
-
-impl Limits {
-    /// The limits this process runs with (`ASCENDLESS_DEVICE_MEMORY`,
-    /// `ASCENDLESS_STRICT_DEVICE_MEMORY`).
-    pub fn configured() -> Limits {
-        let s = crate::config::settings();
-        Limits { capacity: s.device_memory, strict: s.strict_device_memory }
-    }
-}
 
 static REGISTRY: Registry = Registry::new();
 

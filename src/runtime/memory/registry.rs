@@ -5,7 +5,9 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use super::allocation::{Allocation, Origin, invalid, map_file, map_new};
-use super::{AllocKind, Limits, Placement, policy};
+use super::limits::Limits;
+use super::placement::{AllocKind, Placement};
+use super::policy;
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::rt_codes::ACL_ERROR_RT_MEMORY_ALLOCATION;
 use crate::error::{AclError, AclResult};

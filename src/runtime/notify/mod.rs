@@ -2,7 +2,7 @@
 //! releases exactly one wait; a record that comes first is not lost (it is counted); the wait
 //! takes the record it consumed ("resets").
 
-pub mod cell;
+pub(crate) mod cell;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -12,10 +12,10 @@ use std::time::{Duration, Instant};
 use cell::{Cell, WaitEnd};
 
 use super::stream::{CANCEL_POLL, Stream};
-use crate::config::settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::ipc::{ImportLink, Importers, Key};
+use crate::profile::Product;
 use crate::sync;
 
 crate::handle_kind!(pub static NOTIFIES: Notify => Notify, AclError);
@@ -121,7 +121,7 @@ static NEXT_ID: AtomicU32 = AtomicU32::new(0);
 static PER_DEVICE: Mutex<BTreeMap<i32, u32>> = Mutex::new(BTreeMap::new());
 
 /// `aclrtCreateNotify` on `device`: counts against the product's per-device limit.
-pub fn create(device: i32, flag: u64) -> AclResult<u64> {
+pub fn create(device: i32, flag: u64, product: Product) -> AclResult<u64> {
     if flag & !KNOWN_CREATE_FLAGS != 0 {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
@@ -129,7 +129,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
         ));
     }
     super::device::on_release("notify(ies)", release_device);
-    let limit = settings().product.notify_limit();
+    let limit = product.notify_limit();
     {
         let mut counts = sync::lock(&PER_DEVICE);
         let n = counts.entry(device).or_default();
@@ -165,7 +165,11 @@ pub fn adopt_import(cell: Cell, device: i32, id: u32, link: ImportLink) -> u64 {
 /// `aclrtDestroyNotify`: this process's handle goes; queued tasks that hold the notify still
 /// run. The shared cell lives on while another process has it mapped.
 pub fn destroy(notify: Arc<Notify>) {
-    super::share::withdraw_notify(&notify);
+    // Withdraw its export (made by `share`): later imports of the key fail; live importers
+    // keep their mapping of the cell.
+    if let Some(key) = sync::lock(&notify.export).take() {
+        let _ = crate::ipc::revoke(&key);
+    }
     if !notify.imported {
         uncount(notify.device);
     }
@@ -260,19 +264,37 @@ pub fn wait(notify: &Arc<Notify>, stream: &Stream, timeout_s: u32) -> AclResult<
 mod tests {
     use super::*;
 
+    const A2: Product = Product::AtlasA2;
+
     #[test]
     fn create_checks_flags_and_counts_per_device() {
-        assert_eq!(create(0, 2).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
-        let h = create(7, 1).unwrap();
+        assert_eq!(create(0, 2, A2).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        let h = create(7, 1, A2).unwrap();
         let before = *PER_DEVICE.lock().unwrap().get(&7).unwrap();
         destroy(NOTIFIES.remove(h).unwrap());
         assert_eq!(*PER_DEVICE.lock().unwrap().get(&7).unwrap(), before - 1);
     }
 
     #[test]
+    fn the_limit_is_the_products_passed_in() {
+        // Two products in one process: the same count of notifies is one too many on an
+        // inference part (1024) and well within an A2's (8192).
+        let device = 41;
+        let made: Vec<u64> = (0..1024).map(|_| create(device, 0, Product::AtlasInference).unwrap()).collect();
+        let err = create(device, 0, Product::AtlasInference).unwrap_err();
+        assert_eq!(err.code, ACL_ERROR_RT_NO_NOTIFY_RESOURCE);
+        assert!(err.message.contains("1024"), "{}", err.message);
+        let more = create(device, 0, A2).unwrap();
+        for h in made.into_iter().chain([more]) {
+            destroy(NOTIFIES.remove(h).unwrap());
+        }
+        assert_eq!(*PER_DEVICE.lock().unwrap().get(&device).unwrap(), 0);
+    }
+
+    #[test]
     fn a_record_before_the_wait_is_not_lost_and_each_record_releases_one_wait() {
         let s = Stream::new(0, 1).unwrap();
-        let n = NOTIFIES.get(create(0, 0).unwrap()).unwrap();
+        let n = NOTIFIES.get(create(0, 0, A2).unwrap()).unwrap();
         record(&n, &s).unwrap();
         wait(&n, &s, 5).unwrap();
         s.synchronize(Some(Duration::from_secs(10))).unwrap();
@@ -289,7 +311,7 @@ mod tests {
     #[test]
     fn an_orphaned_notify_ends_only_a_wait_without_limit_and_a_new_import_rearms_it() {
         let s = Stream::new(0, 1).unwrap();
-        let n = NOTIFIES.get(create(0, 0).unwrap()).unwrap();
+        let n = NOTIFIES.get(create(0, 0, A2).unwrap()).unwrap();
         let importers = Arc::new(Importers::default());
         assert!(n.move_to_own_cell(cell::alone().unwrap(), Arc::clone(&importers)));
         importers.joined();
@@ -308,7 +330,7 @@ mod tests {
     #[test]
     fn an_export_moves_pending_records_and_sleeping_waits_to_the_own_cell() {
         let s = Stream::new(0, 1).unwrap();
-        let h = create(0, 0).unwrap();
+        let h = create(0, 0, A2).unwrap();
         let n = NOTIFIES.get(h).unwrap();
         n.record();
         n.record();

@@ -129,7 +129,7 @@ fn imports_are_device_memory_that_only_close_releases() {
     let len = 2 * page_size();
     let file = MemFd::create("ascendless-test-export", len).unwrap();
     let exporter = Arc::new(crate::sys::mapping::Mapping::shared_rw(&file, len, 0).unwrap());
-    crate::sys::mapping::Mapping::span(&exporter, 10, 3).unwrap().write_slice(&[7, 8, 9]);
+    crate::sys::span::RawSpan::of_mapping(&exporter, 10, 3).unwrap().write_slice(&[7, 8, 9]);
     let fd = MemFd::from(file.as_fd().try_clone_to_owned().unwrap());
     let addr = reg.register_import(6, fd, 0, len, false).unwrap();
     assert_eq!(peek(&reg, addr + 10, 3), [7, 8, 9], "the import shares the exporter's bytes");
@@ -160,7 +160,7 @@ fn an_import_may_start_inside_the_exported_file() {
     let page = page_size();
     let file = MemFd::create("ascendless-test-export", 3 * page).unwrap();
     let exporter = Arc::new(crate::sys::mapping::Mapping::shared_rw(&file, 3 * page, 0).unwrap());
-    crate::sys::mapping::Mapping::span(&exporter, page + 5, 2).unwrap().write_slice(&[4, 2]);
+    crate::sys::span::RawSpan::of_mapping(&exporter, page + 5, 2).unwrap().write_slice(&[4, 2]);
     let fd = MemFd::from(file.as_fd().try_clone_to_owned().unwrap());
     let addr = reg.register_import(1, fd, page as u64, page, false).unwrap();
     assert_eq!(peek(&reg, addr + 5, 2), [4, 2], "offset one page into the file");

@@ -1,0 +1,18 @@
+//! Where an allocation lives, and which free function it takes.
+
+/// Where an allocation lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// Device memory of this device id (`aclrtMalloc`, or imported IPC memory).
+    Device(i32),
+    /// Pinned host memory (`aclrtMallocHost`).
+    Host,
+}
+
+/// Which free function the caller used: `aclrtFree` frees device memory of any device,
+/// `aclrtFreeHost` pinned host memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllocKind {
+    Device,
+    Host,
+}
