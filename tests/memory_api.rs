@@ -160,7 +160,11 @@ fn bad_inputs_get_the_documented_numbers() {
                     aclrtMemcpyAsync(dev, 10, b, 10, H2D, 0x42 as *mut c_void),
                     ACL_ERROR_RT_INVALID_HANDLE,
                 ),
-                ("aclrtGetMemInfo attr 10", aclrtGetMemInfo(10, &mut 0, &mut 0), ACL_ERROR_RT_PARAM_INVALID),
+                (
+                    "aclrtGetMemInfo attr 18",
+                    aclrtGetMemInfo(18, &mut 0, &mut 0),
+                    ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+                ),
                 ("aclrtGetMemInfo(NULL)", aclrtGetMemInfo(0, null_mut(), &mut 0), ACL_ERROR_INVALID_PARAM),
             ];
             let wrong: Vec<_> = cases.iter().filter(|(_, got, want)| got != want).collect();

@@ -89,6 +89,49 @@
 #define ACL_EVENT_IPC 64u
 
 /*
+ `aclrtHostRegisterV2` flag: map the memory for the device (then `aclrtHostGetDevicePointer`).
+ */
+#define ACL_HOST_REG_MAPPED (uint64_t)2
+
+/*
+ `aclrtHostRegisterV2` flag: a third-party PCIe device's IO space (reserved: not supported).
+ */
+#define ACL_HOST_REG_IOMEMORY (uint64_t)4
+
+/*
+ `aclrtHostRegisterV2` flag: read-only for the device (reserved: not supported).
+ */
+#define ACL_HOST_REG_READONLY (uint64_t)8
+
+/*
+ `aclrtHostRegisterV2` flag: page-lock pageable memory (not memory from `aclrtMallocHost`).
+ */
+#define ACL_HOST_REG_PINNED (uint64_t)268435456
+
+/*
+ `aclrtCheckMemType` type: device memory (`aclrtMalloc`, imported IPC memory).
+ */
+#define ACL_RT_MEM_TYPE_DEV 2u
+
+/*
+ `aclrtCheckMemType` type: DVPP memory (there is none on this machine).
+ */
+#define ACL_RT_MEM_TYPE_DVPP 8u
+
+/*
+ `aclrtCheckMemType` type: address space reserved with `aclrtReserveMemAddress`.
+ */
+#define ACL_RT_MEM_TYPE_RSVD 16u
+
+/*
+ Whether an engine can reach registered host memory.
+ */
+typedef enum aclrtHostMemMapCapability {
+  ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0,
+  ACL_RT_HOST_MEM_MAP_SUPPORTED = 1,
+} aclrtHostMemMapCapability;
+
+/*
  Direction of an `aclrtMemcpy`.
  */
 typedef enum aclrtMemcpyKind {
@@ -142,7 +185,76 @@ typedef enum aclrtMemAttr {
   ACL_DDR_MEM_P2P_NORMAL = 7,
   ACL_HBM_MEM_P2P_HUGE = 8,
   ACL_HBM_MEM_P2P_NORMAL = 9,
+  ACL_HBM_MEM_HUGE1G = 10,
+  ACL_HBM_MEM_P2P_HUGE1G = 11,
+  ACL_MEM_NORMAL = 12,
+  ACL_MEM_HUGE = 13,
+  ACL_MEM_HUGE1G = 14,
+  ACL_MEM_P2P_NORMAL = 15,
+  ACL_MEM_P2P_HUGE = 16,
+  ACL_MEM_P2P_HUGE1G = 17,
 } aclrtMemAttr;
+
+/*
+ Where memory lives.
+ */
+typedef enum aclrtMemLocationType {
+  /*
+   Host memory the runtime knows: `aclrtMallocHost`, or host memory registered with
+   `aclrtHostRegister`.
+   */
+  ACL_MEM_LOCATION_TYPE_HOST = 0,
+  /*
+   Device memory: `aclrtMalloc`, or imported IPC memory.
+   */
+  ACL_MEM_LOCATION_TYPE_DEVICE = 1,
+  /*
+   Memory the runtime does not know (`malloc`, the stack...).
+   */
+  ACL_MEM_LOCATION_TYPE_UNREGISTERED = 2,
+  /*
+   Unified (managed) memory.
+   */
+  ACL_MEM_LOCATION_TYPE_MANAGED = 3,
+  /*
+   Host memory of a NUMA node (`aclrtMallocPhysical`).
+   */
+  ACL_MEM_LOCATION_TYPE_HOST_NUMA = 4,
+} aclrtMemLocationType;
+
+/*
+ How `aclrtHostRegister` maps host memory for the device.
+ */
+typedef enum aclrtHostRegisterType {
+  /*
+   Mapped for the device to read and write.
+   */
+  ACL_HOST_REGISTER_MAPPED = 0,
+  /*
+   A third-party PCIe device's IO space (reserved: not supported).
+   */
+  ACL_HOST_REGISTER_IOMEMORY = 4,
+  /*
+   Mapped for the device to read only (reserved: not supported).
+   */
+  ACL_HOST_REGISTER_READONLY = 8,
+} aclrtHostRegisterType;
+
+/*
+ A hardware engine of the device, for `aclrtHostMemMapCapabilities`.
+ */
+typedef enum aclrtHacType {
+  ACL_RT_HAC_TYPE_STARS = 0,
+  ACL_RT_HAC_TYPE_AICPU = 1,
+  ACL_RT_HAC_TYPE_AIC = 2,
+  ACL_RT_HAC_TYPE_AIV = 3,
+  ACL_RT_HAC_TYPE_PCIEDMA = 4,
+  ACL_RT_HAC_TYPE_RDMA = 5,
+  ACL_RT_HAC_TYPE_SDMA = 6,
+  ACL_RT_HAC_TYPE_DVPP = 7,
+  ACL_RT_HAC_TYPE_UDMA = 8,
+  ACL_RT_HAC_TYPE_CCU = 9,
+} aclrtHacType;
 
 /*
  A notify: a one-shot signal between streams, possibly of different processes.
@@ -157,6 +269,57 @@ typedef struct aclrtServerPid {
   int32_t *pid;
   size_t num;
 } aclrtServerPid;
+
+/*
+ A place memory lives: a device id or NUMA id, and the kind of place.
+ */
+typedef struct aclrtMemLocation {
+  /*
+   Device id for device memory, NUMA id for NUMA host memory; 0 otherwise.
+   */
+  uint32_t id;
+  aclrtMemLocationType type;
+} aclrtMemLocation;
+
+/*
+ What `aclrtPointerGetAttributes` reports.
+ */
+typedef struct aclrtPtrAttributes {
+  /*
+   Where the memory lives; the id means nothing for host memory.
+   */
+  struct aclrtMemLocation location;
+  /*
+   The page size the memory is mapped with, in bytes.
+   */
+  uint32_t pageSize;
+  /*
+   Reserved: 0.
+   */
+  uint32_t rsv[4];
+} aclrtPtrAttributes;
+
+/*
+ One component's device memory, for `aclrtGetMemUsageInfo`.
+ */
+typedef struct aclrtMemUsageInfo {
+  /*
+   The component's name, NUL-terminated.
+   */
+  char name[32];
+  /*
+   Bytes it holds now.
+   */
+  uint64_t curMemSize;
+  /*
+   The most it has held at once.
+   */
+  uint64_t memPeakSize;
+  /*
+   Reserved: 0.
+   */
+  size_t reserved[8];
+} aclrtMemUsageInfo;
 
 #ifdef __cplusplus
 extern "C" {
@@ -314,6 +477,64 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
  (on any stream). One record releases every waiting stream.
  */
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+/*
+ Registers `size` bytes of the caller's host memory at `ptr` (4 KiB-aligned: `malloc`'d
+ with `posix_memalign`, `mmap`'d, or from `aclrtMallocHost`) as mapped for the current
+ device, and gives its device address in `devPtr` (the same address). A range overlapping a
+ registered one: `ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED`; `type` other than
+ `ACL_HOST_REGISTER_MAPPED`: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`.
+
+ # Safety
+ `devPtr` is NULL or valid for a write of a `void *`; `ptr` stays valid memory of `size`
+ bytes until `aclrtHostUnregister`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtHostRegister(void *ptr,
+                           uint64_t size,
+                           aclrtHostRegisterType type,
+                           void **devPtr);
+
+/*
+ Registers `size` bytes of the caller's host memory at `ptr` (4 KiB-aligned) for the current
+ device: `flag` is an OR of `ACL_HOST_REG_MAPPED` (then `aclrtHostGetDevicePointer` gives its
+ device address) and `ACL_HOST_REG_PINNED` (for pageable memory; memory from
+ `aclrtMallocHost` is pinned already: 107000). 0 or another bit: 107000; the reserved
+ `ACL_HOST_REG_IOMEMORY`/`ACL_HOST_REG_READONLY`: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT`.
+
+ # Safety
+ `ptr` stays valid memory of `size` bytes until `aclrtHostUnregister`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtHostRegisterV2(void *ptr, uint64_t size, uint32_t flag);
+
+/*
+ The device address of `pHost`, host memory registered as mapped (any address inside the
+ registration); `flag` must be 0. Memory not registered, or registered without
+ `ACL_HOST_REG_MAPPED`: 107000. The device address is `pHost` itself.
+
+ # Safety
+ `pDevice` is NULL or valid for a write of a `void *`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtHostGetDevicePointer(void *pHost, void **pDevice, uint32_t flag);
+
+/*
+ Ends the registration that starts at `ptr` (the address that was registered); anything
+ else: `ACL_ERROR_HOST_MEMORY_NOT_REGISTERED`. The memory stays the caller's.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtHostUnregister(void *ptr);
+
+/*
+ Whether engine `hacType` of device `deviceId` can reach registered host memory: the stream
+ scheduler and the copy engines (STARS, PCIe DMA, SDMA) can; no kernel, DVPP, RDMA, UDMA or
+ CCU engine runs on this machine. A bad device: 107001; a bad `hacType`: 107000.
+
+ # Safety
+ `capabilities` is NULL or valid for a write of an `aclrtHostMemMapCapability`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtHostMemMapCapabilities(uint32_t deviceId,
+                                     aclrtHacType hacType,
+                                     enum aclrtHostMemMapCapability *capabilities);
 
 /*
  Exports `notify` for other processes and writes its key (at most 64 characters and a NUL)
@@ -552,6 +773,51 @@ ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *noti
  `notifies` is NULL or points to `num` readable `aclrtNotify` values.
  */
 ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
+
+/*
+ Where the memory at `ptr` lives and its page size: `aclrtMalloc` and imported IPC memory are
+ `ACL_MEM_LOCATION_TYPE_DEVICE` with the device id; `aclrtMallocHost` and registered host
+ memory are `ACL_MEM_LOCATION_TYPE_HOST`; anything else (`malloc`, the stack, freed memory)
+ is `ACL_MEM_LOCATION_TYPE_UNREGISTERED`, with the system page size.
+
+ # Safety
+ `attributes` is NULL or valid for a write of an `aclrtPtrAttributes`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtPointerGetAttributes(const void *ptr,
+                                   struct aclrtPtrAttributes *attributes);
+
+/*
+ Sets `*checkResult` to 1 if every one of the `size` addresses in `addrList` is memory of a
+ type in `memType` (an OR of `ACL_RT_MEM_TYPE_*`), else 0. `size` 0, another bit in
+ `memType` or `reserve` other than 0: 107000. Needs a current device, as the vendor's.
+
+ # Safety
+ `addrList` is NULL or holds `size` pointers; `checkResult` is NULL or valid for a write of
+ a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCheckMemType(void **addrList,
+                           uint32_t size,
+                           uint32_t memType,
+                           uint32_t *checkResult,
+                           uint32_t reserve);
+
+/*
+ Fills `memUsageInfo` (room for `inputNum` entries) with the components holding memory of
+ device `deviceId`, largest first, and their number in `*outputNum`. Every byte here is the
+ application's (`aclrtMalloc`): one component, `APP`, listed while it holds memory.
+ `inputNum` 0: 107000; a bad device: 107001.
+
+ # Safety
+ `memUsageInfo` is NULL or valid for writes of `inputNum` entries; `outputNum` is NULL or
+ valid for a write of a `size_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetMemUsageInfo(int32_t deviceId,
+                              struct aclrtMemUsageInfo *memUsageInfo,
+                              size_t inputNum,
+                              size_t *outputNum);
 
 /*
  Creates a stream in the current context.

@@ -10,9 +10,12 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod host_memory;
 pub mod ipc;
+pub mod location;
 pub mod memory;
 pub mod notify;
+pub mod pointer;
 pub mod stream;
 
 use std::ffi::c_void;
@@ -54,6 +57,14 @@ pub enum aclrtMemAttr {
     ACL_DDR_MEM_P2P_NORMAL = 7,
     ACL_HBM_MEM_P2P_HUGE = 8,
     ACL_HBM_MEM_P2P_NORMAL = 9,
+    ACL_HBM_MEM_HUGE1G = 10,
+    ACL_HBM_MEM_P2P_HUGE1G = 11,
+    ACL_MEM_NORMAL = 12,
+    ACL_MEM_HUGE = 13,
+    ACL_MEM_HUGE1G = 14,
+    ACL_MEM_P2P_NORMAL = 15,
+    ACL_MEM_P2P_HUGE = 16,
+    ACL_MEM_P2P_HUGE1G = 17,
 }
 
 /// Page policy of an `aclrtMalloc`, possibly with the `ACL_MEM_TYPE_*` and read-only bits OR-ed in.

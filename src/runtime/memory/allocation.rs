@@ -29,6 +29,9 @@ pub struct Allocation {
     pub len: usize,
     pub placement: Placement,
     pub origin: Origin,
+    /// The page size the memory was mapped with (its alignment: 2 MiB for the huge-page
+    /// policies), reported by `aclrtPointerGetAttributes`.
+    pub page_size: usize,
     fd: Arc<MemFd>,
     /// The read-write view every runtime copy goes through; the user's view too, unless strict.
     runtime: Arc<Mapping>,
@@ -97,7 +100,7 @@ pub fn map_file(
         None
     };
     let start = user.as_ref().map_or(runtime.addr(), Mapping::addr);
-    Ok(Allocation { start, len, placement, origin, fd, runtime, _user: user })
+    Ok(Allocation { start, len, placement, origin, page_size: align, fd, runtime, _user: user })
 }
 
 fn os_failure(len: usize, e: io::Error) -> AclError {

@@ -211,6 +211,11 @@ impl Registry {
         let found = self.find(addr);
         let device = found.as_ref().filter(|a| a.is_device());
         match (expect, device) {
+            // Host memory registered as mapped is device-accessible: the device end of a copy
+            // may be it (through the device pointer, which is the host address).
+            (Expect::Device, None) if self.host.mapped_holding(addr, len).is_some() => {
+                self.host_side(what, addr, len, found, writable)
+            }
             (Expect::Device, _) | (Expect::Either, Some(_)) => self.device_side(what, addr, len, found),
             (Expect::Host, _) | (Expect::Either, None) => self.host_side(what, addr, len, found, writable),
         }

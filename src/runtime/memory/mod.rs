@@ -46,24 +46,32 @@
 //!   `HOST_TO_BUF_TO_DEVICE` is `HOST_TO_DEVICE`; `INNER_`/`INTER_DEVICE_TO_DEVICE` are
 //!   `DEVICE_TO_DEVICE` (which devices the two ends are on is not checked).
 //! - memset: as copy, with the address deciding host or device (the vendor's rule).
-//! - mem info: every `aclrtMemAttr` (0..=9) reports the device's one pool: free is capacity minus
-//!   usage; other attributes 107000.
+//! - mem info: every `aclrtMemAttr` (0..=17) reports the device's one pool: free is capacity minus
+//!   usage; other attributes `ACL_ERROR_RT_INVALID_MEMORY_TYPE` (107016), as the vendor.
 //!
 //! Device ids are not checked here: the device layer resolves and validates them first.
 
 mod allocation;
 mod copy;
+mod host_register;
 mod limits;
 mod placement;
 mod policy;
+mod ranges;
+mod registration;
 mod registry;
 #[cfg(test)]
 mod tests;
+mod usage;
 
 pub use copy::{CopyPlan, FillPlan, ReadyCopy, ReadyFill};
+pub use host_register::HostFlags;
 pub use limits::Limits;
 pub use placement::{AllocKind, Placement};
+pub use ranges::{Location, MEM_TYPE_DEV, MEM_TYPE_DVPP, MEM_TYPE_RSVD, RangeInfo, RangeKind};
+pub use registration::{engine_reaches_registered_memory, flags_v1, flags_v2};
 pub use registry::Backing;
+pub use usage::Component;
 
 pub use crate::sys::memfd::MemFd;
 pub use crate::sys::span::{HostRange, RawSpan};
@@ -131,6 +139,43 @@ pub fn plan_memset(dev: usize, max_count: usize, value: i32, count: usize) -> Ac
 pub fn mem_info(device: i32, attr: i32, limits: &Limits) -> AclResult<(u64, u64)> {
     policy::check_mem_attr(attr)?;
     Ok((limits.capacity.saturating_sub(usage(device)), limits.capacity))
+}
+
+/// Registers the caller's host memory `[addr, addr + len)` (`aclrtHostRegister*`) while
+/// `device` is current; a reset of that device ends the registration.
+pub fn register_host(addr: usize, len: usize, flags: HostFlags, device: i32) -> AclResult<()> {
+    super::device::on_release("host registration(s)", release_host_registrations);
+    REGISTRY.register_host(addr, len, flags, device)
+}
+
+/// `aclrtHostUnregister(addr)`.
+pub fn unregister_host(addr: usize) -> AclResult<()> {
+    REGISTRY.unregister_host(addr)
+}
+
+/// `aclrtHostGetDevicePointer(addr)`.
+pub fn host_device_pointer(addr: usize) -> AclResult<usize> {
+    REGISTRY.host_device_pointer(addr)
+}
+
+/// Ends the host registrations made while `device` was current; returns how many.
+pub fn release_host_registrations(device: i32) -> usize {
+    REGISTRY.host.release_device(device)
+}
+
+/// What `addr` is, for every kind of range the runtime keeps (`aclrtPointerGetAttributes`).
+pub fn attributes_of(addr: usize) -> RangeInfo {
+    REGISTRY.attributes_of(addr)
+}
+
+/// `aclrtCheckMemType`: whether every address is memory of a type in `mem_type`.
+pub fn check_mem_type(addrs: &[usize], mem_type: u32, reserve: u32) -> AclResult<bool> {
+    REGISTRY.check_mem_type(addrs, mem_type, reserve)
+}
+
+/// `aclrtGetMemUsageInfo`: the components holding memory of `device`, largest first.
+pub fn usage_by_component(device: i32) -> Vec<Component> {
+    REGISTRY.usage_by_component(device)
 }
 
 /// The runtime view of `[addr, addr + len)` when the range lies inside one live allocation

@@ -1,7 +1,7 @@
 //! The numbers callers pass to `aclrtMalloc` (`aclrtMemMallocPolicy`, with OR-able bits) and to
 //! `aclrtGetMemInfo` (`aclrtMemAttr`), and what they mean here.
 
-use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
+use crate::error::rt_codes::{ACL_ERROR_RT_INVALID_MEMORY_TYPE, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, AclResult};
 use crate::sys::mapping::HUGE_PAGE;
 use crate::sys::page_size;
@@ -42,14 +42,19 @@ pub fn alignment(policy: u32) -> AclResult<usize> {
     })
 }
 
-/// Checks an `aclrtMemAttr` value (`ACL_DDR_MEM` 0 ... `ACL_HBM_MEM_P2P_NORMAL` 9).
+/// The largest `aclrtMemAttr` value (`ACL_MEM_P2P_HUGE1G`): the vendor's list grew from the ten
+/// DDR/HBM values to eighteen (1 GiB pages, and the `ACL_MEM_*` values that name no medium).
+const LAST_MEM_ATTR: i32 = 17;
+
+/// Checks an `aclrtMemAttr` value (`ACL_DDR_MEM` 0 ... `ACL_MEM_P2P_HUGE1G` 17); anything else
+/// is `ACL_ERROR_RT_INVALID_MEMORY_TYPE`, as the vendor's runtime reports it.
 pub fn check_mem_attr(attr: i32) -> AclResult<()> {
-    if (0..=9).contains(&attr) {
+    if (0..=LAST_MEM_ATTR).contains(&attr) {
         Ok(())
     } else {
         Err(AclError::new(
-            ACL_ERROR_RT_PARAM_INVALID,
-            format!("memory attribute {attr} is not an aclrtMemAttr (0..=9)"),
+            ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+            format!("memory attribute {attr} is not an aclrtMemAttr (0..={LAST_MEM_ATTR})"),
         ))
     }
 }
@@ -83,12 +88,12 @@ mod tests {
     }
 
     #[test]
-    fn mem_attrs_are_0_to_9() {
-        for a in 0..=9 {
+    fn mem_attrs_are_0_to_17() {
+        for a in 0..=17 {
             check_mem_attr(a).unwrap();
         }
-        for a in [-1, 10, i32::MAX] {
-            assert_eq!(check_mem_attr(a).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        for a in [-1, 18, i32::MAX] {
+            assert_eq!(check_mem_attr(a).unwrap_err().code, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
         }
     }
 }

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use super::allocation::{Allocation, Origin, invalid, map_file, map_new};
+use super::host_register::HostRegistrations;
 use super::limits::Limits;
 use super::placement::{AllocKind, Placement};
 use super::policy;
@@ -47,12 +48,17 @@ struct Inner {
     live: BTreeMap<usize, Arc<Allocation>>,
     /// Bytes of owned device memory in use, by device.
     usage: BTreeMap<i32, u64>,
+    /// The most `usage` has been, by device (`aclrtGetMemUsageInfo`).
+    peak: BTreeMap<i32, u64>,
     freed: VecDeque<Freed>,
 }
 
 /// The registry (one per process in use; tests make their own).
 pub struct Registry {
     inner: Mutex<Inner>,
+    /// Host memory the user registered (`aclrtHostRegister`): the user's own memory, so it has
+    /// a table (and lock) of its own beside the allocations.
+    pub(super) host: HostRegistrations,
 }
 
 impl Registry {
@@ -61,8 +67,10 @@ impl Registry {
             inner: Mutex::new(Inner {
                 live: BTreeMap::new(),
                 usage: BTreeMap::new(),
+                peak: BTreeMap::new(),
                 freed: VecDeque::new(),
             }),
+            host: HostRegistrations::new(),
         }
     }
 
@@ -99,6 +107,9 @@ impl Registry {
             ));
         }
         *used += len;
+        let now = *used;
+        let peak = inner.peak.entry(device).or_insert(0);
+        *peak = (*peak).max(now);
         Ok(())
     }
 
@@ -188,6 +199,11 @@ impl Registry {
 
     pub fn usage(&self, device: i32) -> u64 {
         sync::lock(&self.inner).usage.get(&device).copied().unwrap_or(0)
+    }
+
+    /// The most device memory `device` has had allocated at once.
+    pub fn peak_usage(&self, device: i32) -> u64 {
+        sync::lock(&self.inner).peak.get(&device).copied().unwrap_or(0)
     }
 
     /// Maps `len` bytes of another process's exported memory (`fd`) as device memory of

@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use super::*;
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
-use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_INVALID_MEMORY_TYPE, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID,
+};
 use crate::runtime::memory::{self as api, AllocKind, MemFd};
 use crate::sys::page_size;
 
@@ -206,11 +208,11 @@ fn the_process_wide_api_allocates_frees_and_reports_mem_info() {
     let cap = limits(8 * HUGE_PAGE as u64);
     let a = api::alloc_device(901, 1, HUGE_ONLY, &cap).unwrap();
     assert_eq!(api::usage(901), HUGE_PAGE as u64);
-    for attr in 0..=9 {
+    for attr in 0..=17 {
         assert_eq!(api::mem_info(901, attr, &cap).unwrap(), (7 * HUGE_PAGE as u64, 8 * HUGE_PAGE as u64));
     }
-    for attr in [-1, 10] {
-        assert_eq!(api::mem_info(901, attr, &cap).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+    for attr in [-1, 18] {
+        assert_eq!(api::mem_info(901, attr, &cap).unwrap_err().code, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
     }
     assert_eq!(api::backing(a).unwrap().placement, Placement::Device(901));
     api::free(a, AllocKind::Device).unwrap();
