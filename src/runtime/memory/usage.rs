@@ -26,7 +26,7 @@ impl Registry {
         let mut all =
             vec![Component { name: APP, current: self.usage(device), peak: self.peak_usage(device) }];
         all.retain(|c| c.current > 0);
-        all.sort_by(|a, b| b.current.cmp(&a.current));
+        all.sort_by_key(|c| std::cmp::Reverse(c.current));
         all
     }
 }
