@@ -1,5 +1,6 @@
 //! Device and pinned-host memory: `aclrtMalloc`, `aclrtFree`, `aclrtMallocHost`,
-//! `aclrtFreeHost`, the checks behind `aclrtMemcpy`/`aclrtMemset`, and `aclrtGetMemInfo`.
+//! `aclrtFreeHost`, the checks behind `aclrtMemcpy`/`aclrtMemset`, `aclrtGetMemInfo`, host
+//! memory registration and pointer attributes.
 //!
 //! # Allocations
 //! Every allocation is its own memfd mapped shared ([`crate::sys`]), so a later IPC layer can
@@ -48,6 +49,15 @@
 //! - memset: as copy, with the address deciding host or device (the vendor's rule).
 //! - mem info: every `aclrtMemAttr` (0..=17) reports the device's one pool: free is capacity minus
 //!   usage; other attributes `ACL_ERROR_RT_INVALID_MEMORY_TYPE` (107016), as the vendor.
+//!
+//! # Registered host memory and what an address is
+//! `aclrtHostRegister*` records ranges of the caller's own memory in a table of their own
+//! (`host_register.rs`); the runtime never maps or frees them. A mapped registration's device
+//! pointer is the host address, and it may be the device end of a copy (the vendor leaves that
+//! undefined). [`attributes_of`] answers for every kind of range (device, imported, pinned,
+//! registered, unknown) and is what `aclrtPointerGetAttributes` and `aclrtCheckMemType` read;
+//! a new kind of range is one more variant of [`RangeKind`]. The choices where the vendor is
+//! silent are in `docs/memory.md`.
 //!
 //! Device ids are not checked here: the device layer resolves and validates them first.
 
