@@ -458,9 +458,23 @@ fn mem_info_takes_the_vendors_eighteen_attributes() {
             assert_eq!(unsafe { aclrtGetMemInfo(attr, &mut free, &mut total) }, ACL_SUCCESS, "attr {attr}");
             assert!(free <= total && total > 0);
         }
-        // SAFETY: valid out-pointers.
-        assert_eq!(unsafe { aclrtGetMemInfo(18, &mut free, &mut total) }, ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+        // SAFETY: valid out-pointers, or NULL.
+        unsafe {
+            assert_eq!(aclrtGetMemInfo(18, &mut free, &mut total), ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+            assert_eq!(aclrtGetMemInfo(-1, &mut free, &mut total), ACL_ERROR_RT_INVALID_MEMORY_TYPE);
+            assert_eq!(aclrtGetMemInfo(18, null_mut(), &mut total), ACL_ERROR_INVALID_PARAM, "NULL first");
+        }
     });
+    let (mut free, mut total) = (0usize, 0usize);
+    // SAFETY: valid out-pointers.
+    unsafe {
+        assert_eq!(
+            aclrtGetMemInfo(18, &mut free, &mut total),
+            ACL_ERROR_RT_INVALID_MEMORY_TYPE,
+            "then the attr"
+        );
+        assert_eq!(aclrtGetMemInfo(0, &mut free, &mut total), ACL_ERROR_RT_CONTEXT_NULL, "then the device");
+    }
 }
 
 /// The layouts C code sees are the vendor's (x86-64 and AArch64 LP64).

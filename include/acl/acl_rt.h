@@ -716,8 +716,9 @@ aclError aclrtMemsetAsync(void *devPtr,
                           aclrtStream stream);
 
 /*
- Free and total bytes of the current device's memory. Every `aclrtMemAttr` reports the one
- pool each device has (HBM and DDR, huge and normal pages are not told apart).
+ Free and total bytes of the current device's memory. Every `aclrtMemAttr` (0..=17) reports
+ the one pool each device has (HBM and DDR, huge and normal pages are not told apart); another
+ value is `ACL_ERROR_RT_INVALID_MEMORY_TYPE`.
 
  # Safety
  `free` and `total` are NULL or valid for a write of a `size_t`.

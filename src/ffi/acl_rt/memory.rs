@@ -202,19 +202,22 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     })
 }
 
-/// Free and total bytes of the current device's memory. Every `aclrtMemAttr` reports the one
-/// pool each device has (HBM and DDR, huge and normal pages are not told apart).
+/// Free and total bytes of the current device's memory. Every `aclrtMemAttr` (0..=17) reports
+/// the one pool each device has (HBM and DDR, huge and normal pages are not told apart); another
+/// value is `ACL_ERROR_RT_INVALID_MEMORY_TYPE`.
 ///
 /// # Safety
 /// `free` and `total` are NULL or valid for a write of a `size_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetMemInfo(attr: MemAttrArg, free: *mut usize, total: *mut usize) -> aclError {
     acl_call("aclrtGetMemInfo", || {
-        let device = context::current_device()?;
-        let (f, t) = memory::mem_info(device, attr, &limits())?;
-        // Both checked before either is written, so a bad `total` leaves `free` untouched.
+        // The vendor's order: NULL pointers, then the attribute, then the current device. Both
+        // pointers are checked before either is written, so a bad `total` leaves `free` untouched.
         // SAFETY: forwarded from this function's contract.
         let (free, total) = unsafe { (Out::new(free, "free")?, Out::new(total, "total")?) };
+        memory::check_mem_attr(attr)?;
+        let device = context::current_device()?;
+        let (f, t) = memory::mem_info(device, attr, &limits())?;
         free.write(f as usize);
         total.write(t as usize);
         Ok(())

@@ -145,6 +145,11 @@ pub fn plan_memset(dev: usize, max_count: usize, value: i32, count: usize) -> Ac
     REGISTRY.plan_memset(dev, max_count, value, count)
 }
 
+/// Checks an `aclrtMemAttr` value (0..=17; else `ACL_ERROR_RT_INVALID_MEMORY_TYPE`).
+pub fn check_mem_attr(attr: i32) -> AclResult<()> {
+    policy::check_mem_attr(attr)
+}
+
 /// `aclrtGetMemInfo(attr)` for `device`: `(free, total)` bytes.
 pub fn mem_info(device: i32, attr: i32, limits: &Limits) -> AclResult<(u64, u64)> {
     policy::check_mem_attr(attr)?;
