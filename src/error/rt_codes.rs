@@ -12,6 +12,7 @@ pub const ACL_ERROR_RT_STREAM_CONTEXT: aclError = 107003;
 pub const ACL_ERROR_RT_INVALID_HANDLE: aclError = 107017;
 pub const ACL_ERROR_RT_WAIT_TIMEOUT: aclError = 107019;
 pub const ACL_ERROR_RT_TASK_TIMEOUT: aclError = 107020;
+pub const ACL_ERROR_RT_STREAM_ABORT: aclError = 107023;
 
 pub const ACL_ERROR_RT_FEATURE_NOT_SUPPORT: aclError = 207000;
 pub const ACL_ERROR_RT_MEMORY_ALLOCATION: aclError = 207001;
