@@ -124,9 +124,8 @@ pub fn synchronize_device(device: i32, timeout: Option<Duration>) -> AclResult<(
                 return Err(AclError::new(
                     e.code,
                     format!(
-                        "device {device} not idle after {} ms: {}",
-                        timeout.unwrap_or_default().as_millis(),
-                        e.message
+                        "device {device} not idle after {} ms: a stream of it still has tasks to run",
+                        timeout.unwrap_or_default().as_millis()
                     ),
                 ));
             }

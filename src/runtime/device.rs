@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::context::{self, Context};
 use crate::config::{MAX_DEVICE_COUNT, Settings};
-use crate::error::rt_codes::{ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_DEVICE, ACL_ERROR_RT_PARAM_INVALID};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_DEVICE, ACL_ERROR_RT_PARAM_INVALID,
+};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
 use crate::sync;
@@ -35,7 +37,10 @@ fn devices() -> MutexGuard<'static, Vec<Device>> {
 /// machine `s` describes, through `ASCEND_RT_VISIBLE_DEVICES`), else 107001.
 pub fn check_id(id: i32, s: &Settings) -> AclResult<usize> {
     if let Some(why) = s.visible.fault_text() {
-        return Err(AclError::new(ACL_ERROR_RT_INVALID_DEVICEID, format!("device id {id} is invalid: {why}")));
+        return Err(AclError::new(
+            ACL_ERROR_RT_INVALID_DEVICEID,
+            format!("device id {id} is invalid: {why}"),
+        ));
     }
     let count = s.visible.count();
     usize::try_from(id).ok().filter(|&i| i < count as usize).ok_or_else(|| {

@@ -140,11 +140,18 @@ mod tests {
         }
         let hidden = user_of_physical(3, &s).unwrap_err();
         assert_eq!(hidden.code, ACL_ERROR_RT_INVALID_DEVICEID);
-        assert!(hidden.message.contains("not visible") && hidden.message.contains("2,5,7"), "{}", hidden.message);
+        assert!(
+            hidden.message.contains("not visible") && hidden.message.contains("2,5,7"),
+            "{}",
+            hidden.message
+        );
         assert_eq!(logical_of_user(3, &s).unwrap_err().code, ACL_ERROR_RT_INVALID_DEVICEID);
         assert_eq!(user_of_logical(8, &s).unwrap_err().code, ACL_ERROR_RT_INVALID_DEVICEID);
         assert_eq!(user_of_physical(-2, &s).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
-        assert_eq!((shared_id(0, &s).unwrap(), from_shared_id(2, &s), from_shared_id(4, &s)), (2, Some(0), None));
+        assert_eq!(
+            (shared_id(0, &s).unwrap(), from_shared_id(2, &s), from_shared_id(4, &s)),
+            (2, Some(0), None)
+        );
     }
 
     #[test]

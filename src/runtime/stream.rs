@@ -302,7 +302,10 @@ impl Drop for Stream {
 }
 
 fn aborted() -> AclError {
-    AclError::new(ACL_ERROR_RT_STREAM_ABORT, "the stream was aborted (aclrtStreamAbort) while this call waited on it")
+    AclError::new(
+        ACL_ERROR_RT_STREAM_ABORT,
+        "the stream was aborted (aclrtStreamAbort) while this call waited on it",
+    )
 }
 
 /// Tasks the worker takes from the queue at once.
@@ -338,9 +341,15 @@ fn drain(shared: &Shared) {
                 .unwrap_or_else(|_| {
                     Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked"))
                 });
-            if let Err(e) = result {
-                log::error!(target: TARGET, "stream task failed: {}", e.message);
-                first_error.get_or_insert(e);
+            match result {
+                Ok(()) => {}
+                Err(e) if shared.aborts.load(Ordering::Acquire) != epoch => {
+                    log::debug!(target: TARGET, "aborted stream task ended: {}", e.message);
+                }
+                Err(e) => {
+                    log::error!(target: TARGET, "stream task failed: {}", e.message);
+                    first_error.get_or_insert(e);
+                }
             }
         }
         q = sync::lock(&shared.queue);

@@ -99,9 +99,8 @@ fn check_flags(flag: u32, product: Product) -> AclResult<u32> {
             format!("flag {flag:#x}: ACL_STREAM_DEVICE_USE_ONLY cannot be combined with other flags"),
         ));
     }
-    let unsupported = |what: &str| {
-        Err(AclError::new(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, format!("flag {flag:#x}: {what}")))
-    };
+    let unsupported =
+        |what: &str| Err(AclError::new(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, format!("flag {flag:#x}: {what}")));
     if known & flags::PERSISTENT != 0 {
         return unsupported(
             "ACL_STREAM_PERSISTENT streams hold tasks for model run instances (aclmdlRI*), which this runtime does not have",
