@@ -17,6 +17,7 @@ use ascendless::error::acl_codes::*;
 use ascendless::error::rt_codes::*;
 use ascendless::ffi::acl_rt::context::*;
 use ascendless::ffi::acl_rt::device::*;
+use ascendless::ffi::acl_rt::event::*;
 use ascendless::ffi::acl_rt::ipc::*;
 use ascendless::ffi::acl_rt::memory::*;
 use ascendless::ffi::acl_rt::notify::*;
@@ -101,17 +102,26 @@ fn abort_discards_queued_work_releases_waiters_and_the_stream_runs_new_work() {
         // A task blocked on a notify nobody records, and a copy queued behind it.
         assert_eq!(aclrtWaitAndResetNotify(n, s, 0), ACL_SUCCESS);
         assert_eq!(queue_fill(buf, 7, s), ACL_SUCCESS);
+        let mut e = null_mut();
+        // SAFETY: valid out-pointer.
+        assert_eq!(unsafe { aclrtCreateEvent(&mut e) }, ACL_SUCCESS);
+        assert_eq!(aclrtRecordEvent(e, s), ACL_SUCCESS);
         assert!(!is_complete(s), "the stream is busy");
-        let (raw_s, ctx) = (s as usize, current_context() as usize);
+        let (raw_s, raw_e, ctx) = (s as usize, e as usize, current_context() as usize);
         let waiter = std::thread::spawn(move || {
             assert_eq!(aclrtSetCurrentContext(ctx as Handle), ACL_SUCCESS);
             aclrtSynchronizeStream(raw_s as Handle)
         });
+        let event_waiter = std::thread::spawn(move || aclrtSynchronizeEvent(raw_e as Handle));
         std::thread::sleep(Duration::from_millis(50));
         let started = Instant::now();
         assert_eq!(aclrtStreamAbort(s), ACL_SUCCESS);
         assert!(started.elapsed() < Duration::from_secs(5), "the blocked wait was cancelled");
         assert_eq!(waiter.join().unwrap(), ACL_ERROR_RT_STREAM_ABORT, "the waiter is released");
+        assert_eq!(event_waiter.join().unwrap(), ACL_ERROR_RT_STREAM_ABORT, "so is the event's");
+        assert_eq!(aclrtRecordEvent(e, s), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeEvent(e), ACL_SUCCESS, "a new record completes");
+        assert_eq!(aclrtDestroyEvent(e), ACL_SUCCESS);
         assert!(is_complete(s), "nothing is left on the stream");
         assert!(read(buf).iter().all(|&b| b == 0), "the queued copy was discarded");
         // The stream runs new work, and the aborted work leaves no error behind.

@@ -233,8 +233,8 @@ impl Stream {
         q.aborting = true;
         // Under the queue's lock: a drain taking its next batch sees the new epoch.
         self.shared.aborts.fetch_add(1, Ordering::AcqRel);
-        let dropped = q.tasks.len() as u64;
-        q.tasks.clear();
+        let discarded = std::mem::take(&mut q.tasks);
+        let dropped = discarded.len() as u64;
         q.completed += dropped;
         q.first_error = None;
         let target = q.submitted;
@@ -242,6 +242,11 @@ impl Stream {
             q.awaited.push(target);
         }
         self.shared.done.notify_all();
+        // The discarded tasks are dropped outside the lock: what they hold may have work to
+        // do when released (an event's record tells its waiters).
+        drop(q);
+        drop(discarded);
+        let mut q = sync::lock(&self.shared.queue);
         let mut timed_out = false;
         while q.completed < target {
             let now = Instant::now();
