@@ -113,17 +113,18 @@ fn abort_discards_queued_work_releases_waiters_and_the_stream_runs_new_work() {
             aclrtSynchronizeStream(raw_s as Handle)
         });
         let event_waiter = std::thread::spawn(move || aclrtSynchronizeEvent(raw_e as Handle));
-        std::thread::sleep(Duration::from_millis(50));
+        // Time for both to be waiting (a late one would find the stream idle).
+        std::thread::sleep(Duration::from_millis(200));
         let started = Instant::now();
         assert_eq!(aclrtStreamAbort(s), ACL_SUCCESS);
         assert!(started.elapsed() < Duration::from_secs(5), "the blocked wait was cancelled");
         assert_eq!(waiter.join().unwrap(), ACL_ERROR_RT_STREAM_ABORT, "the waiter is released");
         assert_eq!(event_waiter.join().unwrap(), ACL_ERROR_RT_STREAM_ABORT, "so is the event's");
+        assert!(is_complete(s), "nothing is left on the stream");
+        assert!(read(buf).iter().all(|&b| b == 0), "the queued copy was discarded");
         assert_eq!(aclrtRecordEvent(e, s), ACL_SUCCESS);
         assert_eq!(aclrtSynchronizeEvent(e), ACL_SUCCESS, "a new record completes");
         assert_eq!(aclrtDestroyEvent(e), ACL_SUCCESS);
-        assert!(is_complete(s), "nothing is left on the stream");
-        assert!(read(buf).iter().all(|&b| b == 0), "the queued copy was discarded");
         // The stream runs new work, and the aborted work leaves no error behind.
         assert_eq!(queue_fill(buf, 9, s), ACL_SUCCESS);
         assert_eq!(aclrtRecordNotify(n, s), ACL_SUCCESS);
@@ -132,7 +133,13 @@ fn abort_discards_queued_work_releases_waiters_and_the_stream_runs_new_work() {
         assert!(read(buf).iter().all(|&b| b == 9));
         // An idle stream aborts at once; bad arguments get their codes.
         assert_eq!(aclrtStreamAbort(s), ACL_SUCCESS);
-        assert_eq!(aclrtStreamAbort(null_mut()), ACL_ERROR_RT_PARAM_INVALID);
+        // NULL is the default stream, as in the vendor's runtime.
+        assert_eq!(aclrtWaitAndResetNotify(n, null_mut(), 0), ACL_SUCCESS);
+        assert_eq!(queue_fill(buf, 5, null_mut()), ACL_SUCCESS);
+        assert_eq!(aclrtStreamAbort(null_mut()), ACL_SUCCESS);
+        assert!(is_complete(null_mut()));
+        assert_eq!(aclrtSynchronizeStream(null_mut()), ACL_SUCCESS);
+        assert!(read(buf).iter().all(|&b| b == 9), "the default stream's copy was discarded");
         let mut other = null_mut();
         // SAFETY: valid out-pointer.
         assert_eq!(unsafe { aclrtCreateContext(&mut other, 4) }, ACL_SUCCESS);

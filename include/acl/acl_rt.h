@@ -726,11 +726,13 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, enum aclrtStreamStatus *status);
 
 /*
- Discards the tasks queued on `stream` (not NULL; of the current context, else 107003) and
- stops the running one; threads synchronising with the stream return 107023, and so do
- tasks queued on it while the abort runs. The stream then takes new work. Streams waiting on
- this one (events, notifies) are not released: abort them too. Atlas A2, A3 and Ascend 950
- only (207000 on the other products, as the vendor).
+ Discards the tasks queued on `stream` (of the current context, else 107003; NULL: its
+ default stream, as the vendor's runtime does on these products although its header says
+ NULL is refused) and stops the running one; threads synchronising with the stream or with
+ an event recorded on it return 107023, and so do tasks queued on it while the abort runs.
+ The stream then takes new work. Streams waiting on this one (events, notifies) are not
+ released: abort them too. Atlas A2, A3 and Ascend 950 only (207000 on the other products,
+ as the vendor).
  */
 ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
 

@@ -252,7 +252,7 @@ mod tests {
             let e = Arc::clone(&e);
             std::thread::spawn(move || e.synchronize(None))
         };
-        std::thread::sleep(Duration::from_millis(30));
+        std::thread::sleep(Duration::from_millis(100));
         a.abort(Duration::from_secs(10)).unwrap();
         assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
         // A new record on the stream completes normally.

@@ -490,7 +490,7 @@ mod tests {
             let s = Arc::clone(&s);
             std::thread::spawn(move || s.synchronize(None))
         };
-        std::thread::sleep(Duration::from_millis(30));
+        std::thread::sleep(Duration::from_millis(100));
         s.abort(Duration::from_secs(10)).unwrap();
         assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
         assert_eq!(s.pending(), 0);

@@ -196,11 +196,13 @@ pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclr
     })
 }
 
-/// Discards the tasks queued on `stream` (not NULL; of the current context, else 107003) and
-/// stops the running one; threads synchronising with the stream return 107023, and so do
-/// tasks queued on it while the abort runs. The stream then takes new work. Streams waiting on
-/// this one (events, notifies) are not released: abort them too. Atlas A2, A3 and Ascend 950
-/// only (207000 on the other products, as the vendor).
+/// Discards the tasks queued on `stream` (of the current context, else 107003; NULL: its
+/// default stream, as the vendor's runtime does on these products although its header says
+/// NULL is refused) and stops the running one; threads synchronising with the stream or with
+/// an event recorded on it return 107023, and so do tasks queued on it while the abort runs.
+/// The stream then takes new work. Streams waiting on this one (events, notifies) are not
+/// released: abort them too. Atlas A2, A3 and Ascend 950 only (207000 on the other products,
+/// as the vendor).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
     acl_call("aclrtStreamAbort", || {
@@ -209,9 +211,6 @@ pub extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
                 ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
                 "stream abort needs Atlas A2, Atlas A3 or Ascend 950 (ASCENDLESS_SOC)",
             ));
-        }
-        if stream.is_null() {
-            return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, "stream must not be NULL"));
         }
         context::stream_for_work(raw(stream))?.abort(ABORT_TIMEOUT)
     })
