@@ -418,7 +418,8 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
 
 /*
- Blocks until the latest record of `event` has run (at once if never recorded).
+ Blocks until the latest record of `event` has run (at once if never recorded); 107023 when
+ that record was discarded by `aclrtStreamAbort` or a forced destroy of its stream.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 

@@ -546,16 +546,20 @@ mod tests {
         let st = Arc::clone(&started);
         s.submit(Box::new(move |_| {
             st.store(true, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_millis(300));
+            std::thread::sleep(Duration::from_millis(600));
             Err(AclError::new(1, "late failure"))
         }))
         .unwrap();
         wait_for(&started);
         let aborter = {
             let s = Arc::clone(&s);
-            std::thread::spawn(move || s.abort(Duration::from_millis(50)))
+            std::thread::spawn(move || s.abort(Duration::from_millis(150)))
         };
-        std::thread::sleep(Duration::from_millis(20));
+        let start = Instant::now();
+        while !s.shared.queue.lock().unwrap().aborting {
+            assert!(start.elapsed() < Duration::from_secs(10), "the abort never started");
+            std::thread::sleep(Duration::from_millis(1));
+        }
         assert_eq!(s.submit(Box::new(|_| Ok(()))).unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
         assert_eq!(aborter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_WAIT_TIMEOUT);
         s.submit(Box::new(|_| Ok(()))).unwrap();
