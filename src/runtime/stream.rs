@@ -78,8 +78,8 @@ struct Queue {
     /// A drain job is queued or running on the worker; it takes every task queued before it
     /// ends, so a submit schedules one only when none is.
     draining: bool,
-    /// An abort is under way: new tasks are refused and synchronising threads released.
-    aborting: bool,
+    /// Aborts under way: new tasks are refused and synchronising threads released.
+    aborting: u32,
     /// Completion counts that synchronising threads are waiting for. The worker signals `done`
     /// only when the lowest is reached, not after every task: a wake-up is a system call, and
     /// a stream running thousands of small tasks (a notify ping-pong) would pay one per task.
@@ -121,7 +121,7 @@ impl Stream {
                 first_error: None,
                 closed: false,
                 draining: false,
-                aborting: false,
+                aborting: 0,
                 awaited: Vec::new(),
             }),
             done: Condvar::new(),
@@ -149,7 +149,7 @@ impl Stream {
         if q.closed {
             return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
         }
-        if q.aborting {
+        if q.aborting > 0 {
             return Err(AclError::new(
                 ACL_ERROR_RT_STREAM_ABORT,
                 "the stream is being aborted (aclrtStreamAbort); submit the task again once the abort returns",
@@ -179,7 +179,7 @@ impl Stream {
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut q = sync::lock(&self.shared.queue);
-        if q.aborting {
+        if q.aborting > 0 {
             return Err(aborted());
         }
         let epoch = self.shared.aborts.load(Ordering::Acquire);
@@ -230,7 +230,7 @@ impl Stream {
         if q.closed {
             return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
         }
-        q.aborting = true;
+        q.aborting += 1;
         // Under the queue's lock: a drain taking its next batch sees the new epoch.
         self.shared.aborts.fetch_add(1, Ordering::AcqRel);
         let discarded = std::mem::take(&mut q.tasks);
@@ -260,7 +260,7 @@ impl Stream {
             q.awaited.swap_remove(i);
         }
         q.first_error = None;
-        q.aborting = false;
+        q.aborting -= 1;
         if timed_out {
             return Err(AclError::new(
                 ACL_ERROR_RT_WAIT_TIMEOUT,
@@ -556,7 +556,7 @@ mod tests {
             std::thread::spawn(move || s.abort(Duration::from_millis(150)))
         };
         let start = Instant::now();
-        while !s.shared.queue.lock().unwrap().aborting {
+        while s.shared.queue.lock().unwrap().aborting == 0 {
             assert!(start.elapsed() < Duration::from_secs(10), "the abort never started");
             std::thread::sleep(Duration::from_millis(1));
         }
