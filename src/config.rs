@@ -7,15 +7,21 @@
 //! | `ASCENDLESS_DEVICE_MEMORY` | `64G` | device memory per device (bytes, or with K/M/G/T suffix) |
 //! | `ASCENDLESS_STRICT_DEVICE_MEMORY` | `0` | `1`: host code cannot dereference device memory |
 //! | `ASCENDLESS_VIRTUAL_INSTANCE` | `0` | `1`: behave as a virtual NPU instance (IPC import unsupported) |
+//! | `ASCEND_RT_VISIBLE_DEVICES` | unset | devices this process sees, e.g. `1,2,3` (ascending logical ids), renumbered 0.. ([`visible`]) |
 //!
 //! A value that does not parse is reported in the log and the default is used: a typo must not
-//! turn into a different machine silently, but it must not stop the program either.
+//! turn into a different machine silently, but it must not stop the program either. The
+//! vendor's `ASCEND_RT_VISIBLE_DEVICES` follows the vendor's rules instead ([`visible`]): a
+//! value it refuses leaves the process without devices.
+
+pub mod visible;
 
 use std::ffi::CString;
 use std::sync::OnceLock;
 
 use crate::logging::TARGET;
 use crate::profile::Product;
+use visible::VisibleDevices;
 
 pub const DEFAULT_DEVICE_COUNT: u32 = 8;
 pub const MAX_DEVICE_COUNT: u32 = 64;
@@ -31,6 +37,8 @@ pub struct Settings {
     pub device_memory: u64,
     pub strict_device_memory: bool,
     pub virtual_instance: bool,
+    /// The devices this process sees (`ASCEND_RT_VISIBLE_DEVICES`) among `device_count`.
+    pub visible: VisibleDevices,
 }
 
 /// The settings of this process (read on first use).
@@ -64,6 +72,10 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
     };
     let strict_device_memory = flag("ASCENDLESS_STRICT_DEVICE_MEMORY");
     let virtual_instance = flag("ASCENDLESS_VIRTUAL_INSTANCE");
+    let visible = VisibleDevices::parse(var("ASCEND_RT_VISIBLE_DEVICES").as_deref(), device_count);
+    if let Some(why) = visible.fault_text() {
+        log::warn!(target: TARGET, "{why}");
+    }
     Settings {
         device_count,
         soc: CString::new(soc.0).unwrap_or_else(|_| CString::from(c"Ascend910B1")),
@@ -71,6 +83,7 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Settings {
         device_memory,
         strict_device_memory,
         virtual_instance,
+        visible,
     }
 }
 
@@ -121,6 +134,16 @@ mod tests {
         assert_eq!(s.device_memory, 64 << 30);
         assert!(!s.strict_device_memory);
         assert!(!s.virtual_instance);
+        assert_eq!((s.visible.count(), s.visible.fault.clone()), (8, None));
+    }
+
+    #[test]
+    fn visible_devices_are_chosen_among_the_machine_s() {
+        let s = with(&[("ASCENDLESS_DEVICE_COUNT", "4"), ("ASCEND_RT_VISIBLE_DEVICES", "1,3,5")]);
+        assert_eq!((s.visible.count(), s.visible.logical_of_user(1)), (2, Some(3)));
+        let s = with(&[("ASCEND_RT_VISIBLE_DEVICES", "4,2")]);
+        assert_eq!(s.visible.fault, Some(visible::Fault::NotAscending));
+        assert_eq!(s.visible.count(), 0);
     }
 
     #[test]

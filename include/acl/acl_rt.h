@@ -124,12 +124,63 @@
 #define ACL_RT_MEM_TYPE_RSVD 16u
 
 /*
+ `aclrtCreateStreamWithConfig` flag: the stream's resources are taken at creation, so tasks
+ are queued faster (here every stream queues alike).
+ */
+#define ACL_STREAM_FAST_LAUNCH 1u
+
+/*
+ `aclrtCreateStreamWithConfig` flag: synchronising polls instead of sleeping (here every
+ synchronisation wakes as soon as the work is done).
+ */
+#define ACL_STREAM_FAST_SYNC 2u
+
+/*
+ `aclrtCreateStreamWithConfig` flag: tasks are kept for a model run instance
+ (`aclmdlRIBindStream`); not supported here (207000).
+ */
+#define ACL_STREAM_PERSISTENT 4u
+
+/*
+ `aclrtCreateStreamWithConfig` flag: room for more tasks (a stream here has no task limit);
+ 207000 on Atlas inference products, as on the vendor's.
+ */
+#define ACL_STREAM_HUGE 8u
+
+/*
+ `aclrtCreateStreamWithConfig` flag: AI CPU scheduling of queue-based models; not supported
+ here (207000).
+ */
+#define ACL_STREAM_CPU_SCHEDULE 16u
+
+/*
+ `aclrtCreateStreamWithConfig` flag: the stream is used from the device only. It cannot be
+ combined with another flag (107000); on Atlas 200I/500 A2 and Atlas training products 207000.
+ */
+#define ACL_STREAM_DEVICE_USE_ONLY 32u
+
+/*
  Whether an engine can reach registered host memory.
  */
 typedef enum aclrtHostMemMapCapability {
   ACL_RT_HOST_MEM_MAP_NOT_SUPPORTED = 0,
   ACL_RT_HOST_MEM_MAP_SUPPORTED = 1,
 } aclrtHostMemMapCapability;
+
+/*
+ What `aclrtStreamQuery` reports.
+ */
+typedef enum aclrtStreamStatus {
+  /*
+   Every task queued on the stream has run.
+   */
+  ACL_STREAM_STATUS_COMPLETE = 0,
+  /*
+   Tasks are queued or running.
+   */
+  ACL_STREAM_STATUS_NOT_READY = 1,
+  ACL_STREAM_STATUS_RESERVED = 65535,
+} aclrtStreamStatus;
 
 /*
  Direction of an `aclrtMemcpy`.
@@ -378,12 +429,79 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDeviceForce(int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
 
 /*
- The number of virtual devices (`ASCENDLESS_DEVICE_COUNT`, default 8).
+ The number of devices this process sees: `ASCENDLESS_DEVICE_COUNT` (default 8), or those
+ `ASCEND_RT_VISIBLE_DEVICES` selects (207004 when its value leaves none).
 
  # Safety
  `count` is NULL or valid for a write of a `uint32_t`.
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+
+/*
+ Blocks until every stream of the current device (all its contexts) has run the tasks queued
+ before the call; reports the first task failure found.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
+
+/*
+ As `aclrtSynchronizeDevice`, giving up after `timeout` ms (-1: no limit; 0 and below -1 are
+ 107000) with 507046.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDeviceWithTimeout(int32_t timeout);
+
+/*
+ The logical id of the device this process calls `userDevid` (its entry in
+ `ASCEND_RT_VISIBLE_DEVICES`; the same number without the variable).
+
+ # Safety
+ `logicDevId` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByUserDevId(int32_t userDevid, int32_t *logicDevId);
+
+/*
+ The user id under which this process sees logical device `logicDevId` (107001 when
+ `ASCEND_RT_VISIBLE_DEVICES` hides it).
+
+ # Safety
+ `userDevid` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByLogicDevId(int32_t logicDevId, int32_t *userDevid);
+
+/*
+ As the vendor documents, the "logical" id this answers is the user id (the id
+ `aclrtSetDevice` takes): the same as `aclrtGetUserDevIdByPhyDevId`.
+
+ # Safety
+ `logicDevId` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetLogicDevIdByPhyDevId(int32_t phyDevId, int32_t *logicDevId);
+
+/*
+ As the vendor documents, the "logical" id this takes is the user id (what `aclrtGetDevice`
+ gives): the same as `aclrtGetPhyDevIdByUserDevId`. Physical ids are `0..ASCENDLESS_DEVICE_COUNT`.
+
+ # Safety
+ `phyDevId` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByLogicDevId(int32_t logicDevId, int32_t *phyDevId);
+
+/*
+ The user id under which this process sees physical device `phyDevId` (107001 when
+ `ASCEND_RT_VISIBLE_DEVICES` hides it).
+
+ # Safety
+ `userDevId` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetUserDevIdByPhyDevId(int32_t phyDevId, int32_t *userDevId);
+
+/*
+ The physical id of the device this process calls `userDevId`: the id that names it in
+ every process.
+
+ # Safety
+ `phyDevId` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetPhyDevIdByUserDevId(int32_t userDevId, int32_t *phyDevId);
 
 /*
  The SoC name of the emulated product (`ASCENDLESS_SOC`, default "Ascend910B1"); never NULL.
@@ -463,7 +581,8 @@ ACL_FUNC_VISIBILITY aclError aclrtRecordEvent(aclrtEvent event, aclrtStream stre
 ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream stream);
 
 /*
- Blocks until the latest record of `event` has run (at once if never recorded).
+ Blocks until the latest record of `event` has run (at once if never recorded); 107023 when
+ that record was discarded by `aclrtStreamAbort` or a forced destroy of its stream.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 
@@ -829,9 +948,11 @@ aclError aclrtGetMemUsageInfo(int32_t deviceId,
 ACL_FUNC_VISIBILITY aclError aclrtCreateStream(aclrtStream *stream);
 
 /*
- Creates a stream in the current context. `priority` (0 highest .. 7) is clamped to that
- range and `flag` (`ACL_STREAM_FAST_LAUNCH`, `ACL_STREAM_FAST_SYNC`, ...) accepted; neither
- changes how tasks run here.
+ Creates a stream in the current context with `flag` (`ACL_STREAM_*`, OR-ed; bits the
+ vendor does not define are ignored). `priority` is accepted as the vendor does (clamped to
+ 0..7, the vendor reserves it). `ACL_STREAM_DEVICE_USE_ONLY` combined with another flag is
+ 107000; `ACL_STREAM_PERSISTENT` and `ACL_STREAM_CPU_SCHEDULE` (model execution, which this
+ runtime has not) are 207000, as are flags the emulated product lacks.
 
  # Safety
  `stream` is NULL or valid for a write of an `aclrtStream`.
@@ -853,7 +974,7 @@ ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamForce(aclrtStream stream);
 
 /*
  Waits for every task queued on `stream` (NULL: the default stream) and reports the first
- task failure since the last synchronisation.
+ task failure since the last synchronisation; 107023 if the stream is aborted meanwhile.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
 
@@ -861,6 +982,27 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
  As `aclrtSynchronizeStream`, giving up after `timeout` ms (-1: no limit) with 507046.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/*
+ Whether every task queued on `stream` (NULL: the default stream) has run: `*status` is
+ `ACL_STREAM_STATUS_COMPLETE` or `ACL_STREAM_STATUS_NOT_READY`, and the call succeeds either
+ way. A task failure is left for the next synchronisation to report.
+
+ # Safety
+ `status` is NULL or valid for a write of an `aclrtStreamStatus`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, enum aclrtStreamStatus *status);
+
+/*
+ Discards the tasks queued on `stream` (of the current context, else 107003; NULL: its
+ default stream, as the vendor's runtime does on these products although its header says
+ NULL is refused) and stops the running one; threads synchronising with the stream or with
+ an event recorded on it return 107023, and so do tasks queued on it while the abort runs.
+ The stream then takes new work. Streams waiting on this one (events, notifies) are not
+ released: abort them too. Atlas A2, A3 and Ascend 950 only (207000 on the other products,
+ as the vendor).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -6,7 +6,8 @@
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use super::event::Event;
 use super::stream::Stream;
@@ -31,6 +32,9 @@ pub struct Context {
     alive: AtomicBool,
 }
 
+/// Every context created and not destroyed, for what spans a device (`aclrtSynchronizeDevice`).
+static LIVE: Mutex<Vec<Weak<Context>>> = Mutex::new(Vec::new());
+
 thread_local! {
     static CURRENT: RefCell<Option<Arc<Context>>> = const { RefCell::new(None) };
 }
@@ -50,6 +54,9 @@ impl Context {
             alive: AtomicBool::new(true),
         });
         CONTEXTS.fill(handle, Arc::clone(&ctx));
+        let mut live = sync::lock(&LIVE);
+        live.retain(|c| c.strong_count() > 0);
+        live.push(Arc::downgrade(&ctx));
         Ok(ctx)
     }
 
@@ -57,9 +64,10 @@ impl Context {
         self.alive.load(Ordering::Acquire)
     }
 
-    /// Creates a stream in this context and returns its handle.
-    pub fn create_stream(&self) -> AclResult<u64> {
-        let stream = Stream::new(self.device, self.handle)?;
+    /// Creates a stream in this context with `ACL_STREAM_*` `flags` (checked by the caller)
+    /// and returns its handle.
+    pub fn create_stream(&self, flags: u32) -> AclResult<u64> {
+        let stream = Stream::with_flags(self.device, self.handle, flags)?;
         let handle = STREAMS.insert(stream);
         sync::lock(&self.streams).push(handle);
         Ok(handle)
@@ -84,7 +92,51 @@ impl Context {
         }
         self.default_stream.close(force);
         let _ = CONTEXTS.remove(self.handle);
+        sync::lock(&LIVE).retain(|c| c.strong_count() > 0 && !std::ptr::eq(c.as_ptr(), self));
     }
+
+    /// This context's streams: the default one and those created in it.
+    fn streams(self: &Arc<Self>) -> Vec<StreamRef> {
+        let created = sync::lock(&self.streams).clone();
+        let mut all = vec![StreamRef::Default(Arc::clone(self))];
+        all.extend(created.into_iter().filter_map(|h| STREAMS.get(h).ok()).map(StreamRef::Created));
+        all
+    }
+}
+
+/// `aclrtSynchronizeDevice(WithTimeout)`: waits until every stream of every context on
+/// `device` has run the tasks queued before this call; `timeout` bounds the whole wait
+/// (507046 after). Reports the first failure found (a task's error, an abort's 107023), after
+/// waiting for the other streams all the same.
+pub fn synchronize_device(device: i32, timeout: Option<Duration>) -> AclResult<()> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    let contexts: Vec<Arc<Context>> = (sync::lock(&LIVE).iter())
+        .filter_map(Weak::upgrade)
+        .filter(|c| c.device == device && c.is_alive())
+        .collect();
+    let streams: Vec<StreamRef> = contexts.iter().flat_map(Context::streams).collect();
+    let mut first_error = None;
+    for s in &streams {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        match s.synchronize(left) {
+            Ok(()) => {}
+            Err(e) if e.code == crate::error::rt_codes::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT => {
+                return Err(AclError::new(
+                    e.code,
+                    format!(
+                        "device {device} not idle after {} ms: a stream of it still has tasks to run",
+                        timeout.unwrap_or_default().as_millis()
+                    ),
+                ));
+            }
+            // A stream destroyed meanwhile has nothing left to wait for.
+            Err(e) if e.code == crate::error::rt_codes::ACL_ERROR_RT_INVALID_HANDLE => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    first_error.map_or(Ok(()), Err)
 }
 
 /// The calling thread's current context, or 107002 (also while the thread is being torn down).

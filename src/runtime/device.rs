@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::context::{self, Context};
 use crate::config::{MAX_DEVICE_COUNT, Settings};
-use crate::error::rt_codes::{ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_PARAM_INVALID};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_DEVICE, ACL_ERROR_RT_PARAM_INVALID,
+};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
 use crate::sync;
@@ -31,15 +33,36 @@ fn devices() -> MutexGuard<'static, Vec<Device>> {
     d
 }
 
-/// `Ok` for an id of a device of the machine `s` describes, else 107001.
+/// `Ok` (its index in the device table) for a user id of a device this process sees (the
+/// machine `s` describes, through `ASCEND_RT_VISIBLE_DEVICES`), else 107001.
 pub fn check_id(id: i32, s: &Settings) -> AclResult<usize> {
-    let count = s.device_count;
+    if let Some(why) = s.visible.fault_text() {
+        return Err(AclError::new(
+            ACL_ERROR_RT_INVALID_DEVICEID,
+            format!("device id {id} is invalid: {why}"),
+        ));
+    }
+    let count = s.visible.count();
     usize::try_from(id).ok().filter(|&i| i < count as usize).ok_or_else(|| {
+        let note = s.visible.setting.as_ref().map(|v| format!(" (ASCEND_RT_VISIBLE_DEVICES={v:?})"));
         AclError::new(
             ACL_ERROR_RT_INVALID_DEVICEID,
-            format!("device id {id} is invalid: this machine has devices 0..{}", count.saturating_sub(1)),
+            format!(
+                "device id {id} is invalid: this process sees devices {}{}",
+                s.visible.user_range(),
+                note.unwrap_or_default()
+            ),
         )
     })
+}
+
+/// `aclrtGetDeviceCount`: the devices this process sees; 207004 when
+/// `ASCEND_RT_VISIBLE_DEVICES` leaves it none.
+pub fn count(s: &Settings) -> AclResult<u32> {
+    match s.visible.fault_text() {
+        Some(why) => Err(AclError::new(ACL_ERROR_RT_NO_DEVICE, why)),
+        None => Ok(s.visible.count()),
+    }
 }
 
 /// `aclrtSetDevice`: counts one use of the device, creating its default context on the first,
@@ -224,5 +247,21 @@ mod tests {
         assert_eq!(check_id(5, &sixteen).unwrap(), 5);
         assert!(can_access_peer(3, 12, &sixteen).unwrap());
         assert_eq!(can_access_peer(3, 12, &four).unwrap_err().code, ACL_ERROR_RT_INVALID_DEVICEID);
+    }
+
+    #[test]
+    fn ids_and_count_follow_the_visible_devices() {
+        let with = |visible: &'static str| {
+            crate::config::from_env(move |v| (v == "ASCEND_RT_VISIBLE_DEVICES").then(|| visible.to_owned()))
+        };
+        let two = with("3,6");
+        assert_eq!(count(&two).unwrap(), 2);
+        assert_eq!(check_id(1, &two).unwrap(), 1);
+        let err = check_id(2, &two).unwrap_err();
+        assert_eq!(err.code, ACL_ERROR_RT_INVALID_DEVICEID);
+        assert!(err.message.contains("0..1") && err.message.contains("3,6"), "{}", err.message);
+        let none = with("6,3");
+        assert_eq!(count(&none).unwrap_err().code, ACL_ERROR_RT_NO_DEVICE);
+        assert_eq!(check_id(0, &none).unwrap_err().code, ACL_ERROR_RT_INVALID_DEVICEID);
     }
 }

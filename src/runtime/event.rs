@@ -3,12 +3,19 @@
 //!
 //! Each record gets a sequence number when it is queued; the event is complete for a waiter
 //! once the record it saw has run. Waiting on an event never recorded returns at once.
+//!
+//! A record its stream discards without running (`aclrtStreamAbort`, a forced destroy) can
+//! never complete: threads synchronising with it are released with 107023 rather than left
+//! waiting, as the vendor documents for an abort.
 
+use std::collections::BTreeSet;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
-use crate::error::rt_codes::{ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_STREAM_ABORT,
+};
 use crate::error::{AclError, AclResult};
 use crate::sync;
 
@@ -23,31 +30,51 @@ struct State {
 pub struct Event {
     state: Mutex<State>,
     changed: Condvar,
+    /// Sequence numbers of records discarded without running. A lock of its own, held only
+    /// to read or insert: a record is dropped under its stream's lock, sometimes while
+    /// `state` is held (a refused submit), so noting it must not take `state`.
+    discarded: Mutex<BTreeSet<u64>>,
     pub flags: u32,
 }
 
 impl Event {
     pub fn new(flags: u32) -> Event {
-        Event { state: Mutex::new(State::default()), changed: Condvar::new(), flags }
+        Event {
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            discarded: Mutex::new(BTreeSet::new()),
+            flags,
+        }
     }
 
     /// Queues a record on `stream`.
     pub fn record(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
-        let event = Arc::clone(self);
+        let record = Record { event: Arc::clone(self), seq, ran: false };
         stream.submit(Box::new(move |_| {
-            event.complete(seq);
+            let mut record = record;
+            record.ran = true;
+            record.event.complete(seq);
             Ok(())
         }))?;
         s.recorded = seq;
         Ok(())
     }
 
+    fn discard(&self, seq: u64) {
+        sync::lock(&self.discarded).insert(seq);
+        // Without `state` held a waiter may miss this wake-up; waiters look again every
+        // CANCEL_POLL.
+        self.changed.notify_all();
+    }
+
     fn complete(&self, seq: u64) {
         let mut s = sync::lock(&self.state);
         s.completed = s.completed.max(seq);
         drop(s);
+        // Discarded records up to a completed one no longer matter to anyone.
+        sync::lock(&self.discarded).retain(|&d| d > seq);
         self.changed.notify_all();
     }
 
@@ -65,14 +92,20 @@ impl Event {
     }
 
     /// Blocks until the latest record queued before this call has run. `None` waits without
-    /// limit; on time-out the error is 507047.
+    /// limit; on time-out the error is 507047; 107023 when that record was discarded.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut s = sync::lock(&self.state);
         let target = s.recorded;
         while s.completed < target {
+            if sync::lock(&self.discarded).contains(&target) {
+                return Err(AclError::new(
+                    ACL_ERROR_RT_STREAM_ABORT,
+                    "the event's record was discarded: its stream was aborted or destroyed",
+                ));
+            }
             s = match deadline {
-                None => sync::wait(&self.changed, s),
+                None => sync::wait_timeout(&self.changed, s, CANCEL_POLL).0,
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
@@ -84,7 +117,7 @@ impl Event {
                             ),
                         ));
                     }
-                    sync::wait_timeout(&self.changed, s, d - now).0
+                    sync::wait_timeout(&self.changed, s, (d - now).min(CANCEL_POLL)).0
                 }
             };
         }
@@ -110,6 +143,21 @@ impl Event {
             s = sync::wait_timeout(&self.changed, s, CANCEL_POLL).0;
         }
         Ok(())
+    }
+}
+
+/// A queued record: dropped without having run, it tells the event so.
+struct Record {
+    event: Arc<Event>,
+    seq: u64,
+    ran: bool,
+}
+
+impl Drop for Record {
+    fn drop(&mut self) {
+        if !self.ran {
+            self.event.discard(self.seq);
+        }
     }
 }
 
@@ -191,5 +239,33 @@ mod tests {
         b.close(true);
         assert!(started.elapsed() < Duration::from_secs(5));
         a.close(true);
+    }
+
+    #[test]
+    fn a_record_discarded_by_an_abort_releases_the_synchronising_threads() {
+        let a = Arc::new(Stream::new(0, 1).unwrap());
+        let e = Arc::new(Event::new(0));
+        let (_open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        e.record(&a).unwrap();
+        let waiter = {
+            let e = Arc::clone(&e);
+            std::thread::spawn(move || e.synchronize(None))
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        a.abort(Duration::from_secs(10)).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
+        // A new record on the stream completes normally.
+        e.record(&a).unwrap();
+        e.synchronize(Some(Duration::from_secs(10))).unwrap();
+    }
+
+    #[test]
+    fn a_refused_record_changes_nothing() {
+        let a = Stream::new(0, 1).unwrap();
+        let e = Arc::new(Event::new(0));
+        a.close(false);
+        assert!(e.record(&a).is_err(), "a closed stream refuses, without deadlocking");
+        e.synchronize(Some(Duration::ZERO)).unwrap();
     }
 }

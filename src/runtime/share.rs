@@ -18,6 +18,10 @@
 //! - Importers come and go without effect on each other: a wait with a time-out ends with a
 //!   record or its time-out, whoever dies. A wait without limit ends with 507022 while an
 //!   importer has died and none is left (it would otherwise hang); a new import re-arms it.
+//! - The device an export names crosses processes as its physical id (`device_ids`), which
+//!   means the same device in every process whatever `ASCEND_RT_VISIBLE_DEVICES` each has; an
+//!   importer records it under its own user id for that device, or -1 when it does not see it
+//!   (the import still works; peer access to it cannot be enabled).
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -26,7 +30,7 @@ use std::time::Duration;
 use super::memory;
 use super::notify::cell::{self, CELL_SIZE, Cell};
 use super::notify::{self, Notify};
-use super::{context, device};
+use super::{context, device, device_ids};
 use crate::config::Settings;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
@@ -64,7 +68,14 @@ fn check_import_supported(what: &str, s: &Settings) -> AclResult<()> {
     Ok(())
 }
 
-/// Enables peer access from the current device to `device` for an import that asked for it.
+/// This process's user id for the device an exporter named by its physical id (-1: not
+/// visible here).
+fn imported_device(physical: i32, s: &Settings) -> i32 {
+    device_ids::from_shared_id(physical, s).unwrap_or(-1)
+}
+
+/// Enables peer access from the current device to `device` (a user id of this process, -1
+/// for none) for an import that asked for it.
 fn peer_access(asked: bool, device: i32, s: &Settings) -> AclResult<()> {
     let me = context::current_device()?;
     if asked && me != device && device::check_id(device, s).is_ok() {
@@ -76,7 +87,7 @@ fn peer_access(asked: bool, device: i32, s: &Settings) -> AclResult<()> {
 // ---- notifies ----
 
 /// `aclrtNotifyGetExportKey`: exports `n` (once) and returns its key.
-pub fn export_notify(n: &Arc<Notify>, flags: u64) -> AclResult<Key> {
+pub fn export_notify(n: &Arc<Notify>, flags: u64, s: &Settings) -> AclResult<Key> {
     if flags & !NOTIFY_EXPORT_NO_PID_CHECK != 0 {
         return Err(invalid(format!(
             "export flags {flags:#x}: use ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT (0) or ..._DISABLE_PID_VALIDATION (2)"
@@ -102,7 +113,7 @@ pub fn export_notify(n: &Arc<Notify>, flags: u64) -> AclResult<Key> {
         fd: Arc::clone(own.page_fd()),
         offset: own.offset() as u64,
         len: CELL_SIZE as u64,
-        device: n.device,
+        device: device_ids::shared_id(n.device, s)?,
         notify_id: n.id,
         validate_pid: flags & NOTIFY_EXPORT_NO_PID_CHECK == 0,
         importers: Arc::clone(&importers),
@@ -146,10 +157,11 @@ pub fn import_notify(key: &str, flags: u64, s: &Settings) -> AclResult<u64> {
     if got.kind != ExportKind::Notify {
         return Err(invalid("this key names IPC memory, not a notify: use aclrtIpcMemImportByKey"));
     }
-    peer_access(flags & NOTIFY_IMPORT_PEER_ACCESS != 0, got.device, s)?;
+    let device = imported_device(got.device, s);
+    peer_access(flags & NOTIFY_IMPORT_PEER_ACCESS != 0, device, s)?;
     let cell = Cell::import(got.fd, got.offset as usize)
         .map_err(|e| AclError::new(ACL_ERROR_RT_IPC_ERROR, format!("cannot map the imported notify: {e}")))?;
-    Ok(notify::adopt_import(cell, got.device, got.notify_id, got.link))
+    Ok(notify::adopt_import(cell, device, got.notify_id, got.link))
 }
 
 // ---- memory ----
@@ -178,7 +190,7 @@ fn with_shared<R>(f: impl FnOnce(&mut Shared) -> R) -> R {
 
 /// `aclrtIpcMemGetExportKey`: exports `[addr, addr + size)` of device memory (page-aligned
 /// start, inside one allocation of this process; the size is rounded up to whole pages).
-pub fn export_memory(addr: usize, size: usize, flags: u64) -> AclResult<Key> {
+pub fn export_memory(addr: usize, size: usize, flags: u64, s: &Settings) -> AclResult<Key> {
     if flags & !MEM_EXPORT_NO_PID_CHECK != 0 {
         return Err(invalid(format!(
             "export flags {flags:#x}: use ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT (0) or ..._DISABLE_PID_VALIDATION (1)"
@@ -208,12 +220,12 @@ pub fn export_memory(addr: usize, size: usize, flags: u64) -> AclResult<Key> {
         fd: b.fd,
         offset: offset as u64,
         len: len as u64,
-        device,
+        device: device_ids::shared_id(device, s)?,
         notify_id: 0,
         validate_pid: flags & MEM_EXPORT_NO_PID_CHECK == 0,
         importers: Arc::default(),
     })?;
-    with_shared(|s| s.exports.insert(key.to_string(), MemExport { key }));
+    with_shared(|sh| sh.exports.insert(key.to_string(), MemExport { key }));
     Ok(key)
 }
 
@@ -240,9 +252,10 @@ pub fn import_memory(key: &str, flags: u64, settings: &Settings) -> AclResult<us
     if got.kind != ExportKind::Memory {
         return Err(invalid("this key names a notify, not IPC memory: use aclrtNotifyImportByKey"));
     }
-    peer_access(flags & MEM_IMPORT_PEER_ACCESS != 0, got.device, settings)?;
+    let device = imported_device(got.device, settings);
+    peer_access(flags & MEM_IMPORT_PEER_ACCESS != 0, device, settings)?;
     let len = usize::try_from(got.len).map_err(|_| invalid("imported length too large"))?;
-    let addr = memory::register_import(got.device, got.fd, got.offset, len, settings.strict_device_memory)?;
+    let addr = memory::register_import(device, got.fd, got.offset, len, settings.strict_device_memory)?;
     with_shared(|s| s.imports.insert(key.to_owned(), MemImport { addr, _link: got.link }));
     Ok(addr)
 }

@@ -8,17 +8,27 @@
 //! Tasks that wait (on an event, a notify) check [`TaskCtx::cancelled`], so destroying a stream
 //! or resetting its device never leaves a worker blocked forever.
 //!
+//! # Abort
+//! [`Stream::abort`] (`aclrtStreamAbort`) discards the queued tasks, cancels the running one
+//! and releases the threads synchronising with the stream (107023); the stream then takes new
+//! work. An abort is an *epoch*: a task taken before it sees itself cancelled, tasks of its
+//! batch not yet started are dropped, and errors they leave are not reported; tasks queued
+//! after it run normally, so the stream needs no reset that could race with them.
+//!
 //! The worker is a one-worker [`Pool`] of the stream's own: a task may wait for another
 //! stream's task, so streams sharing workers could all wait on a task none is free to run.
 //! The pool runs a *drain* job while the stream has tasks; the stream's queue, not the pool's,
 //! holds the tasks, so a drain takes them in batches.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::error::rt_codes::{ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_ABORT,
+    ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_WAIT_TIMEOUT,
+};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
 use crate::sync::{self, Pool, PoolOptions};
@@ -26,12 +36,16 @@ use crate::sync::{self, Pool, PoolOptions};
 /// What a running task may ask of its stream.
 pub struct TaskCtx<'a> {
     cancel: &'a AtomicBool,
+    aborts: &'a AtomicU64,
+    /// The abort epoch the task was taken in.
+    epoch: u64,
 }
 
 impl TaskCtx<'_> {
-    /// True once the stream is being destroyed with tasks still pending.
+    /// True once the stream is being destroyed with tasks still pending, or aborted since the
+    /// task was taken.
     pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Acquire)
+        self.cancel.load(Ordering::Acquire) || self.aborts.load(Ordering::Acquire) != self.epoch
     }
 }
 
@@ -39,6 +53,21 @@ pub type Task = Box<dyn FnOnce(&TaskCtx) -> AclResult<()> + Send>;
 
 /// How long a waiting task sleeps between checks of its cancellation flag.
 pub const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// How long [`Stream::abort`] waits for the running task to end (the vendor's bound).
+pub const ABORT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `aclrtCreateStreamWithConfig` flags (the vendor's `ACL_STREAM_*` values).
+pub mod flags {
+    pub const FAST_LAUNCH: u32 = 0x01;
+    pub const FAST_SYNC: u32 = 0x02;
+    pub const PERSISTENT: u32 = 0x04;
+    pub const HUGE: u32 = 0x08;
+    pub const CPU_SCHEDULE: u32 = 0x10;
+    pub const DEVICE_USE_ONLY: u32 = 0x20;
+    /// Every flag the vendor knows; other bits are ignored, as the vendor does.
+    pub const KNOWN: u32 = FAST_LAUNCH | FAST_SYNC | PERSISTENT | HUGE | CPU_SCHEDULE | DEVICE_USE_ONLY;
+}
 
 struct Queue {
     tasks: VecDeque<Task>,
@@ -49,6 +78,8 @@ struct Queue {
     /// A drain job is queued or running on the worker; it takes every task queued before it
     /// ends, so a submit schedules one only when none is.
     draining: bool,
+    /// Aborts under way: new tasks are refused and synchronising threads released.
+    aborting: u32,
     /// Completion counts that synchronising threads are waiting for. The worker signals `done`
     /// only when the lowest is reached, not after every task: a wake-up is a system call, and
     /// a stream running thousands of small tasks (a notify ping-pong) would pay one per task.
@@ -60,6 +91,8 @@ struct Shared {
     /// Signalled when a task completes.
     done: Condvar,
     cancel: AtomicBool,
+    /// Aborts so far: the epoch (see the module doc).
+    aborts: AtomicU64,
 }
 
 /// A stream of one context.
@@ -69,10 +102,17 @@ pub struct Stream {
     /// The context the stream belongs to (its handle value).
     pub context: u64,
     pub device: i32,
+    /// The `ACL_STREAM_*` flags it was created with (known bits only).
+    pub flags: u32,
 }
 
 impl Stream {
     pub fn new(device: i32, context: u64) -> AclResult<Stream> {
+        Stream::with_flags(device, context, 0)
+    }
+
+    /// A stream created with `ACL_STREAM_*` `flags` (already checked by the caller).
+    pub fn with_flags(device: i32, context: u64, flags: u32) -> AclResult<Stream> {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 tasks: VecDeque::new(),
@@ -81,10 +121,12 @@ impl Stream {
                 first_error: None,
                 closed: false,
                 draining: false,
+                aborting: 0,
                 awaited: Vec::new(),
             }),
             done: Condvar::new(),
             cancel: AtomicBool::new(false),
+            aborts: AtomicU64::new(0),
         });
         let worker = Pool::new(PoolOptions {
             name: format!("acl-stream-d{device}"),
@@ -98,16 +140,19 @@ impl Stream {
         .map_err(|e| {
             AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream worker thread: {e}"))
         })?;
-        Ok(Stream { shared, worker, context, device })
+        Ok(Stream { shared, worker, context, device, flags: flags & flags::KNOWN })
     }
 
     /// Queues `task` behind every task submitted before it.
     pub fn submit(&self, task: Task) -> AclResult<()> {
         let mut q = sync::lock(&self.shared.queue);
         if q.closed {
+            return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
+        }
+        if q.aborting > 0 {
             return Err(AclError::new(
-                crate::error::rt_codes::ACL_ERROR_RT_INVALID_HANDLE,
-                "the stream has been destroyed",
+                ACL_ERROR_RT_STREAM_ABORT,
+                "the stream is being aborted (aclrtStreamAbort); submit the task again once the abort returns",
             ));
         }
         q.tasks.push_back(task);
@@ -134,12 +179,16 @@ impl Stream {
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut q = sync::lock(&self.shared.queue);
+        if q.aborting > 0 {
+            return Err(aborted());
+        }
+        let epoch = self.shared.aborts.load(Ordering::Acquire);
         let target = q.submitted;
         if q.completed < target {
             q.awaited.push(target);
         }
         let mut timed_out = false;
-        while q.completed < target {
+        while q.completed < target && self.shared.aborts.load(Ordering::Acquire) == epoch {
             q = match deadline {
                 None => sync::wait(&self.shared.done, q),
                 Some(d) => {
@@ -155,6 +204,9 @@ impl Stream {
         if let Some(i) = q.awaited.iter().position(|&t| t == target) {
             q.awaited.swap_remove(i);
         }
+        if self.shared.aborts.load(Ordering::Acquire) != epoch {
+            return Err(aborted());
+        }
         if timed_out {
             return Err(AclError::new(
                 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT,
@@ -166,6 +218,61 @@ impl Stream {
             ));
         }
         q.first_error.take().map_or(Ok(()), Err)
+    }
+
+    /// `aclrtStreamAbort`: discards the queued tasks, cancels the running one and releases
+    /// the synchronising threads (107023), waiting at most `timeout` for the running task to
+    /// end (107019 after). Tasks submitted while it runs are refused (107023); afterwards the
+    /// stream runs new work as before, and no error of the discarded work is reported.
+    pub fn abort(&self, timeout: Duration) -> AclResult<()> {
+        let deadline = Instant::now() + timeout;
+        let mut q = sync::lock(&self.shared.queue);
+        if q.closed {
+            return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
+        }
+        q.aborting += 1;
+        // Under the queue's lock: a drain taking its next batch sees the new epoch.
+        self.shared.aborts.fetch_add(1, Ordering::AcqRel);
+        let discarded = std::mem::take(&mut q.tasks);
+        let dropped = discarded.len() as u64;
+        q.completed += dropped;
+        q.first_error = None;
+        let target = q.submitted;
+        if q.completed < target {
+            q.awaited.push(target);
+        }
+        self.shared.done.notify_all();
+        // The discarded tasks are dropped outside the lock: what they hold may have work to
+        // do when released (an event's record tells its waiters).
+        drop(q);
+        drop(discarded);
+        let mut q = sync::lock(&self.shared.queue);
+        let mut timed_out = false;
+        while q.completed < target {
+            let now = Instant::now();
+            if now >= deadline {
+                timed_out = true;
+                break;
+            }
+            q = sync::wait_timeout(&self.shared.done, q, deadline - now).0;
+        }
+        if let Some(i) = q.awaited.iter().position(|&t| t == target) {
+            q.awaited.swap_remove(i);
+        }
+        q.first_error = None;
+        q.aborting -= 1;
+        if timed_out {
+            return Err(AclError::new(
+                ACL_ERROR_RT_WAIT_TIMEOUT,
+                format!(
+                    "stream abort: the running task did not end within {} ms; it was told to stop and \
+                     its result will be ignored, and later tasks run after it",
+                    timeout.as_millis()
+                ),
+            ));
+        }
+        log::debug!(target: TARGET, "stream aborted: {dropped} queued task(s) discarded");
+        Ok(())
     }
 
     /// Tasks submitted and not yet completed.
@@ -199,6 +306,13 @@ impl Drop for Stream {
     }
 }
 
+fn aborted() -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_STREAM_ABORT,
+        "the stream was aborted (aclrtStreamAbort) while this call waited on it",
+    )
+}
+
 /// Tasks the worker takes from the queue at once.
 const BATCH: usize = 64;
 
@@ -217,23 +331,35 @@ fn drain(shared: &Shared) {
         }
         let take = q.tasks.len().min(BATCH);
         batch.extend(q.tasks.drain(..take));
+        // Read under the queue's lock, which an abort holds while it moves to the next epoch.
+        let epoch = shared.aborts.load(Ordering::Acquire);
         drop(q);
-        let ctx = TaskCtx { cancel: &shared.cancel };
+        let ctx = TaskCtx { cancel: &shared.cancel, aborts: &shared.aborts, epoch };
         let mut first_error = None;
         let ran = batch.len() as u64;
         for task in batch.drain(..) {
+            if shared.aborts.load(Ordering::Acquire) != epoch {
+                // Aborted: the rest of the batch is discarded, not run.
+                continue;
+            }
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&ctx)))
                 .unwrap_or_else(|_| {
                     Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked"))
                 });
-            if let Err(e) = result {
-                log::error!(target: TARGET, "stream task failed: {}", e.message);
-                first_error.get_or_insert(e);
+            match result {
+                Ok(()) => {}
+                Err(e) if shared.aborts.load(Ordering::Acquire) != epoch => {
+                    log::debug!(target: TARGET, "aborted stream task ended: {}", e.message);
+                }
+                Err(e) => {
+                    log::error!(target: TARGET, "stream task failed: {}", e.message);
+                    first_error.get_or_insert(e);
+                }
             }
         }
         q = sync::lock(&shared.queue);
         q.completed += ran;
-        if let Some(e) = first_error {
+        if let Some(e) = first_error.filter(|_| shared.aborts.load(Ordering::Acquire) == epoch) {
             q.first_error.get_or_insert(e);
         }
         if q.awaited.iter().any(|&t| q.completed >= t) {
@@ -323,5 +449,130 @@ mod tests {
         }
         s.close(false);
         assert_eq!(ran.load(Ordering::SeqCst), 10);
+    }
+
+    /// A task that blocks until cancelled, and a flag telling it has started.
+    fn blocker(started: &Arc<AtomicBool>) -> Task {
+        let started = Arc::clone(started);
+        Box::new(move |ctx| {
+            started.store(true, Ordering::SeqCst);
+            while !ctx.cancelled() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "cancelled"))
+        })
+    }
+
+    fn wait_for(flag: &AtomicBool) {
+        let start = Instant::now();
+        while !flag.load(Ordering::SeqCst) {
+            assert!(start.elapsed() < Duration::from_secs(10), "the task never started");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    #[test]
+    fn abort_discards_queued_tasks_cancels_the_running_one_and_the_stream_goes_on() {
+        let s = Arc::new(Stream::new(0, 1).unwrap());
+        let started = Arc::new(AtomicBool::new(false));
+        s.submit(blocker(&started)).unwrap();
+        let ran = Arc::new(AtomicU64::new(0));
+        for _ in 0..5 {
+            let r = Arc::clone(&ran);
+            s.submit(Box::new(move |_| {
+                r.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }))
+            .unwrap();
+        }
+        wait_for(&started);
+        let waiter = {
+            let s = Arc::clone(&s);
+            std::thread::spawn(move || s.synchronize(None))
+        };
+        std::thread::sleep(Duration::from_millis(100));
+        s.abort(Duration::from_secs(10)).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
+        assert_eq!(s.pending(), 0);
+        assert_eq!(ran.load(Ordering::SeqCst), 0, "queued tasks were discarded");
+        // The stream takes new work, and the cancelled task's error is not reported.
+        let r = Arc::clone(&ran);
+        s.submit(Box::new(move |_| {
+            r.fetch_add(10, Ordering::SeqCst);
+            Ok(())
+        }))
+        .unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 10);
+    }
+
+    #[test]
+    fn abort_drops_the_rest_of_a_batch_already_taken() {
+        let s = Stream::new(0, 1).unwrap();
+        let started = Arc::new(AtomicBool::new(false));
+        let ran = Arc::new(AtomicU64::new(0));
+        // The worker is held in a first batch while the next tasks queue up, so it takes
+        // them in one batch of its own.
+        let gate = Arc::new(AtomicBool::new(false));
+        let g = Arc::clone(&gate);
+        s.submit(Box::new(move |_| {
+            while !g.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }))
+        .unwrap();
+        s.submit(blocker(&started)).unwrap();
+        for _ in 0..3 {
+            let r = Arc::clone(&ran);
+            s.submit(Box::new(move |_| {
+                r.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            }))
+            .unwrap();
+        }
+        gate.store(true, Ordering::SeqCst);
+        wait_for(&started);
+        assert_eq!(s.shared.queue.lock().unwrap().tasks.len(), 0, "all taken in one batch");
+        s.abort(Duration::from_secs(10)).unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn a_task_that_ignores_the_abort_bounds_it_and_submits_meanwhile_are_refused() {
+        let s = Arc::new(Stream::new(0, 1).unwrap());
+        let started = Arc::new(AtomicBool::new(false));
+        let st = Arc::clone(&started);
+        s.submit(Box::new(move |_| {
+            st.store(true, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(600));
+            Err(AclError::new(1, "late failure"))
+        }))
+        .unwrap();
+        wait_for(&started);
+        let aborter = {
+            let s = Arc::clone(&s);
+            std::thread::spawn(move || s.abort(Duration::from_millis(150)))
+        };
+        let start = Instant::now();
+        while s.shared.queue.lock().unwrap().aborting == 0 {
+            assert!(start.elapsed() < Duration::from_secs(10), "the abort never started");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(s.submit(Box::new(|_| Ok(()))).unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
+        assert_eq!(aborter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_WAIT_TIMEOUT);
+        s.submit(Box::new(|_| Ok(()))).unwrap();
+        // The late task's failure belongs to the aborted epoch: not reported.
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+    }
+
+    #[test]
+    fn abort_of_an_idle_or_destroyed_stream() {
+        let s = Stream::new(0, 1).unwrap();
+        s.abort(Duration::from_secs(1)).unwrap();
+        s.synchronize(Some(Duration::from_secs(1))).unwrap();
+        s.close(false);
+        assert_eq!(s.abort(Duration::from_secs(1)).unwrap_err().code, ACL_ERROR_RT_INVALID_HANDLE);
     }
 }

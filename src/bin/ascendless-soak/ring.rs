@@ -43,7 +43,8 @@ impl Ring {
         let handle = acl("aclrtCreateNotify", notify::create(device, 0, settings().product))?;
         let own = NOTIFIES.get(handle).map_err(|e| format!("the notify just created: {e:?}"))?;
         let key =
-            acl("aclrtNotifyGetExportKey", share::export_notify(&own, EXPORT_WITH_PID_CHECK))?.to_string();
+            acl("aclrtNotifyGetExportKey", share::export_notify(&own, EXPORT_WITH_PID_CHECK, settings()))?
+                .to_string();
         Ok(Ring { device, own: (handle, own), key, next: None })
     }
 

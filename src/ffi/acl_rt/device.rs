@@ -2,11 +2,14 @@
 
 use std::ffi::c_char;
 
-use crate::config::settings;
+use crate::config::{Settings, settings};
+use crate::error::AclResult;
 use crate::error::acl_codes::aclError;
+use crate::ffi::acl_call;
+use crate::ffi::acl_rt::stream::millis;
+use crate::ffi::boundary;
 use crate::ffi::ptr::Out;
-use crate::ffi::{acl_call, boundary};
-use crate::runtime::{context, device};
+use crate::runtime::{context, device, device_ids};
 
 /// Makes `deviceId` the current device of this thread (its default context becomes current).
 /// Counted: each call needs one `aclrtResetDevice`.
@@ -46,7 +49,8 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
     })
 }
 
-/// The number of virtual devices (`ASCENDLESS_DEVICE_COUNT`, default 8).
+/// The number of devices this process sees: `ASCENDLESS_DEVICE_COUNT` (default 8), or those
+/// `ASCEND_RT_VISIBLE_DEVICES` selects (207004 when its value leaves none).
 ///
 /// # Safety
 /// `count` is NULL or valid for a write of a `uint32_t`.
@@ -54,8 +58,127 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     acl_call("aclrtGetDeviceCount", || {
         // SAFETY: forwarded from this function's contract.
-        unsafe { Out::new(count, "count") }?.write(settings().device_count);
+        let out = unsafe { Out::new(count, "count") }?;
+        out.write(device::count(settings())?);
         Ok(())
+    })
+}
+
+/// Blocks until every stream of the current device (all its contexts) has run the tasks queued
+/// before the call; reports the first task failure found.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    acl_call("aclrtSynchronizeDevice", || context::synchronize_device(context::current_device()?, None))
+}
+
+/// As `aclrtSynchronizeDevice`, giving up after `timeout` ms (-1: no limit; 0 and below -1 are
+/// 107000) with 507046.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSynchronizeDeviceWithTimeout(timeout: i32) -> aclError {
+    acl_call("aclrtSynchronizeDeviceWithTimeout", || {
+        let limit = millis(timeout)?;
+        context::synchronize_device(context::current_device()?, limit)
+    })
+}
+
+/// Runs a device id conversion for an entry point: the out-parameter is checked first (100000
+/// when NULL), then `convert` (107000 for a negative id, 107001 for an unknown one).
+///
+/// # Safety
+/// `out` is NULL or valid for a write of an `int32_t`.
+unsafe fn convert_id(
+    out: *mut i32,
+    what: &'static str,
+    id: i32,
+    convert: fn(i32, &Settings) -> AclResult<i32>,
+) -> AclResult<()> {
+    // SAFETY: forwarded from the caller's contract.
+    let out = unsafe { Out::new(out, what) }?;
+    out.write(convert(id, settings())?);
+    Ok(())
+}
+
+/// The logical id of the device this process calls `userDevid` (its entry in
+/// `ASCEND_RT_VISIBLE_DEVICES`; the same number without the variable).
+///
+/// # Safety
+/// `logicDevId` is NULL or valid for a write of an `int32_t`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetLogicDevIdByUserDevId(userDevid: i32, logicDevId: *mut i32) -> aclError {
+    acl_call("aclrtGetLogicDevIdByUserDevId", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { convert_id(logicDevId, "logicDevId", userDevid, device_ids::logical_of_user) }
+    })
+}
+
+/// The user id under which this process sees logical device `logicDevId` (107001 when
+/// `ASCEND_RT_VISIBLE_DEVICES` hides it).
+///
+/// # Safety
+/// `userDevid` is NULL or valid for a write of an `int32_t`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetUserDevIdByLogicDevId(logicDevId: i32, userDevid: *mut i32) -> aclError {
+    acl_call("aclrtGetUserDevIdByLogicDevId", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { convert_id(userDevid, "userDevid", logicDevId, device_ids::user_of_logical) }
+    })
+}
+
+/// As the vendor documents, the "logical" id this answers is the user id (the id
+/// `aclrtSetDevice` takes): the same as `aclrtGetUserDevIdByPhyDevId`.
+///
+/// # Safety
+/// `logicDevId` is NULL or valid for a write of an `int32_t`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetLogicDevIdByPhyDevId(phyDevId: i32, logicDevId: *mut i32) -> aclError {
+    acl_call("aclrtGetLogicDevIdByPhyDevId", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { convert_id(logicDevId, "logicDevId", phyDevId, device_ids::user_of_physical) }
+    })
+}
+
+/// As the vendor documents, the "logical" id this takes is the user id (what `aclrtGetDevice`
+/// gives): the same as `aclrtGetPhyDevIdByUserDevId`. Physical ids are `0..ASCENDLESS_DEVICE_COUNT`.
+///
+/// # Safety
+/// `phyDevId` is NULL or valid for a write of an `int32_t`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetPhyDevIdByLogicDevId(logicDevId: i32, phyDevId: *mut i32) -> aclError {
+    acl_call("aclrtGetPhyDevIdByLogicDevId", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { convert_id(phyDevId, "phyDevId", logicDevId, device_ids::physical_of_user) }
+    })
+}
+
+/// The user id under which this process sees physical device `phyDevId` (107001 when
+/// `ASCEND_RT_VISIBLE_DEVICES` hides it).
+///
+/// # Safety
+/// `userDevId` is NULL or valid for a write of an `int32_t`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetUserDevIdByPhyDevId(phyDevId: i32, userDevId: *mut i32) -> aclError {
+    acl_call("aclrtGetUserDevIdByPhyDevId", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { convert_id(userDevId, "userDevId", phyDevId, device_ids::user_of_physical) }
+    })
+}
+
+/// The physical id of the device this process calls `userDevId`: the id that names it in
+/// every process.
+///
+/// # Safety
+/// `phyDevId` is NULL or valid for a write of an `int32_t`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetPhyDevIdByUserDevId(userDevId: i32, phyDevId: *mut i32) -> aclError {
+    acl_call("aclrtGetPhyDevIdByUserDevId", || {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { convert_id(phyDevId, "phyDevId", userDevId, device_ids::physical_of_user) }
     })
 }
 

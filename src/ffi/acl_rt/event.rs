@@ -89,7 +89,8 @@ pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> acl
     })
 }
 
-/// Blocks until the latest record of `event` has run (at once if never recorded).
+/// Blocks until the latest record of `event` has run (at once if never recorded); 107023 when
+/// that record was discarded by `aclrtStreamAbort` or a forced destroy of its stream.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     acl_call("aclrtSynchronizeEvent", || resolve::<Event>(event, "event")?.synchronize(None))

@@ -72,7 +72,7 @@ pub unsafe extern "C" fn aclrtNotifyGetExportKey(
             // SAFETY: forwarded contract; reports the short buffer before exporting anything.
             return unsafe { write_key(key, len, "") };
         }
-        let k = share::export_notify(&n, flags)?.to_string();
+        let k = share::export_notify(&n, flags, settings())?.to_string();
         // SAFETY: forwarded from this function's contract.
         unsafe { write_key(key, len, &k) }
     })
@@ -171,7 +171,7 @@ pub unsafe extern "C" fn aclrtIpcMemGetExportKey(
             // SAFETY: forwarded contract; reports the short buffer before exporting anything.
             return unsafe { write_key(key, len, "") };
         }
-        let k = share::export_memory(devPtr.addr(), size, flags)?.to_string();
+        let k = share::export_memory(devPtr.addr(), size, flags, settings())?.to_string();
         // SAFETY: forwarded from this function's contract.
         unsafe { write_key(key, len, &k) }
     })
