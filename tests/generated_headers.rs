@@ -65,7 +65,14 @@ const HEADERS: &[Header] = &[
         includes: &["acl_base.h"],
         after_includes: None,
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
-        types: &["aclrtNotify", "aclrtServerPid", "aclrtMemcpyKind", "aclrtMemMallocPolicy", "aclrtMemAttr"],
+        types: &[
+            "aclrtNotify",
+            "aclrtServerPid",
+            "aclrtMemcpyKind",
+            "aclrtMemMallocPolicy",
+            "aclrtMemAttr",
+            "aclrtMemFabricHandle",
+        ],
         renames: &[],
     },
     Header {

@@ -158,6 +158,14 @@ typedef struct aclrtServerPid {
   size_t num;
 } aclrtServerPid;
 
+/*
+ A fabric handle of physical memory, as exported for another process to import (the
+ vendor's layout: 128 bytes). `adxl::ShareableHandle` is this type.
+ */
+typedef struct aclrtMemFabricHandle {
+  uint8_t data[128];
+} aclrtMemFabricHandle;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
