@@ -86,16 +86,17 @@ pub fn free(addr: usize) -> EngineResult<()> {
     memory::free(addr, entry.kind).map_err(adxl)
 }
 
-/// How an allocation of `malloc` is exported as a shareable handle: given its start address
-/// and kind, the handle another process imports (`aclrtMemImportFromShareableHandleV2`).
-pub type Exporter = dyn Fn(usize, AllocKind) -> EngineResult<ShareableHandle>;
-
 /// `ExportToShareableHandle(addr, handle)`: the shareable handle of the allocation that
-/// [`malloc`] returned at `addr`, exported by `export` on the first call and the same handle
+/// [`malloc`] returned at `addr`, exported by `export` (given the allocation's start address
+/// and kind, the handle another process imports with `aclrtMemImportFromShareableHandleV2`)
+/// on the first call and the same handle
 /// on every later one (until the memory is freed). NULL, an address inside an allocation, or
 /// one not from `malloc` (or freed): PARAM_INVALID, as the vendor documents. The export runs
 /// under the table's lock, so two threads asking at once get one handle.
-pub fn export_shareable(addr: usize, export: &Exporter) -> EngineResult<ShareableHandle> {
+pub fn export_shareable(
+    addr: usize,
+    export: impl FnOnce(usize, AllocKind) -> EngineResult<ShareableHandle>,
+) -> EngineResult<ShareableHandle> {
     let mut table = owned();
     let entry = table.get_mut(&addr).ok_or_else(|| not_ours(addr, "cannot be exported"))?;
     if let Some(handle) = entry.exported {
@@ -147,19 +148,19 @@ mod tests {
         };
         let a = malloc(MemType::Host, 4096, &LIMITS).unwrap();
         for bad in [0, a + 1] {
-            assert_eq!(export_shareable(bad, &counting).unwrap_err().status, ADXL_PARAM_INVALID);
+            assert_eq!(export_shareable(bad, counting).unwrap_err().status, ADXL_PARAM_INVALID);
         }
-        let first = export_shareable(a, &counting).unwrap();
-        assert_eq!(export_shareable(a, &counting).unwrap(), first, "the same handle again");
+        let first = export_shareable(a, counting).unwrap();
+        assert_eq!(export_shareable(a, counting).unwrap(), first, "the same handle again");
         assert_eq!(calls.load(Ordering::SeqCst), 1, "exported once");
         free(a).unwrap();
-        assert_eq!(export_shareable(a, &counting).unwrap_err().status, ADXL_PARAM_INVALID, "freed");
+        assert_eq!(export_shareable(a, counting).unwrap_err().status, ADXL_PARAM_INVALID, "freed");
         // This build's exporter says it is not there yet, and caches nothing.
         let b = malloc(MemType::Host, 4096, &LIMITS).unwrap();
-        let e = export_shareable(b, &export_not_yet).unwrap_err();
+        let e = export_shareable(b, export_not_yet).unwrap_err();
         assert_eq!(e.status, ADXL_UNSUPPORTED);
         assert!(e.message.contains("not yet"), "{}", e.message);
-        assert_eq!(export_shareable(b, &counting).unwrap()[0], 2);
+        assert_eq!(export_shareable(b, counting).unwrap()[0], 2);
         free(b).unwrap();
     }
 

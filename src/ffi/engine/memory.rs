@@ -67,7 +67,7 @@ pub unsafe extern "C" fn ascendless_export_to_shareable_handle(
     adxl_call("ascendless_export_to_shareable_handle", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(handle, "handle") }?;
-        let data = export_shareable(addr.addr(), &export_not_yet)?;
+        let data = export_shareable(addr.addr(), export_not_yet)?;
         out.write(AscendlessShareableHandle { data });
         Ok(())
     })
