@@ -87,12 +87,12 @@ pub fn free(addr: usize) -> EngineResult<()> {
 }
 
 /// `ExportToShareableHandle(addr, handle)`: the shareable handle of the allocation that
-/// [`malloc`] returned at `addr`, exported by `export` (given the allocation's start address
-/// and kind, the handle another process imports with `aclrtMemImportFromShareableHandleV2`)
-/// on the first call and the same handle
-/// on every later one (until the memory is freed). NULL, an address inside an allocation, or
-/// one not from `malloc` (or freed): PARAM_INVALID, as the vendor documents. The export runs
-/// under the table's lock, so two threads asking at once get one handle.
+/// [`malloc`] returned at `addr`. `export` makes it on the first call (given the allocation's
+/// start address and kind, the handle another process imports with
+/// `aclrtMemImportFromShareableHandleV2`); later calls get the same handle until the memory is
+/// freed. NULL, an address inside an allocation, or one not from `malloc` (or freed):
+/// PARAM_INVALID, as the vendor documents. The export runs under the table's lock, so two
+/// threads asking at once get one handle.
 pub fn export_shareable(
     addr: usize,
     export: impl FnOnce(usize, AllocKind) -> EngineResult<ShareableHandle>,
