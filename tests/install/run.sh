@@ -399,6 +399,11 @@ quiet "$here/scripts/install.sh" "$staged/latest" "$toolkit/latest" "$build" "$v
 [ -f "$staged/8.0.0/lib64/libascendless.so.$version" ] && [ -L "$staged/latest" ] || fail "install through latest -> 8.0.0"
 quiet "$here/scripts/uninstall.sh" "$staged/latest"
 [ "$(snapshot "$staged")" = "$(printf 'd ./8.0.0\nl ./latest')" ] || fail "uninstall through latest left: $(snapshot "$staged")"
+# A <toolkit>/set_env.sh that another toolkit wrote after ours stays.
+quiet "$here/scripts/install.sh" "$staged/latest" "$toolkit/latest" "$build" "$version"
+echo "vendor" >"$staged/set_env.sh"
+quiet "$here/scripts/uninstall.sh" "$staged/latest"
+[ "$(cat "$staged/set_env.sh")" = vendor ] || fail "uninstall removed a <toolkit>/set_env.sh it no longer owned"
 ok "make install PREFIX=$toolkit/latest: $arch_dir, <toolkit>/set_env.sh (found by bash, recorded for dash), a DLSlime-style build runs; exact uninstall; latest as a link; the vendor's set_env.sh kept"
 
 # Exact uninstall over existing directories, and an upgrade leaves no old version behind.
