@@ -13,6 +13,15 @@
 typedef uint32_t AdxlStatus;
 
 /*
+ A shareable handle of memory from `ascendless_malloc_mem`: the same 128 bytes as the
+ vendor's `aclrtMemFabricHandle` (`adxl::ShareableHandle`), which another process passes to
+ `aclrtMemImportFromShareableHandleV2`.
+ */
+typedef struct AscendlessShareableHandle {
+  uint8_t data[128];
+} AscendlessShareableHandle;
+
+/*
  An ADXL engine: a handle made by `ascendless_engine_create`, never a pointer.
  */
 typedef void *AscendlessEngine;
@@ -130,6 +139,20 @@ AdxlStatus ascendless_malloc_mem(int32_t mem_type, size_t size, void **ptr);
  NULL included, is `ADXL_PARAM_INVALID`.
  */
 AdxlStatus ascendless_free_mem(void *ptr);
+
+/*
+ Exports memory from `ascendless_malloc_mem` as a shareable handle
+ (`adxl::AdxlEngine::ExportToShareableHandle`): `addr` must be the start of an allocation
+ not yet freed, else `ADXL_PARAM_INVALID` (NULL and addresses inside an allocation too); a
+ NULL `handle` is `ADXL_PARAM_INVALID`. The first call exports the allocation, later ones
+ hand out the same handle. Not yet available in this build: every valid call answers
+ `ADXL_UNSUPPORTED` with a message saying so.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `AscendlessShareableHandle`.
+ */
+AdxlStatus ascendless_export_to_shareable_handle(void *addr,
+                                                 struct AscendlessShareableHandle *handle);
 
 /*
  Creates an engine (not yet initialised) and stores its handle in `*engine`. A NULL or
@@ -260,13 +283,14 @@ AdxlStatus ascendless_engine_transfer_sync(AscendlessEngine engine,
  `ADXL_NOT_CONNECTED`); a NULL `req` is `ADXL_PARAM_INVALID`; 4096 requests already held by
  the engine (submitted and not yet reported done by `ascendless_engine_get_transfer_status`)
  is `ADXL_RESOURCE_EXHAUSTED`. Each request has a time limit of 60 s
- (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it); a dead peer fails it at once.
+ (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it), past which it is reported `TIMEOUT`; a
+ dead peer fails it at once.
 
  # Safety
  `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
  `num_descs` descriptors; `req` is NULL or valid for a write of a `void *`; every local
  range that is not runtime memory stays valid (writable for READ) until the request is
- reported COMPLETED or FAILED.
+ reported COMPLETED, TIMEOUT or FAILED.
  */
 AdxlStatus ascendless_engine_transfer_async(AscendlessEngine engine,
                                             const char *remote_engine,
@@ -276,13 +300,15 @@ AdxlStatus ascendless_engine_transfer_async(AscendlessEngine engine,
                                             void **req);
 
 /*
- `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`) or 3
- (`FAILED`). After COMPLETED or FAILED the request is freed: asking again is
- `ADXL_PARAM_INVALID`, as is a value that is not a request of this engine. A NULL `req` is
- `ADXL_FAILED`; a NULL `status` `ADXL_PARAM_INVALID`. A request that failed because its link
- went away (peer died, Disconnect, Finalize) stores `FAILED` and returns
- `ADXL_NOT_CONNECTED`; any other failure stores `FAILED` and returns `ADXL_SUCCESS` (the
- reason is logged).
+ `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`), 2
+ (`TIMEOUT`: the request's time limit passed before its data had landed; its worker has
+ stopped, so its memory may be reused) or 3 (`FAILED`). After COMPLETED, TIMEOUT or FAILED
+ the request is freed: asking again is `ADXL_PARAM_INVALID`, as is a value that is not a
+ request of this engine. A NULL `req` is `ADXL_FAILED`; a NULL `status`
+ `ADXL_PARAM_INVALID`. A request that failed because its link went away (peer died,
+ Disconnect, Finalize) stores `FAILED` (`TIMEOUT` if the time-out broke the link) and
+ returns `ADXL_NOT_CONNECTED`; any other failure stores its status and returns
+ `ADXL_SUCCESS` (the reason is logged).
 
  # Safety
  `status` is NULL or valid for a write of an `int32_t`.

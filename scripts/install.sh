@@ -60,6 +60,18 @@ for init in "$here"/python/*/__init__.py; do
     for f in "${pyfiles[@]}"; do plan file "python/site-packages/$f" "$here/python/$f"; done
 done
 plan subst set_env.sh "$here/cmake/set_env.sh.in"
+# The vendor's toolkit also has <arch>-linux/include and <arch>-linux/lib64 (arch as `uname -m`
+# says): builds such as Mooncake's and DLSlime's look there (ASCEND_HOME_PATH/<arch>-linux, or a
+# glob of latest/*-linux). Links to the top-level directories, so there is one copy of each file.
+arch_dir=$(uname -m)-linux
+plan link "$arch_dir/include" ../include
+plan link "$arch_dir/lib64" ../lib64
+# At the vendor's default location the prefix is <toolkit>/latest, and users source
+# <toolkit>/set_env.sh: that file too (last, so the prefix exists when it is written; the
+# manifest lists it as ../set_env.sh, the one entry outside the prefix uninstall accepts).
+if [ "${prefix##*/}" = latest ]; then
+    plan subst ../set_env.sh "$here/cmake/toolkit-set_env.sh.in"
+fi
 
 # What an earlier install wrote (ours to replace) and the directories it created.
 declare -A ours

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # uninstall.sh DEST: removes exactly what install.sh installed into DEST, as listed in
-# DEST/share/ascendless/install-manifest.txt: the files and symlinks it wrote, then the
+# DEST/share/ascendless/install-manifest.txt: the files and symlinks it wrote (one of them may be
+# ../set_env.sh, the toolkit-level file of an install at <toolkit>/latest), then the
 # directories it created (lines ending in "/"), deepest first and only if empty. Directories
 # that existed before the install stay, even empty ones. The bytecode Python wrote for an
 # installed module (its __pycache__) goes with the module.
@@ -21,6 +22,9 @@ while IFS= read -r line; do
     case $line in
         '#'*) legacy=0 ;;
         '') ;;
+        ../set_env.sh) # the toolkit-level file of an install at <toolkit>/latest (install.sh)
+            files+=("$line")
+            ;;
         /* | .. | ../* | */.. | */../*) # never outside DEST
             echo "uninstall.sh: ignoring manifest entry '$line'" >&2
             ;;
@@ -40,6 +44,10 @@ if [ "$legacy" = 1 ]; then
 fi
 
 for f in "${files[@]}"; do
+    if [ "$f" = ../set_env.sh ] && [ -f "$dest/$f" ] && ! grep -q _ascendless_latest "$dest/$f"; then
+        echo "uninstall.sh: keeping $dest/$f: another toolkit has replaced it" >&2
+        continue
+    fi
     rm -f -- "$dest/$f"
     # Python writes the bytecode of an imported module next to it (dir/__pycache__/NAME.*.pyc):
     # it goes with its source, and so does the __pycache__ directory once empty.

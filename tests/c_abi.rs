@@ -275,66 +275,145 @@ fn cxx_members_link_and_behave_under_both_string_abis() {
     }
 }
 
-/// The README's compatibility table, as (names, status) rows.
-fn compatibility_rows() -> Vec<(Vec<String>, String)> {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let section = readme.split("## Compatibility").nth(1).expect("README has a Compatibility section");
-    let section = section.split("\n## ").next().unwrap();
-    section
+const COMPATIBILITY: &str = "docs/compatibility.md";
+
+/// One row of a table of docs/compatibility.md: the names in backticks of its first cell, its
+/// state, and the section it is in.
+struct Row {
+    names: Vec<String>,
+    state: String,
+    section: String,
+    notes: String,
+}
+
+/// Every table row of docs/compatibility.md whose first cell names an API in backticks.
+fn compatibility_rows() -> Vec<Row> {
+    let page = std::fs::read_to_string(root().join(COMPATIBILITY)).unwrap();
+    let mut section = String::new();
+    let mut rows = Vec::new();
+    for line in page.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            section = title.to_owned();
+        } else if line.starts_with("| `") {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            assert!(cells.len() >= 4, "{COMPATIBILITY}: a row needs three cells: {line}");
+            rows.push(Row {
+                names: cells[1].split('`').skip(1).step_by(2).map(str::to_owned).collect(),
+                state: cells[2].to_owned(),
+                section: section.clone(),
+                notes: cells[3].to_owned(),
+            });
+        }
+    }
+    rows
+}
+
+/// The functions the vendor's acl/acl_rt.h declares (tests/c/vendor_acl_rt_functions.txt, made
+/// by scripts/vendor_acl_rt_functions.py from the vendor's header).
+fn vendor_acl_rt_functions() -> Vec<String> {
+    std::fs::read_to_string(root().join("tests/c/vendor_acl_rt_functions.txt"))
+        .unwrap()
         .lines()
-        .filter(|l| l.starts_with("| `"))
-        .map(|l| {
-            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
-            let names = cells[1].split('`').skip(1).step_by(2).map(str::to_owned).collect();
-            (names, cells[2].to_owned())
-        })
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
         .collect()
 }
 
+const STATES: [&str; 3] = ["works", "not yet", "not supported"];
+
+/// docs/compatibility.md against the library: every failure says which row to change and how,
+/// so that adding a function ends with flipping its row. A row's state is one of [`STATES`]:
+/// - works: the function is exported (a C++ name: some member of that name is);
+/// - not yet: a vendor C function (acl*) is NOT exported (absent rather than a stub); a C++
+///   member or a native `ascendless_*` function may be (it backs a member that must exist);
+/// - not supported: the notes say why; exported or not.
+///
+/// Every exported C function has a row, and a vendor one says works or not supported; every
+/// function of the vendor's acl_rt.h has a row (one row per function in that table).
 #[test]
-fn readme_compatibility_table_matches_the_exports() {
+fn compatibility_table_matches_the_exports() {
     let c_exports: BTreeSet<String> = dynamic_symbols(false).into_iter().map(|(_, n)| n).collect();
     let cxx_exports: Vec<String> = dynamic_symbols(true).into_iter().map(|(_, n)| n).collect();
     let rows = compatibility_rows();
-    assert!(!rows.is_empty());
-    let mut listed = BTreeSet::new();
-    for (names, status) in &rows {
-        for name in names {
-            let plain_c = name.chars().all(|c| c.is_alphanumeric() || c == '_');
-            if plain_c {
-                listed.insert(name.clone());
+    assert!(rows.len() > 300, "{COMPATIBILITY} has only {} rows", rows.len());
+    let mut problems = Vec::new();
+    let mut state_of = std::collections::BTreeMap::new();
+    for row in &rows {
+        let state = row.state.as_str();
+        if !STATES.contains(&state) {
+            problems.push(format!(
+                "the row of `{}` ({}) has the state {state:?}: write one of {STATES:?}",
+                row.names.join("`, `"),
+                row.section
+            ));
+            for name in &row.names {
+                state_of.insert(name.clone(), state);
             }
-            match status.as_str() {
-                "implemented" if plain_c => {
-                    assert!(c_exports.contains(name), "README says {name} is implemented; it is not exported")
-                }
-                "implemented" => {
-                    let prefix = if name.contains("::AdxlEngine::") {
-                        format!("{name}(")
-                    } else {
-                        format!("{name}::")
-                    };
-                    assert!(
-                        cxx_exports.iter().any(|s| s.starts_with(&prefix)),
-                        "README says {name} is implemented; no {prefix} symbol is exported"
-                    );
-                }
-                s if s.starts_with("planned") && plain_c => {
-                    assert!(
-                        !c_exports.contains(name),
-                        "{name} is exported; mark it implemented in the README"
-                    )
-                }
-                s => assert!(s.starts_with("planned") || s == "not supported", "unknown status {s:?}"),
+            continue;
+        }
+        if state == "not supported" && row.notes.is_empty() {
+            problems.push(format!(
+                "the row of `{}` says not supported: say why in its notes",
+                row.names.join("`, `")
+            ));
+        }
+        for name in &row.names {
+            if state_of.insert(name.clone(), state).is_some() {
+                problems.push(format!("`{name}` has more than one row: keep one"));
+            }
+            let plain_c = name.chars().all(|c| c.is_alphanumeric() || c == '_');
+            let exported = if plain_c {
+                c_exports.contains(name)
+            } else {
+                // A member is `Class::Member(args)`; a class's row covers `Class::anything`.
+                let prefix =
+                    if name.contains("::AdxlEngine::") { format!("{name}(") } else { format!("{name}::") };
+                cxx_exports.iter().any(|s| s.starts_with(&prefix))
+            };
+            let vendor_c = plain_c && name.starts_with("acl");
+            match state {
+                "works" if !exported => problems.push(format!(
+                    "the row of `{name}` says works, but the library does not export {name}: export it, \
+                     or change that row's state to `not yet`"
+                )),
+                "not yet" if exported && vendor_c => problems.push(format!(
+                    "the row of `{name}` says not yet, but the library exports {name}: change that row's \
+                     state to `works` (or `not supported` if every call answers 207000) and describe it \
+                     in its notes"
+                )),
+                _ => {}
             }
         }
     }
     for name in declared_c_functions() {
-        assert!(
-            listed.contains(&name),
-            "{name} is exported but missing from the README's compatibility table"
-        );
+        if !state_of.contains_key(&name) {
+            problems.push(format!(
+                "{name} is exported but has no row: add `| `{name}` | works | ... |` to the table of \
+                 its header"
+            ));
+        }
     }
+    let rt_section = "AscendCL runtime: every function of `acl/acl_rt.h`";
+    for name in vendor_acl_rt_functions() {
+        let row = rows.iter().find(|r| r.names.contains(&name));
+        match row {
+            None => problems.push(format!(
+                "{name}, declared by the vendor's acl/acl_rt.h, has no row: add `| `{name}` | not yet | |` \
+                 (or its state) to the section \"{rt_section}\""
+            )),
+            Some(r) if r.section != rt_section || r.names.len() != 1 => problems.push(format!(
+                "{name} belongs in a row of its own in the section \"{rt_section}\", not in \"{}\"",
+                r.section
+            )),
+            Some(_) => {}
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{COMPATIBILITY} is out of step with the library:\n  {}",
+        problems.join("\n  ")
+    );
 }
 
 /// The vendor's mangled C++ names (tests/c/vendor_cxx_symbols.txt, which says how it was made).

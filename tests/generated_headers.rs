@@ -74,6 +74,7 @@ const HEADERS: &[Header] = &[
             "aclrtMemLocationType",
             "aclrtHostRegisterType",
             "aclrtHacType",
+            "aclrtMemFabricHandle",
         ],
         renames: &[],
     },
@@ -186,6 +187,7 @@ fn checked_in_headers_match_the_code() {
 const HAND_WRITTEN: &[&str] = &[
     "adxl/adxl_engine.h",
     "adxl/adxl_types.h",
+    "external/ge_common/api_error_codes.h",
     "external/ge_common/ge_api_error_codes.h",
     "graph/ascend_string.h",
     "graph/types.h",

@@ -372,6 +372,14 @@ typedef struct aclrtMemUsageInfo {
   size_t reserved[8];
 } aclrtMemUsageInfo;
 
+/*
+ A fabric handle of physical memory, as exported for another process to import (the
+ vendor's layout: 128 bytes). `adxl::ShareableHandle` is this type.
+ */
+typedef struct aclrtMemFabricHandle {
+  uint8_t data[128];
+} aclrtMemFabricHandle;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus

@@ -53,7 +53,7 @@ class ASCEND_FUNC_VISIBILITY AdxlEngine {
                        const std::vector<TransferOpDesc> &op_descs, const TransferArgs &optional_args,
                        TransferReq &req);
 
-  /// Reports WAITING, COMPLETED or FAILED for `req`; the request is freed once it has finished (asking again: PARAM_INVALID).
+  /// Reports WAITING, COMPLETED, TIMEOUT (its time limit passed first) or FAILED for `req`; the request is freed once it has finished (asking again: PARAM_INVALID).
   Status GetTransferStatus(const TransferReq &req, TransferStatus &status);
 
   /// Sends a notify to `remote_engine` and waits for its acknowledgement; name or message over 1024 chars: PARAM_INVALID.
@@ -64,6 +64,9 @@ class ASCEND_FUNC_VISIBILITY AdxlEngine {
 
   /// Allocates `size` bytes of device or host memory suited to transfers; size 0: PARAM_INVALID.
   static Status MallocMem(MemType type, size_t size, void **ptr);
+
+  /// Exports memory from MallocMem (its start address) as a fabric handle another process can import; the first call exports, later ones give the same handle; any other address (or freed memory): PARAM_INVALID. Not yet available in this build: UNSUPPORTED.
+  static Status ExportToShareableHandle(void *addr, ShareableHandle &handle);
 
   /// Frees memory returned by MallocMem.
   static Status FreeMem(void *ptr);

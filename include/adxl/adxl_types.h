@@ -1,12 +1,9 @@
 /*
  * adxl/adxl_types.h - part of ascendless.
  * Mirrors the vendor interface of the ADXL transfer engine: the status codes, option keys and
- * plain data types used by adxl::AdxlEngine. Names, values and struct layouts are the vendor's.
- *
- * Deliberately left out: the vendor header includes "acl/acl_rt.h" only to define
- * ShareableHandle (an alias of aclrtMemFabricHandle) for AdxlEngine::ExportToShareableHandle,
- * which needs fabric-memory hardware. Neither the alias nor that method is provided here, so
- * this header does not depend on the ACL headers.
+ * plain data types used by adxl::AdxlEngine. Names, values and struct layouts are the vendor's,
+ * and so are the includes: acl/acl_rt.h (for ShareableHandle, and whatever code relying on
+ * this header takes from it) and external/ge_common/api_error_codes.h (for ge::AscendString).
  */
 #ifndef CANN_HIXL_INCLUDE_ADXL_ADXL_TYPES_H_
 #define CANN_HIXL_INCLUDE_ADXL_ADXL_TYPES_H_
@@ -14,7 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "external/ge_common/ge_api_error_codes.h"
+#include "acl/acl_rt.h"
+#include "external/ge_common/api_error_codes.h"
 
 /* Exports the engine class; a definition supplied by the user takes precedence. */
 #ifndef ASCEND_FUNC_VISIBILITY
@@ -44,6 +42,10 @@ constexpr Status NOTIFY_FAILED = 103904U;
 constexpr Status UNSUPPORTED = 103905U;
 constexpr Status RESOURCE_EXHAUSTED = 203900U;
 constexpr Status FAILED = 503900U;
+
+/* A handle of memory from AdxlEngine::MallocMem, exported with ExportToShareableHandle for
+   another process to import (aclrtMemImportFromShareableHandleV2). */
+using ShareableHandle = aclrtMemFabricHandle;
 
 /* Where a registered or allocated region lives. */
 enum MemType { MEM_DEVICE, MEM_HOST };

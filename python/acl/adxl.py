@@ -528,8 +528,9 @@ class Engine:
         return int(req.value or 0)
 
     def get_transfer_status(self, req: int) -> TransferStatus:
-        """``AdxlEngine::GetTransferStatus``: WAITING, COMPLETED or FAILED; a request reported
-        COMPLETED or FAILED is freed (asking again: PARAM_INVALID). A request whose link went
+        """``AdxlEngine::GetTransferStatus``: WAITING, COMPLETED, TIMEOUT (its time limit,
+        ``ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS``, passed first) or FAILED; a request reported done
+        is freed (asking again: PARAM_INVALID). A request whose link went
         away raises NOT_CONNECTED (it is freed too)."""
         value = c_int32(-1)
         status = _native("ascendless_engine_get_transfer_status")(self._h(), c_void_p(int(req)), byref(value))

@@ -139,6 +139,13 @@ Status AdxlEngine::MallocMem(MemType type, size_t size, void **ptr) {
   return ascendless_malloc_mem(static_cast<int32_t>(type), size, ptr);
 }
 
+static_assert(sizeof(ShareableHandle) == sizeof(AscendlessShareableHandle), "shareable handle layouts agree");
+static_assert(sizeof(ShareableHandle::data) == sizeof(AscendlessShareableHandle::data), "data");
+
+Status AdxlEngine::ExportToShareableHandle(void *addr, ShareableHandle &handle) {
+  return ascendless_export_to_shareable_handle(addr, reinterpret_cast<AscendlessShareableHandle *>(&handle));
+}
+
 Status AdxlEngine::FreeMem(void *ptr) {
   return ascendless_free_mem(ptr);
 }

@@ -1,13 +1,16 @@
-//! `AdxlEngine::MallocMem` / `FreeMem`: memory for transfers, of either type, allocated so it
-//! can be shared with other processes (the same memfd-backed allocations as `aclrtMalloc` and
-//! `aclrtMallocHost`, so the engine can hand them to a peer on the same host).
+//! `AdxlEngine::MallocMem` / `FreeMem` / `ExportToShareableHandle`: memory for transfers, of
+//! either type, allocated so it can be shared with other processes (the same memfd-backed
+//! allocations as `aclrtMalloc` and `aclrtMallocHost`, so the engine can hand them to a peer on
+//! the same host), and its export as a shareable (fabric) handle that another process imports.
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::MemType;
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
-use crate::error::engine_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
+use crate::error::engine_status::{
+    ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED, ADXL_UNSUPPORTED,
+};
 use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, EngineError, EngineResult};
 use crate::runtime::context;
@@ -17,11 +20,31 @@ use crate::sync::lock;
 /// Policy of device allocations: huge pages first, as the vendor's allocator prefers.
 const HUGE_FIRST: u32 = 0;
 
-/// What `malloc` handed out and not yet freed: `free` takes only these.
-static OWNED: Mutex<BTreeMap<usize, AllocKind>> = Mutex::new(BTreeMap::new());
+/// The bytes of a shareable handle (`adxl::ShareableHandle`, the vendor's
+/// `aclrtMemFabricHandle`: 128 bytes of data).
+pub const SHAREABLE_HANDLE_LEN: usize = 128;
+pub type ShareableHandle = [u8; SHAREABLE_HANDLE_LEN];
 
-fn owned() -> std::sync::MutexGuard<'static, BTreeMap<usize, AllocKind>> {
+/// One allocation `malloc` handed out: its kind, and its shareable handle once exported (the
+/// vendor exports each allocation at most once and hands the same handle out again).
+struct Owned {
+    kind: AllocKind,
+    exported: Option<ShareableHandle>,
+}
+
+/// What `malloc` handed out and not yet freed, by start address: `free` and
+/// `export_shareable` take only these.
+static OWNED: Mutex<BTreeMap<usize, Owned>> = Mutex::new(BTreeMap::new());
+
+fn owned() -> std::sync::MutexGuard<'static, BTreeMap<usize, Owned>> {
     lock(&OWNED)
+}
+
+fn not_ours(addr: usize, what: &str) -> EngineError {
+    EngineError::new(
+        ADXL_PARAM_INVALID,
+        format!("{addr:#x} {what}: it was not returned by MallocMem (or was freed already)"),
+    )
 }
 
 /// The runtime's error as an ADXL status: out of memory is RESOURCE_EXHAUSTED.
@@ -53,19 +76,48 @@ pub fn malloc(mem_type: MemType, size: usize, limits: &Limits) -> EngineResult<u
         }
         MemType::Host => (memory::alloc_host(size).map_err(adxl)?, AllocKind::Host),
     };
-    owned().insert(addr, kind);
+    owned().insert(addr, Owned { kind, exported: None });
     Ok(addr)
 }
 
 /// Frees memory from [`malloc`]; anything else (NULL included) is PARAM_INVALID.
 pub fn free(addr: usize) -> EngineResult<()> {
-    let kind = owned().remove(&addr).ok_or_else(|| {
-        EngineError::new(
-            ADXL_PARAM_INVALID,
-            format!("{addr:#x} was not returned by MallocMem (or was freed already)"),
-        )
-    })?;
-    memory::free(addr, kind).map_err(adxl)
+    let entry = owned().remove(&addr).ok_or_else(|| not_ours(addr, "cannot be freed"))?;
+    memory::free(addr, entry.kind).map_err(adxl)
+}
+
+/// `ExportToShareableHandle(addr, handle)`: the shareable handle of the allocation that
+/// [`malloc`] returned at `addr`. `export` makes it on the first call (given the allocation's
+/// start address and kind, the handle another process imports with
+/// `aclrtMemImportFromShareableHandleV2`); later calls get the same handle until the memory is
+/// freed. NULL, an address inside an allocation, or one not from `malloc` (or freed):
+/// PARAM_INVALID, as the vendor documents. The export runs under the table's lock, so two
+/// threads asking at once get one handle.
+pub fn export_shareable(
+    addr: usize,
+    export: impl FnOnce(usize, AllocKind) -> EngineResult<ShareableHandle>,
+) -> EngineResult<ShareableHandle> {
+    let mut table = owned();
+    let entry = table.get_mut(&addr).ok_or_else(|| not_ours(addr, "cannot be exported"))?;
+    if let Some(handle) = entry.exported {
+        return Ok(handle);
+    }
+    let handle = export(addr, entry.kind)?;
+    entry.exported = Some(handle);
+    Ok(handle)
+}
+
+/// The exporter of this build: shareable handles are not in the runtime yet, so every export
+/// answers UNSUPPORTED with a message saying so. (Connecting it is one function: the runtime's
+/// export of a fabric handle for the allocation's memory.)
+pub fn export_not_yet(addr: usize, _kind: AllocKind) -> EngineResult<ShareableHandle> {
+    Err(EngineError::new(
+        ADXL_UNSUPPORTED,
+        format!(
+            "ExportToShareableHandle of {addr:#x}: not yet available in this build of ascendless \
+             (shareable handles, aclrtMemExportToShareableHandleV2, are still being added)"
+        ),
+    ))
 }
 
 #[cfg(test)]
@@ -84,6 +136,32 @@ mod tests {
         assert_eq!(free(a).unwrap_err().status, ADXL_PARAM_INVALID, "freed twice");
         assert_eq!(free(0).unwrap_err().status, ADXL_PARAM_INVALID);
         assert_eq!(malloc(MemType::Host, 0, &LIMITS).unwrap_err().status, ADXL_PARAM_INVALID);
+    }
+
+    #[test]
+    fn export_takes_only_malloc_starts_runs_once_and_ends_with_free() {
+        use std::sync::atomic::{AtomicU8, Ordering};
+        let calls = AtomicU8::new(0);
+        let counting = |_addr: usize, kind: AllocKind| {
+            assert!(matches!(kind, AllocKind::Host));
+            Ok([calls.fetch_add(1, Ordering::SeqCst) + 1; SHAREABLE_HANDLE_LEN])
+        };
+        let a = malloc(MemType::Host, 4096, &LIMITS).unwrap();
+        for bad in [0, a + 1] {
+            assert_eq!(export_shareable(bad, counting).unwrap_err().status, ADXL_PARAM_INVALID);
+        }
+        let first = export_shareable(a, counting).unwrap();
+        assert_eq!(export_shareable(a, counting).unwrap(), first, "the same handle again");
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "exported once");
+        free(a).unwrap();
+        assert_eq!(export_shareable(a, counting).unwrap_err().status, ADXL_PARAM_INVALID, "freed");
+        // This build's exporter says it is not there yet, and caches nothing.
+        let b = malloc(MemType::Host, 4096, &LIMITS).unwrap();
+        let e = export_shareable(b, export_not_yet).unwrap_err();
+        assert_eq!(e.status, ADXL_UNSUPPORTED);
+        assert!(e.message.contains("not yet"), "{}", e.message);
+        assert_eq!(export_shareable(b, counting).unwrap()[0], 2);
+        free(b).unwrap();
     }
 
     #[test]

@@ -76,7 +76,7 @@ pub use options::{DEFAULT_ASYNC_TIMEOUT, HEARTBEAT_INTERVAL, HEARTBEAT_MISSES, S
 pub use path::direct::CounterValues;
 pub use path::tcp::TransferOp;
 pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
-pub use requests::Outcome;
+pub use requests::{Outcome, TRANSFER_COMPLETED, TRANSFER_FAILED, TRANSFER_TIMEOUT, TRANSFER_WAITING};
 
 use self::core::Core;
 use crate::error::engine_status::*;
@@ -559,10 +559,13 @@ impl Engine {
         Ok(handle)
     }
 
-    /// `GetTransferStatus(req, status)`: the status to report (0 WAITING, 1 COMPLETED, 3
-    /// FAILED; `None` when nothing is reported) and the call's result. A request reported
-    /// COMPLETED or FAILED is freed (asking again: PARAM_INVALID). NULL: FAILED. A request
-    /// whose link went away: status FAILED and NOT_CONNECTED.
+    /// `GetTransferStatus(req, status)`: the status to report (0 WAITING, 1 COMPLETED, 2
+    /// TIMEOUT, 3 FAILED; `None` when nothing is reported) and the call's result. A request
+    /// reported COMPLETED, TIMEOUT or FAILED is freed (asking again: PARAM_INVALID). NULL:
+    /// FAILED. A request whose time limit (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS`) passed before
+    /// its data had landed: TIMEOUT, reported only once its job has stopped touching the
+    /// caller's memory. A request whose link went away: NOT_CONNECTED, with status FAILED (or
+    /// TIMEOUT when the time-out is what broke the link).
     pub fn transfer_status(&self, req: u64) -> (Option<i32>, EngineResult<()>) {
         let core = match self.core() {
             Ok(c) => c,
@@ -582,22 +585,23 @@ impl Engine {
             Err(e) => return (None, Err(e)),
         };
         match request.outcome() {
-            Outcome::Waiting => (Some(0), Ok(())),
+            Outcome::Waiting => (Some(TRANSFER_WAITING), Ok(())),
             Outcome::Completed => {
                 let _ = Request::release(req, "transfer request");
-                (Some(1), Ok(()))
+                (Some(TRANSFER_COMPLETED), Ok(()))
             }
             Outcome::Failed { status, message, link_gone } => {
                 let _ = Request::release(req, "transfer request");
                 log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
+                let reported = if status == ADXL_TIMEOUT { TRANSFER_TIMEOUT } else { TRANSFER_FAILED };
                 if link_gone {
                     let e = EngineError::new(
                         ADXL_NOT_CONNECTED,
                         format!("the link to {} went away: {message}", request.remote),
                     );
-                    (Some(3), Err(e))
+                    (Some(reported), Err(e))
                 } else {
-                    (Some(3), Ok(()))
+                    (Some(reported), Ok(()))
                 }
             }
         }

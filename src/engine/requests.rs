@@ -6,7 +6,9 @@
 //! would (same-host path or TCP) and records the outcome. Workers are started on demand, up to
 //! [`MAX_WORKERS`] per engine, and end when idle for a while or when the engine finalizes. A
 //! request counts against [`MAX_REQUESTS`] from submission until GetTransferStatus has reported
-//! it COMPLETED or FAILED (and freed it).
+//! it COMPLETED, TIMEOUT or FAILED (and freed it). A request whose time limit passes fails with
+//! the TIMEOUT status in its job (the paths stop at the deadline), so it is reported TIMEOUT
+//! only once nothing touches the caller's memory any more.
 
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,6 +24,14 @@ crate::handle_kind!(
     /// Every engine's requests, by handle.
     /// (A NULL, stale or foreign request handle is PARAM_INVALID.)
     pub static REQUESTS: TransferRequest => Request, EngineError);
+
+/// The values of `adxl::TransferStatus` (the vendor's enum class, in its order) that
+/// GetTransferStatus reports.
+pub const TRANSFER_WAITING: i32 = 0;
+pub const TRANSFER_COMPLETED: i32 = 1;
+/// The request's time limit passed before its data had landed; its job has stopped.
+pub const TRANSFER_TIMEOUT: i32 = 2;
+pub const TRANSFER_FAILED: i32 = 3;
 
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);

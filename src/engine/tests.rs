@@ -651,3 +651,27 @@ fn without_the_ucx_feature_ucx_is_unsupported_and_not_offered() {
     }
     s.finalize();
 }
+
+#[test]
+fn an_async_request_past_its_time_limit_is_reported_timeout_and_freed() {
+    let (s, name) = server(&[("adxl.Transport", "tcp")]);
+    let len = 64 << 20;
+    let remote = host(len, 3);
+    s.register_mem(remote, len, MemType::Host, no_vouch).unwrap();
+    // A 1 ms limit: 64 MiB over loopback TCP cannot land in time.
+    let c = Engine::new();
+    let one_ms = |var: &str| (var == "ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS").then(|| "1".to_owned());
+    c.initialize_with_vars("127.0.0.1", &[("adxl.Transport", "tcp")], one_ms).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let local = host(len, 0);
+    c.register_mem(local, len, MemType::Host, no_vouch).unwrap();
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len }];
+    let r = c.transfer_async(&name, TransferOp::Read, &d, no_vouch).unwrap();
+    let (v, st) = poll(&c, r);
+    assert_eq!(v, TRANSFER_TIMEOUT, "status {st}");
+    // A time-out that broke the link says so; either way the request is freed.
+    assert!(st == ADXL_SUCCESS || st == ADXL_NOT_CONNECTED, "{st}");
+    assert_eq!(c.transfer_status(r).1.unwrap_err().status, ADXL_PARAM_INVALID);
+    c.finalize();
+    s.finalize();
+}

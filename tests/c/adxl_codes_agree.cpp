@@ -1,5 +1,8 @@
 // The C++ ADXL header and the native C API must agree on every status number, and the C++
 // types must have the vendor's layouts. Compiled, not run.
+#include <cstddef>
+#include <type_traits>
+
 #include "adxl/adxl_engine.h"
 #include "ascendless.h"
 
@@ -14,11 +17,23 @@ static_assert(adxl::RESOURCE_EXHAUSTED == ADXL_RESOURCE_EXHAUSTED && ADXL_RESOUR
 static_assert(adxl::FAILED == ADXL_FAILED && ADXL_FAILED == 503900, "FAILED");
 
 static_assert(sizeof(adxl::MemDesc) == 144, "MemDesc");
+static_assert(offsetof(adxl::MemDesc, addr) == 0 && offsetof(adxl::MemDesc, len) == 8 &&
+                  offsetof(adxl::MemDesc, reserved) == 16 && sizeof(adxl::MemDesc::reserved) == 128,
+              "MemDesc fields");
 static_assert(sizeof(adxl::TransferOpDesc) == 24, "TransferOpDesc");
 static_assert(sizeof(adxl::AdxlEngine) == 8, "AdxlEngine");
 static_assert(sizeof(ge::AscendString) == 16, "AscendString");
 static_assert(sizeof(adxl::TransferArgs) == 128, "TransferArgs");
 static_assert(adxl::MEM_DEVICE == 0 && adxl::MEM_HOST == 1, "MemType");
 static_assert(adxl::READ == 0 && adxl::WRITE == 1, "TransferOp");
-static_assert(static_cast<int>(adxl::TransferStatus::FAILED) == 3, "TransferStatus");
+static_assert(static_cast<int>(adxl::TransferStatus::WAITING) == 0 &&
+                  static_cast<int>(adxl::TransferStatus::COMPLETED) == 1 &&
+                  static_cast<int>(adxl::TransferStatus::TIMEOUT) == 2 &&
+                  static_cast<int>(adxl::TransferStatus::FAILED) == 3,
+              "TransferStatus");
+// ShareableHandle is the runtime's fabric handle, which adxl/adxl_types.h brings in with
+// acl/acl_rt.h (as the vendor's does): code using AscendCL through it needs no other include.
+static_assert(std::is_same<adxl::ShareableHandle, aclrtMemFabricHandle>::value, "ShareableHandle");
+static_assert(sizeof(adxl::ShareableHandle) == 128, "ShareableHandle layout");
+static_assert(sizeof(aclrtStream) == sizeof(void *), "acl_rt.h is included");
 static_assert(adxl::AUTO_CONNECT == 0 && adxl::CLIENT_SERVER_COMM == 1, "FeatureType");

@@ -134,6 +134,7 @@ int main(int argc, char **argv) {
     keep(&AdxlEngine::SendNotify);
     keep(&AdxlEngine::GetNotifies);
     keep(&AdxlEngine::MallocMem);
+    keep(&AdxlEngine::ExportToShareableHandle);
     keep(&AdxlEngine::FreeMem);
     keep(&AdxlEngine::GetCapability);
     keep(&AscendString::GetString);
@@ -186,7 +187,14 @@ int main(int argc, char **argv) {
         void *p = nullptr;
         CHECK(AdxlEngine::MallocMem(adxl::MEM_HOST, 4096, &p) == adxl::SUCCESS && p != nullptr);
         std::memset(p, 0x5A, 4096);
+        // ExportToShareableHandle: only MallocMem's start addresses; the export itself is not
+        // in this build yet (UNSUPPORTED, with a message).
+        adxl::ShareableHandle handle{};
+        CHECK(AdxlEngine::ExportToShareableHandle(nullptr, handle) == adxl::PARAM_INVALID);
+        CHECK(AdxlEngine::ExportToShareableHandle(static_cast<char *>(p) + 1, handle) == adxl::PARAM_INVALID);
+        CHECK(AdxlEngine::ExportToShareableHandle(p, handle) == adxl::UNSUPPORTED);
         CHECK(AdxlEngine::FreeMem(p) == adxl::SUCCESS);
+        CHECK(AdxlEngine::ExportToShareableHandle(p, handle) == adxl::PARAM_INVALID);  // freed
         CHECK(AdxlEngine::FreeMem(p) == adxl::PARAM_INVALID);
         CHECK(AdxlEngine::MallocMem(adxl::MEM_HOST, 0, &p) == adxl::PARAM_INVALID);
         CHECK(AdxlEngine::MallocMem(adxl::MEM_DEVICE, 4096, &p) == adxl::FAILED);  // no current device

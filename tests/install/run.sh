@@ -3,7 +3,8 @@
 # Installs ascendless into a temporary prefix and builds and runs programs against it every way
 # a user would: find_package, the vendor's CMake style after set_env.sh, pkg-config (shared and
 # static), LD_PRELOAD over another libascendcl and another libllm_datadist, the vendor-style ADXL
-# sample (server and client, both string ABIs), a moved install tree; then uninstalls.
+# sample (server and client, both string ABIs), a moved install tree, the <arch>-linux directories
+# and the vendor's default location <toolkit>/latest; then uninstalls.
 # (tests/sanitizers/run.sh runs the same programs under ASan and valgrind.)
 # It also checks the install machinery itself: the Makefile's targets (CARGO_TARGET_DIR, DESTDIR,
 # test-rust), exact uninstall and upgrade, existing files, odd prefixes, set_env.sh under several
@@ -20,12 +21,35 @@ source "$(dirname -- "$0")/../lib.sh"
 # Layout and names.
 for f in include/acl/acl.h include/acl/acl_base.h include/acl/acl_rt.h include/acl/error_codes/rt_error_codes.h \
          include/adxl/adxl_engine.h include/adxl/adxl_types.h include/graph/ascend_string.h \
-         include/ascendless.h include/external/ge_common/ge_api_error_codes.h \
+         include/ascendless.h include/external/ge_common/ge_api_error_codes.h include/external/ge_common/api_error_codes.h \
          lib64/libascendless.a lib64/cmake/Ascendless/AscendlessConfig.cmake \
          lib64/cmake/Ascendless/AscendlessConfigVersion.cmake lib64/pkgconfig/ascendless.pc set_env.sh; do
     [ -e "$prefix/$f" ] || fail "installed tree lacks $f"
 done
 ok "installed tree has the toolkit layout"
+
+# <arch>-linux/include and <arch>-linux/lib64, as the vendor's toolkit has them beside the
+# top-level ones: the same directories, found by a compile that names only them, and by the
+# globs consumers' CMake files use (Mooncake: ASCEND_HOME_PATH/<arch>-linux; DLSlime:
+# latest/*-linux, which must match exactly one directory).
+arch_dir=$(uname -m)-linux
+for d in include lib64; do
+    [ -d "$prefix/$arch_dir/$d" ] && [ "$(readlink -f "$prefix/$arch_dir/$d")" = "$(readlink -f "$prefix/$d")" ] ||
+        fail "$arch_dir/$d does not resolve to the top-level $d"
+done
+cc -Wall -Wextra -Werror -I"$prefix/$arch_dir/include" -o "$work/arch_app" "$here/examples-c/acl_init.c" \
+    -L"$prefix/$arch_dir/lib64" -lascendcl -Wl,-rpath,"$prefix/$arch_dir/lib64" >"$work/out.log" 2>&1 ||
+    fail "a build with -I$arch_dir/include -L$arch_dir/lib64 -lascendcl: $(cat "$work/out.log")"
+"$work/arch_app" >"$work/out.log" 2>&1 || fail "the program built against $arch_dir/: $(cat "$work/out.log")"
+cat >"$work/arch_glob.cmake" <<'CMAKE'
+file(GLOB roots "${PREFIX}/*-linux")
+list(LENGTH roots n)
+if(NOT n EQUAL 1 OR NOT EXISTS "${roots}/include/adxl/adxl_engine.h" OR NOT EXISTS "${roots}/lib64/libascendcl.so")
+  message(FATAL_ERROR "*-linux matched '${roots}'")
+endif()
+CMAKE
+cmake -DPREFIX="$prefix" -P "$work/arch_glob.cmake" >"$work/out.log" 2>&1 || fail "glob of *-linux: $(cat "$work/out.log")"
+ok "$arch_dir/include and $arch_dir/lib64 are the top-level directories; -I/-L there with -lascendcl builds and runs"
 real=$(readlink -f "$prefix/lib64/libascendless.so")
 for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libllm_datadist.so libgraph.so libgraph_base.so libmetadef.so; do
     [ "$(readlink -f "$prefix/lib64/$name")" = "$real" ] || fail "$name does not resolve to the library"
@@ -335,6 +359,52 @@ clean bash -c '. "$1" && python3 "$2" "$3"' _ "$odd/set_env.sh" "$work/py_probe.
 quiet "$here/scripts/uninstall.sh" "$odd"
 [ ! -e "$odd" ] || fail "uninstall left the prefix it created: $(snapshot "$odd")"
 ok "prefix with space & | \\ ', CDPATH set, set_env.sh sourced relatively, twice, under set -eu: ${shells[*]}; import acl; uninstall leaves nothing"
+
+# The vendor's default location, <toolkit>/latest (staged with DESTDIR, as a package would be):
+# <toolkit>/set_env.sh is written beside latest, sets up what latest/set_env.sh does, and falls
+# back to the recorded location under shells that cannot find their own file; a DLSlime-style
+# build (latest/*-linux/include, latest/lib64, ascendcl metadef llm_datadist) compiles, links and
+# runs the ADXL sample's client code; uninstall removes exactly that, and a vendor's own
+# <toolkit>/set_env.sh is refused unless FORCE=1.
+root=$work/root
+toolkit=/usr/local/Ascend/ascend-toolkit
+quiet mk install DESTDIR="$root" PREFIX="$toolkit/latest" RELEASE_DIR="$build" CARGO="$fake_cargo"
+staged=$root$toolkit
+[ -f "$staged/set_env.sh" ] && [ -d "$staged/latest/$arch_dir/include/acl" ] || fail "no toolkit-level set_env.sh or $arch_dir"
+[ "$(snapshot "$root" | grep -c -v -E -e '^. ./usr/local/Ascend/ascend-toolkit/(latest(/|$)|set_env.sh$)')" = 4 ] ||
+    fail "an install at <toolkit>/latest wrote beside it more than set_env.sh: $(snapshot "$root" | grep -v /latest/)"
+got=$(clean bash -c '. "$1" && printf "%s|%s|%s" "$ASCEND_TOOLKIT_HOME" "$ASCEND_HOME_PATH" "$LD_LIBRARY_PATH"' _ "$staged/set_env.sh")
+[ "$got" = "$staged/latest|$staged/latest|$staged/latest/lib64" ] || fail "<toolkit>/set_env.sh under bash: $got"
+grep -qxF "    _ascendless_latest='$toolkit/latest'" "$staged/set_env.sh" ||
+    fail "<toolkit>/set_env.sh does not record $toolkit/latest for shells that cannot find it"
+dlslime_root=$(echo "$staged"/latest/*-linux)
+quiet c++ -std=c++17 -Wall -Wextra -Werror -c -I"$dlslime_root/include" -o "$work/dlslime.o" \
+    "$here/tests/install/cxx_preload_app.cpp"
+quiet c++ -o "$work/dlslime_app" "$work/dlslime.o" -L"$staged/latest/lib64" -L"$dlslime_root/lib64" \
+    -lascendcl -lmetadef -lllm_datadist -Wl,-rpath,"$dlslime_root/lib64"
+quiet "$work/dlslime_app" "$(free_port)"
+quiet mk uninstall DESTDIR="$root" PREFIX="$toolkit/latest"
+[ "$(snapshot "$root")" = "$(printf 'd ./usr\nd ./usr/local\nd ./usr/local/Ascend\nd ./usr/local/Ascend/ascend-toolkit')" ] ||
+    fail "uninstall from <toolkit>/latest left: $(snapshot "$root")"
+# The vendor's shape: latest a link to a versioned directory; its own set_env.sh beside it.
+mkdir -p "$staged/8.0.0"
+ln -s 8.0.0 "$staged/latest"
+echo "vendor" >"$staged/set_env.sh"
+if "$here/scripts/install.sh" "$staged/latest" "$toolkit/latest" "$build" "$version" >"$work/out.log" 2>&1; then
+    fail "install replaced the vendor's <toolkit>/set_env.sh"
+fi
+grep -q '\.\./set_env.sh' "$work/out.log" || fail "unclear refusal: $(cat "$work/out.log")"
+rm "$staged/set_env.sh"
+quiet "$here/scripts/install.sh" "$staged/latest" "$toolkit/latest" "$build" "$version"
+[ -f "$staged/8.0.0/lib64/libascendless.so.$version" ] && [ -L "$staged/latest" ] || fail "install through latest -> 8.0.0"
+quiet "$here/scripts/uninstall.sh" "$staged/latest"
+[ "$(snapshot "$staged")" = "$(printf 'd ./8.0.0\nl ./latest')" ] || fail "uninstall through latest left: $(snapshot "$staged")"
+# A <toolkit>/set_env.sh that another toolkit wrote after ours stays.
+quiet "$here/scripts/install.sh" "$staged/latest" "$toolkit/latest" "$build" "$version"
+echo "vendor" >"$staged/set_env.sh"
+quiet "$here/scripts/uninstall.sh" "$staged/latest"
+[ "$(cat "$staged/set_env.sh")" = vendor ] || fail "uninstall removed a <toolkit>/set_env.sh it no longer owned"
+ok "make install PREFIX=$toolkit/latest: $arch_dir, <toolkit>/set_env.sh (found by bash, recorded for dash), a DLSlime-style build runs; exact uninstall; latest as a link; the vendor's set_env.sh kept"
 
 # Exact uninstall over existing directories, and an upgrade leaves no old version behind.
 pre=$work/existing

@@ -1,24 +1,13 @@
 /*
  * external/ge_common/ge_api_error_codes.h - part of ascendless.
- * Mirrors the vendor interface under the same path and include guard, but only as a light
- * stand-in: the vendor's file drags in the whole graph engine (tensor, data type and
- * runtime-tensor headers plus an error-number registry). ADXL users need nothing from it
- * beyond ge::AscendString and the ge::Status type with its SUCCESS/FAILED values, which is
- * all this file provides.
+ * Mirrors the vendor interface under the same path and include guard. The vendor deprecates
+ * this header in favour of external/ge_common/api_error_codes.h; code written against either
+ * gets the same declarations (ge::Status, ge::SUCCESS, ge::FAILED, ge::AscendString), which
+ * live in that file.
  */
 #ifndef INC_EXTERNAL_GE_COMMON_GE_API_ERROR_CODES_H_
 #define INC_EXTERNAL_GE_COMMON_GE_API_ERROR_CODES_H_
 
-#include <cstdint>
-#include <map>
-#include <string>
-
-#include "graph/ascend_string.h"
-
-namespace ge {
-using Status = uint32_t;
-constexpr Status SUCCESS = 0U;
-constexpr Status FAILED = 0xFFFFFFFFU;
-}  // namespace ge
+#include "external/ge_common/api_error_codes.h"
 
 #endif  // INC_EXTERNAL_GE_COMMON_GE_API_ERROR_CODES_H_

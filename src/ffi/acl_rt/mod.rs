@@ -31,6 +31,13 @@ pub struct aclrtServerPid {
     pub num: usize,
 }
 
+/// A fabric handle of physical memory, as exported for another process to import (the
+/// vendor's layout: 128 bytes). `adxl::ShareableHandle` is this type.
+#[repr(C)]
+pub struct aclrtMemFabricHandle {
+    pub data: [u8; 128],
+}
+
 /// Direction of an `aclrtMemcpy`.
 #[repr(C)]
 pub enum aclrtMemcpyKind {

@@ -1,9 +1,10 @@
 //! Memory for transfers that the library allocates (`adxl::AdxlEngine::MallocMem` and
-//! `FreeMem`).
+//! `FreeMem`) and its export to other processes (`ExportToShareableHandle`).
 
 use std::ffi::c_void;
 
 use crate::engine::MemType;
+use crate::engine::memory::{SHAREABLE_HANDLE_LEN, export_not_yet, export_shareable};
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::ptr::Out;
@@ -37,4 +38,37 @@ pub unsafe extern "C" fn ascendless_malloc_mem(
 #[unsafe(no_mangle)]
 pub extern "C" fn ascendless_free_mem(ptr: *mut c_void) -> EngineStatus {
     adxl_call("ascendless_free_mem", || crate::engine::memory::free(ptr.addr()))
+}
+
+/// A shareable handle of memory from `ascendless_malloc_mem`: the same 128 bytes as the
+/// vendor's `aclrtMemFabricHandle` (`adxl::ShareableHandle`), which another process passes to
+/// `aclrtMemImportFromShareableHandleV2`.
+#[repr(C)]
+pub struct AscendlessShareableHandle {
+    pub data: [u8; 128],
+}
+
+const _: () = assert!(SHAREABLE_HANDLE_LEN == 128, "the vendor's fabric handle holds 128 bytes");
+
+/// Exports memory from `ascendless_malloc_mem` as a shareable handle
+/// (`adxl::AdxlEngine::ExportToShareableHandle`): `addr` must be the start of an allocation
+/// not yet freed, else `ADXL_PARAM_INVALID` (NULL and addresses inside an allocation too); a
+/// NULL `handle` is `ADXL_PARAM_INVALID`. The first call exports the allocation, later ones
+/// hand out the same handle. Not yet available in this build: every valid call answers
+/// `ADXL_UNSUPPORTED` with a message saying so.
+///
+/// # Safety
+/// `handle` is NULL or valid for a write of an `AscendlessShareableHandle`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_export_to_shareable_handle(
+    addr: *mut c_void,
+    handle: *mut AscendlessShareableHandle,
+) -> EngineStatus {
+    adxl_call("ascendless_export_to_shareable_handle", || {
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(handle, "handle") }?;
+        let data = export_shareable(addr.addr(), export_not_yet)?;
+        out.write(AscendlessShareableHandle { data });
+        Ok(())
+    })
 }

@@ -18,13 +18,14 @@ use crate::ffi::ptr::{Out, required_str};
 /// `ADXL_NOT_CONNECTED`); a NULL `req` is `ADXL_PARAM_INVALID`; 4096 requests already held by
 /// the engine (submitted and not yet reported done by `ascendless_engine_get_transfer_status`)
 /// is `ADXL_RESOURCE_EXHAUSTED`. Each request has a time limit of 60 s
-/// (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it); a dead peer fails it at once.
+/// (`ASCENDLESS_ADXL_ASYNC_TIMEOUT_MS` changes it), past which it is reported `TIMEOUT`; a
+/// dead peer fails it at once.
 ///
 /// # Safety
 /// `remote_engine` is NULL or a NUL-terminated string; `op_descs` is NULL or an array of
 /// `num_descs` descriptors; `req` is NULL or valid for a write of a `void *`; every local
 /// range that is not runtime memory stays valid (writable for READ) until the request is
-/// reported COMPLETED or FAILED.
+/// reported COMPLETED, TIMEOUT or FAILED.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ascendless_engine_transfer_async(
     engine: AscendlessEngine,
@@ -50,13 +51,15 @@ pub unsafe extern "C" fn ascendless_engine_transfer_async(
     })
 }
 
-/// `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`) or 3
-/// (`FAILED`). After COMPLETED or FAILED the request is freed: asking again is
-/// `ADXL_PARAM_INVALID`, as is a value that is not a request of this engine. A NULL `req` is
-/// `ADXL_FAILED`; a NULL `status` `ADXL_PARAM_INVALID`. A request that failed because its link
-/// went away (peer died, Disconnect, Finalize) stores `FAILED` and returns
-/// `ADXL_NOT_CONNECTED`; any other failure stores `FAILED` and returns `ADXL_SUCCESS` (the
-/// reason is logged).
+/// `AdxlEngine::GetTransferStatus`: stores in `*status` 0 (`WAITING`), 1 (`COMPLETED`), 2
+/// (`TIMEOUT`: the request's time limit passed before its data had landed; its worker has
+/// stopped, so its memory may be reused) or 3 (`FAILED`). After COMPLETED, TIMEOUT or FAILED
+/// the request is freed: asking again is `ADXL_PARAM_INVALID`, as is a value that is not a
+/// request of this engine. A NULL `req` is `ADXL_FAILED`; a NULL `status`
+/// `ADXL_PARAM_INVALID`. A request that failed because its link went away (peer died,
+/// Disconnect, Finalize) stores `FAILED` (`TIMEOUT` if the time-out broke the link) and
+/// returns `ADXL_NOT_CONNECTED`; any other failure stores its status and returns
+/// `ADXL_SUCCESS` (the reason is logged).
 ///
 /// # Safety
 /// `status` is NULL or valid for a write of an `int32_t`.

@@ -1,0 +1,24 @@
+/*
+ * external/ge_common/api_error_codes.h - part of ascendless.
+ * Mirrors the vendor interface under the same path, as a light stand-in: the vendor's file
+ * (which replaces the deprecated ge_common/ge_api_error_codes.h; adxl/adxl_types.h includes
+ * it) brings in the graph engine's error-number registry. ADXL users need nothing from it
+ * beyond ge::AscendString and the ge::Status type with its SUCCESS/FAILED values, which is
+ * all this file provides.
+ */
+#ifndef INC_EXTERNAL_GE_COMMON_API_ERROR_CODES_H_
+#define INC_EXTERNAL_GE_COMMON_API_ERROR_CODES_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "graph/ascend_string.h"
+
+namespace ge {
+using Status = uint32_t;
+constexpr Status SUCCESS = 0U;
+constexpr Status FAILED = 0xFFFFFFFFU;
+}  // namespace ge
+
+#endif  // INC_EXTERNAL_GE_COMMON_API_ERROR_CODES_H_
