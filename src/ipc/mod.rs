@@ -41,6 +41,7 @@ mod import;
 mod importers;
 pub(crate) mod key;
 mod offer;
+pub mod shareable;
 pub mod wire;
 
 use std::time::Duration;
@@ -66,6 +67,19 @@ pub fn export(offer: Offer) -> AclResult<Key> {
         )));
     }
     broker::running()?.export(offer)
+}
+
+/// Publishes the export `key` (of this process) under a 64-bit shareable id, which
+/// [`import_id`] accepts in place of the key text (see [`shareable`]). 107000 for a key this
+/// process does not export or has revoked, or that has an id already; 507022 if this process
+/// could not open its directory socket.
+pub fn publish(key: &Key) -> AclResult<u64> {
+    broker::owning(key)?.publish(key)
+}
+
+/// Imports the export published under shareable id `id`, waiting at most `timeout`.
+pub fn import_id(id: u64, timeout: Duration) -> AclResult<Imported> {
+    import::import_id(id, timeout)
 }
 
 /// Adds `pids` to the whitelist of `key` (`aclrtNotifySetImportPid`, `aclrtIpcMemSetImportPid`).
