@@ -14,6 +14,7 @@ pub mod ipc;
 pub mod memory;
 pub mod notify;
 pub mod stream;
+pub mod vmm;
 
 use std::ffi::c_void;
 
@@ -41,7 +42,8 @@ pub enum aclrtMemcpyKind {
     ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7,
 }
 
-/// What `aclrtGetMemInfo` reports on.
+/// A kind of memory: what `aclrtGetMemInfo` reports on (0..=9), and the kind of a physical
+/// allocation (`aclrtPhysicalMemProp.memAttr`).
 #[repr(C)]
 pub enum aclrtMemAttr {
     ACL_DDR_MEM = 0,
@@ -54,6 +56,14 @@ pub enum aclrtMemAttr {
     ACL_DDR_MEM_P2P_NORMAL = 7,
     ACL_HBM_MEM_P2P_HUGE = 8,
     ACL_HBM_MEM_P2P_NORMAL = 9,
+    ACL_HBM_MEM_HUGE1G = 10,
+    ACL_HBM_MEM_P2P_HUGE1G = 11,
+    ACL_MEM_NORMAL = 12,
+    ACL_MEM_HUGE = 13,
+    ACL_MEM_HUGE1G = 14,
+    ACL_MEM_P2P_NORMAL = 15,
+    ACL_MEM_P2P_HUGE = 16,
+    ACL_MEM_P2P_HUGE1G = 17,
 }
 
 /// Page policy of an `aclrtMalloc`, possibly with the `ACL_MEM_TYPE_*` and read-only bits OR-ed in.

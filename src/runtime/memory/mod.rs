@@ -171,14 +171,14 @@ pub fn malloc_physical(
 }
 
 /// Makes another process's physical allocation (`len` bytes of `fd`) a handle of this process
-/// on `device`; the import's lifeline goes with it.
+/// on `device`; the import's lifeline goes with it. Returns the handle and the allocation.
 pub fn adopt_physical(
     device: i32,
     attr: i32,
     fd: MemFd,
     len: usize,
     link: crate::ipc::ImportLink,
-) -> AclResult<std::sync::Arc<Physical>> {
+) -> AclResult<(u64, std::sync::Arc<Physical>)> {
     vmm::adopt_physical(device, attr, fd, len, link)
 }
 

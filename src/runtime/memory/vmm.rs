@@ -200,7 +200,7 @@ pub fn adopt_physical(
     fd: MemFd,
     len: usize,
     link: crate::ipc::ImportLink,
-) -> AclResult<Arc<Physical>> {
+) -> AclResult<(u64, Arc<Physical>)> {
     let props = Props {
         handle_type: 0,
         allocation_type: 0,
@@ -212,8 +212,8 @@ pub fn adopt_physical(
         return Err(invalid(format!("the exporter described {len} bytes, not whole pages")));
     }
     let phys = Arc::new(Physical::imported(props, Placement::Device(device), len, g.min(len), fd, link));
-    Physical::publish(Arc::clone(&phys));
-    Ok(phys)
+    let handle = Physical::publish(Arc::clone(&phys));
+    Ok((handle, phys))
 }
 
 // ---- reservations and mappings ----
