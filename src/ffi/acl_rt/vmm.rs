@@ -314,18 +314,18 @@ pub extern "C" fn aclrtMemMapNoAccess(
 }
 
 fn map(
-    virPtr: *mut c_void,
+    at: *mut c_void,
     size: usize,
     offset: usize,
     handle: aclrtDrvMemHandle,
     flags: u64,
     no_access: bool,
 ) -> AclResult<()> {
-    if virPtr.is_null() {
+    if at.is_null() {
         return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "virPtr must not be NULL"));
     }
     let p = resolve::<Physical>(handle, "handle")?;
-    memory::map_mem(virPtr.addr(), size, offset, &p, flags, no_access, limits().strict)
+    memory::map_mem(at.addr(), size, offset, &p, flags, no_access, limits().strict)
 }
 
 /// Unmaps what `aclrtMapMem` mapped at `virPtr`; the addresses stay reserved.
