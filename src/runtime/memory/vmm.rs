@@ -315,6 +315,7 @@ fn not_reserved(all: &BTreeMap<usize, Reserved>, addr: usize, api: &str) -> AclE
 }
 
 /// `aclrtMapMem` (`no_access` false) or `aclrtMemMapNoAccess` (true).
+#[allow(clippy::too_many_arguments)] // the C function's five, plus which function and the mode
 pub fn map(
     registry: &Registry,
     addr: usize,
@@ -585,6 +586,8 @@ mod tests {
         assert_eq!(va % HUGE_PAGE, 0);
         map(&REG, va, HUGE_PAGE, 0, &p, 0, false, false).unwrap();
         assert!(REG.find(va + 5).is_some_and(|a| a.is_device()), "the registry knows the mapping");
+        let span = REG.find(va).unwrap().runtime_span(va + 4096, 16).unwrap();
+        span.fill(0x42); // how the ADXL engine and copies reach it: the runtime's own view
         assert_eq!(
             map(&REG, va, HUGE_PAGE, 0, &p, 0, false, false).unwrap_err().code,
             ACL_ERROR_RT_PARAM_INVALID,
