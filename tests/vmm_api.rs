@@ -91,6 +91,28 @@ fn fabric_from_hex(text: &str) -> aclrtMemFabricHandle {
     f
 }
 
+/// The permissions `/proc/self/maps` shows for the mapping holding `addr` ("rw-s", "---s").
+fn prot_of(addr: usize) -> String {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    for line in maps.lines() {
+        let mut words = line.split_whitespace();
+        let (range, perms) = (words.next().unwrap(), words.next().unwrap());
+        let (lo, hi) = range.split_once('-').unwrap();
+        let (lo, hi) = (usize::from_str_radix(lo, 16).unwrap(), usize::from_str_radix(hi, 16).unwrap());
+        if (lo..hi).contains(&addr) {
+            return perms.to_owned();
+        }
+    }
+    panic!("{addr:#x} is not mapped");
+}
+
+fn set_access(va: *mut c_void, len: usize, flags: i32, device: u32) -> i32 {
+    let mut desc =
+        aclrtMemAccessDesc { flags, location: aclrtMemLocation { id: device, r#type: 1 }, rsv: [0; 12] };
+    // SAFETY: one valid descriptor.
+    unsafe { aclrtMemSetAccess(va, len, &mut desc, 1) }
+}
+
 // ---- the child ----
 
 /// Runs commands from standard input until "exit" or end of input.
@@ -154,6 +176,17 @@ fn child_main() {
                 "0".to_owned()
             }
             ["free"] => format!("{}", aclrtFreePhysical(handle)),
+            // A local allocation mapped read-write: copies work; what may host code do?
+            ["local"] => {
+                handle = malloc_physical(MIB2, 3);
+                len = MIB2;
+                va = reserve_and_map(handle, len, 3);
+                let data = pattern(8, len);
+                let rc = copy_in(va, &data);
+                let (rc2, back) = copy_out(va, len);
+                assert_eq!((rc, rc2, back == data), (0, 0, true), "copies work in any mode");
+                format!("0 {}", prot_of(va.addr()))
+            }
             // Exports a new allocation filled with `seed` (pid validation off when `open`).
             ["export", seed, open] => {
                 handle = malloc_physical(2 * MIB2, 3);
@@ -450,6 +483,52 @@ fn a_process_does_not_import_its_own_shareable_handle_and_exports_once() {
         }
         assert_eq!(aclrtFreePhysical(h), ACL_SUCCESS);
     });
+}
+
+#[test]
+fn access_rights_protect_the_users_view() {
+    on_thread(|| {
+        assert_eq!(aclrtSetDevice(5), ACL_SUCCESS);
+        let h = malloc_physical(MIB2, 5);
+        let va = reserve(MIB2);
+        assert_eq!(prot_of(va.addr()), "---p", "a reservation is inaccessible");
+        assert_eq!(aclrtMemMapNoAccess(va, MIB2, 0, h, 0), ACL_SUCCESS);
+        assert_eq!(prot_of(va.addr()), "---s", "mapped without access");
+        let mut flag = 9u64;
+        let mut me = aclrtMemLocation { id: 5, r#type: 1 };
+        // SAFETY: valid pointers.
+        assert_eq!(unsafe { aclrtMemGetAccess(va, &mut me, &mut flag) }, 0);
+        assert_eq!(flag, 0);
+        let data = pattern(1, MIB2);
+        assert_eq!(copy_in(va, &data), ACL_SUCCESS, "runtime copies are not bound by the rights");
+        assert_eq!(set_access(va, MIB2, 1, 5), ACL_SUCCESS);
+        assert_eq!(prot_of(va.addr()), "r--s");
+        // SAFETY: readable now, inside the mapping.
+        assert_eq!(unsafe { va.cast::<u8>().add(99).read_volatile() }, data[99]);
+        assert_eq!(set_access(va, MIB2, 3, 0), ACL_SUCCESS, "another device may write");
+        assert_eq!(prot_of(va.addr()), "rw-s", "the most permissive location decides");
+        let mut host = aclrtMemLocation { id: 0, r#type: 0 };
+        // SAFETY: valid pointers.
+        assert_eq!(unsafe { aclrtMemGetAccess(va, &mut host, &mut flag) }, 0);
+        assert_eq!(flag, 0, "nothing set for the host");
+        assert_eq!(set_access(va, MIB2, 0, 0), ACL_SUCCESS);
+        assert_eq!(set_access(va, MIB2, 0, 5), ACL_SUCCESS);
+        assert_eq!(prot_of(va.addr()), "---s");
+        assert_eq!(aclrtUnmapMem(va), ACL_SUCCESS);
+        assert_eq!(prot_of(va.addr()), "---p", "unmapped: reserved again");
+        assert_eq!(aclrtReleaseMemAddress(va), ACL_SUCCESS);
+        assert_eq!(aclrtFreePhysical(h), ACL_SUCCESS);
+    });
+}
+
+#[test]
+fn strict_mode_keeps_host_code_out_of_mapped_device_memory() {
+    let mut strict = Peer(Scripted::spawn(ROLE, &[("ASCENDLESS_STRICT_DEVICE_MEMORY", "1")]));
+    assert_eq!(strict.ask("local"), ["0", "---s"], "read-write rights, yet no host access");
+    strict.0.finish();
+    let mut normal = Peer::start();
+    assert_eq!(normal.ask("local"), ["0", "rw-s"]);
+    normal.0.finish();
 }
 
 // ---- two processes ----
