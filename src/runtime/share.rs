@@ -476,3 +476,70 @@ pub fn import_physical(handle: Shareable, device: Option<i32>, s: &Settings) -> 
     });
     Ok(h)
 }
+
+#[cfg(test)]
+mod shareable_tests {
+    use super::*;
+    use crate::config::from_env;
+    use crate::runtime::memory::{Limits, Location, PHYSICALS, Props};
+
+    fn settings(env: &'static [(&'static str, &'static str)]) -> Settings {
+        from_env(|name| env.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned()))
+    }
+
+    fn physical(s: &Settings) -> Arc<memory::Physical> {
+        let props =
+            Props { handle_type: 0, allocation_type: 0, attr: 5, location: Location { kind: 1, id: 7 } };
+        let h = memory::malloc_physical(1, &props, 0, &Limits::of(s), s).unwrap();
+        PHYSICALS.get(h).unwrap()
+    }
+
+    #[test]
+    fn fabric_handles_round_trip_and_foreign_bytes_are_refused() {
+        let key = Key::new(0x4d2, 7, 0xfeed);
+        let bytes = Shareable::fabric_bytes(&key);
+        assert_eq!(Shareable::from_fabric(&bytes).unwrap(), Shareable::Fabric(key));
+        let mut junk = bytes;
+        junk[0] = b'x';
+        assert_eq!(Shareable::from_fabric(&junk).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        let mut cut = bytes;
+        cut[20] = 0;
+        assert_eq!(Shareable::from_fabric(&cut).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+    }
+
+    #[test]
+    fn sharing_is_not_supported_in_virtual_instances_or_on_atlas_200i_500_a2() {
+        for env in [&[("ASCENDLESS_VIRTUAL_INSTANCE", "1")][..], &[("ASCENDLESS_SOC", "Ascend310B1")]] {
+            let s = settings(env);
+            let p = physical(&s);
+            assert_eq!(export_physical(&p, 0, false, &s).unwrap_err().code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            let id = ipc::shareable::make_id(1, 2).unwrap();
+            assert_eq!(
+                import_physical(Shareable::Id(id), Some(0), &s).unwrap_err().code,
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            );
+            p.free().unwrap();
+        }
+    }
+
+    #[test]
+    fn an_export_is_made_once_and_withdrawn_by_the_last_free() {
+        let s = settings(&[]);
+        let p = physical(&s);
+        let Shareable::Id(id) = export_physical(&p, 0, false, &s).unwrap() else { panic!("an id") };
+        assert_eq!(ipc::shareable::exporter_of(id), Some(std::process::id()));
+        assert_eq!(export_physical(&p, 0, true, &s).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(export_physical(&p, 2, false, &s).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        allow_shareable_pids(Shareable::Id(id), &[1]).unwrap();
+        assert_eq!(
+            import_physical(Shareable::Id(id), Some(0), &s).unwrap_err().code,
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "not from this very process"
+        );
+        let key = p.export().unwrap();
+        assert_eq!(ipc::importers(&key), 0);
+        p.free().unwrap();
+        let e = allow_shareable_pids(Shareable::Id(id), &[1]).unwrap_err();
+        assert!(e.message.contains("revoked"), "{}", e.message);
+    }
+}
