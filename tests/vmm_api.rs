@@ -47,6 +47,12 @@ fn copy_out(src: *mut c_void, len: usize) -> (i32, Vec<u8>) {
     (rc, out)
 }
 
+/// `aclrtMemcpy` with `ACL_MEMCPY_DEFAULT`: the runtime tells host from device memory.
+fn copy_default(dst: *mut c_void, src: *const c_void, n: usize) -> i32 {
+    // SAFETY: the callers pass live ranges of `n` bytes.
+    unsafe { aclrtMemcpy(dst, n, src, n, 4) }
+}
+
 /// A physical allocation of `len` bytes on `device`.
 fn malloc_physical(len: usize, device: u32) -> aclrtDrvMemHandle {
     let mut h = null_mut();
@@ -159,6 +165,22 @@ fn child_main() {
                 assert_eq!(unsafe { aclrtMemGetAddressRange(va.byte_add(5), &mut base, &mut size) }, 0);
                 assert_eq!((base, size), (va, len));
                 "0".to_owned()
+            }
+            // Maps the imported handle (`bytes` long) and answers its location type.
+            ["map_any", bytes] => {
+                let mut p = prop(0);
+                // SAFETY: valid out-pointer.
+                let rc = unsafe { aclrtMemGetAllocationPropertiesFromHandle(handle, &mut p) };
+                assert_eq!(rc, ACL_SUCCESS);
+                len = bytes.parse().unwrap();
+                va = reserve(len);
+                format!("{} {}", aclrtMapMem(va, len, 0, handle, 0), p.location.r#type)
+            }
+            ["check_head", seed, n] => {
+                let n: usize = n.parse().unwrap();
+                let mut got = vec![0u8; n];
+                let rc = copy_default(got.as_mut_ptr().cast(), va, n);
+                format!("{rc} {}", u8::from(got == pattern(seed.parse().unwrap(), n)))
             }
             ["check", seed] => {
                 let (rc, got) = copy_out(va, len);
@@ -604,6 +626,54 @@ fn fabric_handles_without_pid_validation() {
         assert_eq!(peer.ask("check 5"), ["0", "1"]);
         assert_eq!(peer.code("write 6"), ACL_SUCCESS);
         assert_eq!(copy_out(va, len).1, pattern(6, len));
+        assert_eq!(peer.code("release"), ACL_SUCCESS);
+        peer.0.finish();
+        unmap_and_release(va, h);
+    });
+}
+
+/// Host physical memory in 1 GiB pages, reserved with the huge-page flag and shared by a fabric
+/// handle: what Mooncake's fabric memory does.
+#[test]
+fn host_physical_memory_is_shared_like_fabric_memory() {
+    on_thread(|| {
+        assert_eq!(aclrtSetDevice(2), ACL_SUCCESS);
+        const GIB: usize = 1 << 30;
+        let host = aclrtPhysicalMemProp {
+            handleType: 0,
+            allocationType: 0,
+            memAttr: 17, // ACL_MEM_P2P_HUGE1G
+            location: aclrtMemLocation { id: 0, r#type: 4 },
+            reserve: 0,
+        };
+        let (mut g, mut h, mut va) = (0usize, null_mut(), null_mut());
+        // SAFETY: valid pointers.
+        unsafe {
+            let mut p = host;
+            assert_eq!(aclrtMemGetAllocationGranularity(&mut p, 0, &mut g), ACL_SUCCESS);
+            assert_eq!(g, GIB);
+            assert_eq!(aclrtMallocPhysical(&mut h, GIB, &host, 0), ACL_SUCCESS);
+            assert_eq!(aclrtReserveMemAddress(&mut va, GIB, 0, null_mut(), 1), ACL_SUCCESS);
+        }
+        assert_eq!(aclrtMapMem(va, GIB, 0, h, 0), ACL_SUCCESS);
+        let head = pattern(77, 1 << 20);
+        assert_eq!(copy_in(va, &head), ACL_ERROR_RT_PARAM_INVALID, "host memory, not device memory");
+        assert_eq!(copy_default(va, head.as_ptr().cast(), head.len()), ACL_SUCCESS);
+        let mut f = aclrtMemFabricHandle { data: [0; 128] };
+        // SAFETY: a fabric handle to write.
+        let rc = unsafe {
+            aclrtMemExportToShareableHandleV2(
+                h,
+                ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+                2,
+                (&raw mut f).cast(),
+            )
+        };
+        assert_eq!(rc, ACL_SUCCESS);
+        let mut peer = Peer::start();
+        assert_eq!(peer.code(&format!("import_fabric {}", fabric_hex(&f))), ACL_SUCCESS);
+        assert_eq!(peer.ask(&format!("map_any {GIB}")), ["0", "4"], "host memory in the importer too");
+        assert_eq!(peer.ask(&format!("check_head 77 {}", 1 << 20)), ["0", "1"]);
         assert_eq!(peer.code("release"), ACL_SUCCESS);
         peer.0.finish();
         unmap_and_release(va, h);

@@ -265,8 +265,8 @@ pub fn close_memory(key: &str) -> AclResult<()> {
 // ---- shareable handles (physical memory) ----
 //
 // Rules (the vendor's, and our choices where it is silent):
-// - Only this process's own device allocations are exported (an imported or a host one: 107000),
-//   each at most once, whichever type (107000 the second time: the vendor's one-to-one rule).
+// - Only this process's own allocations are exported (an imported one: 107000), host physical
+//   memory (fabric memory) too, which stays host memory in the importer; each at most once, whichever type (107000 the second time: the vendor's one-to-one rule).
 // - Export flags: ACL_RT_VMM_EXPORT_FLAG_DEFAULT (only pids given to
 //   aclrtMemSetPidToShareableHandle may import, by the kernel's word) or ..._DISABLE_PID_VALIDATION
 //   (any process of the same user); others 107000.
@@ -281,6 +281,8 @@ pub fn close_memory(key: &str) -> AclResult<()> {
 //   exporter that has died fails them with 507022 at once (nothing serves its socket any more).
 
 const VMM_EXPORT_NO_PID_CHECK: u64 = 0x1;
+/// The device an export of host physical memory names.
+const HOST_DEVICE: i32 = -1;
 /// First bytes of a fabric handle made here, so a blob of another origin is recognised as such.
 const FABRIC_MAGIC: &[u8; 8] = b"AsFab\x01\0\0";
 /// Size of `aclrtMemFabricHandle`.
@@ -375,11 +377,8 @@ pub fn export_physical(
             "this physical memory was imported from another process; only its owner exports it",
         ));
     }
-    let Some(device) = p.device() else {
-        return Err(invalid(
-            "only device physical memory (location ACL_MEM_LOCATION_TYPE_DEVICE) can be exported",
-        ));
-    };
+    // Host physical memory (fabric memory) is exported too, described as device -1.
+    let device = p.device().unwrap_or(HOST_DEVICE);
     if p.export().is_some() {
         return Err(invalid(
             "this physical memory handle was exported already (one shareable handle per handle)",
@@ -465,9 +464,10 @@ pub fn import_physical(handle: Shareable, device: Option<i32>, s: &Settings) -> 
         return Err(invalid("this key names a notify or IPC memory, not physical memory"));
     }
     let len = usize::try_from(got.len).map_err(|_| invalid("imported length too large"))?;
-    let device = match device {
-        Some(d) => d,
-        None => device::check_id(got.device, s).map(|_| got.device)?,
+    let device = match (got.device, device) {
+        (HOST_DEVICE, _) => None,
+        (_, Some(d)) => Some(d),
+        (theirs, None) => Some(device::check_id(theirs, s).map(|_| theirs)?),
     };
     let (h, phys) = memory::adopt_physical(device, got.notify_id as i32, got.fd, len, got.link)?;
     with_handles(|hs| {

@@ -485,7 +485,7 @@ pub unsafe extern "C" fn aclrtMemGetAllocationGranularity(
     })
 }
 
-/// Exports the physical memory `handle` (this process's own device allocation, once) and
+/// Exports the physical memory `handle` (this process's own allocation, once) and
 /// writes its 64-bit shareable handle, plain data another process imports with
 /// `aclrtMemImportFromShareableHandle`. `handleType`: `ACL_MEM_HANDLE_TYPE_NONE` (or `_POSIX`);
 /// `flags`: `ACL_RT_VMM_EXPORT_FLAG_DEFAULT` (whitelist with `aclrtMemSetPidToShareableHandle`)

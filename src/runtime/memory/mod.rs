@@ -171,9 +171,10 @@ pub fn malloc_physical(
 }
 
 /// Makes another process's physical allocation (`len` bytes of `fd`) a handle of this process
-/// on `device`; the import's lifeline goes with it. Returns the handle and the allocation.
+/// on `device` (`None`: host memory); the import's lifeline goes with it. Returns the handle and
+/// the allocation.
 pub fn adopt_physical(
-    device: i32,
+    device: Option<i32>,
     attr: i32,
     fd: MemFd,
     len: usize,

@@ -65,27 +65,28 @@ fn invalid(message: impl Into<String>) -> AclError {
 // ---- properties and granularity ----
 
 /// What an `aclrtMemAttr` value allows: its granularity on a device and on the host, or `None`
-/// where the vendor does not allow it (DDR kinds are host only, 1 GiB kinds device only).
+/// where it makes no sense (DDR kinds are host memory, HBM kinds device memory).
+///
+/// The vendor lists the 1 GiB kinds as device only, but its own partners allocate host memory
+/// with them (`ACL_MEM_P2P_HUGE1G` at `ACL_MEM_LOCATION_TYPE_HOST_NUMA`, Mooncake's fabric
+/// memory), which its drivers accept on the products that have it: accepted here, in 1 GiB units.
 fn attr_granularity(attr: i32, on_device: bool) -> Option<usize> {
-    let huge_host = HUGE_PAGE;
     match (attr, on_device) {
-        // ACL_HBM_MEM_HUGE1G, ACL_HBM_MEM_P2P_HUGE1G, ACL_MEM_HUGE1G, ACL_MEM_P2P_HUGE1G.
-        (10 | 11 | 14 | 17, true) => Some(GIB),
-        (10 | 11 | 14 | 17, false) => None,
-        // ACL_DDR_MEM_HUGE, ACL_DDR_MEM_NORMAL, ACL_DDR_MEM_P2P_HUGE, ACL_DDR_MEM_P2P_NORMAL: host only.
-        (2 | 3 | 6 | 7, true) => None,
-        (2 | 6, false) => Some(huge_host),
-        (3 | 7, false) => Some(page_size()),
+        // ACL_HBM_MEM_HUGE1G, ACL_HBM_MEM_P2P_HUGE1G: device memory in 1 GiB pages.
+        (10 | 11, true) => Some(GIB),
+        // ACL_MEM_HUGE1G, ACL_MEM_P2P_HUGE1G: either place, 1 GiB pages.
+        (14 | 17, _) => Some(GIB),
+        // ACL_DDR_MEM_HUGE, ACL_DDR_MEM_P2P_HUGE / ACL_DDR_MEM, ACL_DDR_MEM_NORMAL,
+        // ACL_DDR_MEM_P2P_NORMAL: host only.
+        (2 | 6, false) => Some(HUGE_PAGE),
+        (0 | 3 | 7, false) => Some(page_size()),
         // ACL_HBM_*: device memory; the normal kind is backed by huge pages (the vendor's rule).
         (1 | 4 | 5 | 8 | 9, true) => Some(HUGE_PAGE),
-        (1 | 4 | 5 | 8 | 9, false) => None,
         // ACL_MEM_NORMAL, ACL_MEM_HUGE, ACL_MEM_P2P_NORMAL, ACL_MEM_P2P_HUGE: either place;
         // device memory always comes in 2 MiB pages.
         (12 | 13 | 15 | 16, true) => Some(HUGE_PAGE),
-        (13 | 16, false) => Some(huge_host),
+        (13 | 16, false) => Some(HUGE_PAGE),
         (12 | 15, false) => Some(page_size()),
-        // ACL_DDR_MEM (0): the generic host kind.
-        (0, false) => Some(page_size()),
         _ => None,
     }
 }
@@ -107,18 +108,20 @@ fn check_props(p: &Props) -> AclResult<(bool, usize)> {
     }
     let on_device = match p.location.kind {
         LOCATION_DEVICE => true,
-        LOCATION_HOST_NUMA => false,
+        // The vendor calls ACL_MEM_LOCATION_TYPE_HOST reserved, yet callers fall back to it
+        // when a NUMA node is refused: host memory either way (one NUMA node here).
+        LOCATION_HOST_NUMA | LOCATION_HOST => false,
         other => {
             return Err(invalid(format!(
                 "location.type {other}: physical memory is on a device (ACL_MEM_LOCATION_TYPE_DEVICE, 1) \
-                 or in host memory of a NUMA node (ACL_MEM_LOCATION_TYPE_HOST_NUMA, 4)"
+                 or in host memory (ACL_MEM_LOCATION_TYPE_HOST_NUMA, 4, or ACL_MEM_LOCATION_TYPE_HOST, 0)"
             )));
         }
     };
     let g = attr_granularity(p.attr, on_device).ok_or_else(|| {
         invalid(format!(
-            "memAttr {} is not an aclrtMemAttr for {} memory (DDR kinds are host memory, 1 GiB kinds \
-             device memory only)",
+            "memAttr {} is not an aclrtMemAttr for {} memory (DDR kinds are host memory, HBM kinds \
+             device memory)",
             p.attr,
             if on_device { "device" } else { "host" }
         ))
@@ -194,24 +197,25 @@ pub fn malloc_physical(
 
 /// An allocation received from another process (`len` bytes of `fd`, with the exporter's
 /// `aclrtMemAttr`), made a handle of this process on `device`.
+///
+/// `device` `None`: the exporter's allocation was host memory, and stays host memory here.
 pub fn adopt_physical(
-    device: i32,
+    device: Option<i32>,
     attr: i32,
     fd: MemFd,
     len: usize,
     link: crate::ipc::ImportLink,
 ) -> AclResult<(u64, Arc<Physical>)> {
-    let props = Props {
-        handle_type: 0,
-        allocation_type: 0,
-        attr,
-        location: Location { kind: LOCATION_DEVICE, id: device as u32 },
+    let (location, placement) = match device {
+        Some(d) => (Location { kind: LOCATION_DEVICE, id: d as u32 }, Placement::Device(d)),
+        None => (Location { kind: LOCATION_HOST_NUMA, id: 0 }, Placement::Host),
     };
-    let g = attr_granularity(attr, true).unwrap_or(HUGE_PAGE);
+    let props = Props { handle_type: 0, allocation_type: 0, attr, location };
+    let g = attr_granularity(attr, device.is_some()).unwrap_or(page_size());
     if len == 0 || len % page_size() != 0 {
         return Err(invalid(format!("the exporter described {len} bytes, not whole pages")));
     }
-    let phys = Arc::new(Physical::imported(props, Placement::Device(device), len, g.min(len), fd, link));
+    let phys = Arc::new(Physical::imported(props, placement, len, g.min(len), fd, link));
     let handle = Physical::publish(Arc::clone(&phys));
     Ok((handle, phys))
 }
@@ -559,13 +563,16 @@ mod tests {
         assert_eq!(granularity(&dev(14, 0), 0).unwrap(), GIB);
         assert_eq!(granularity(&host(3), 0).unwrap(), page_size());
         assert_eq!(granularity(&host(13), 0).unwrap(), HUGE_PAGE);
-        for bad in [dev(3, 0), host(14), host(5), dev(18, 0), dev(-1, 0)] {
+        assert_eq!(granularity(&host(17), 0).unwrap(), GIB, "1 GiB host pages, as fabric memory uses");
+        for bad in [dev(3, 0), host(10), host(5), dev(18, 0), dev(-1, 0)] {
             assert_eq!(granularity(&bad, 0).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID, "{bad:?}");
         }
         assert_eq!(granularity(&dev(5, 0), 0xFFFF).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
-        let mut p = dev(5, 0);
+        let mut p = host(16);
         p.location.kind = 0;
-        assert!(granularity(&p, 0).is_err(), "ACL_MEM_LOCATION_TYPE_HOST is reserved");
+        assert_eq!(granularity(&p, 0).unwrap(), HUGE_PAGE, "ACL_MEM_LOCATION_TYPE_HOST is host memory too");
+        p.location.kind = 3;
+        assert!(granularity(&p, 0).is_err(), "managed memory is not physical memory");
         p = dev(5, 0);
         p.allocation_type = 1;
         assert!(granularity(&p, 0).is_err());
