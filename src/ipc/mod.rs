@@ -16,6 +16,11 @@
 //!   the importer died. The export's [`Importers`] count both, and are *orphaned* while an
 //!   importer has died and none is left (until the next import).
 //!
+//! A 64-bit shareable handle (`aclrtMemExportToShareableHandle`) cannot hold a key, so an export
+//! may also be *published* under a shareable id ([`publish`], [`shareable`]): the broker keeps the
+//! table from id to export and also listens on a directory socket named after its pid alone,
+//! where [`import_id`] asks; everything after the lookup is the same as for a key.
+//!
 //! The exporter's death closes the broker's socket: later imports fail with
 //! `ACL_ERROR_RT_IPC_ERROR`, and live importers see it on their link
 //! ([`ImportLink::exporter_gone`]). Nothing is ever created in the file system.
