@@ -52,6 +52,8 @@ pub enum HandleKind {
     Engine = 5,
     TransferRequest = 6,
     Memory = 7,
+    /// A physical allocation of virtual memory management (`aclrtDrvMemHandle`).
+    PhysicalMemory = 8,
 }
 
 /// Why a value did not resolve to a live object.

@@ -75,6 +75,11 @@ const HEADERS: &[Header] = &[
             "aclrtHostRegisterType",
             "aclrtHacType",
             "aclrtMemFabricHandle",
+            "aclrtMemAllocationType",
+            "aclrtMemHandleType",
+            "aclrtMemSharedHandleType",
+            "aclrtMemGranularityOptions",
+            "aclrtMemAccessFlags",
         ],
         renames: &[],
     },
@@ -110,6 +115,11 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemLocationTypeArg", "aclrtMemLocationType"),
     ("HostRegisterTypeArg", "aclrtHostRegisterType"),
     ("HacTypeArg", "aclrtHacType"),
+    ("MemHandleTypeArg", "aclrtMemHandleType"),
+    ("MemAllocationTypeArg", "aclrtMemAllocationType"),
+    ("MemSharedHandleTypeArg", "aclrtMemSharedHandleType"),
+    ("MemGranularityOptionsArg", "aclrtMemGranularityOptions"),
+    ("MemAccessFlagsArg", "aclrtMemAccessFlags"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

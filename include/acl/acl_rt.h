@@ -160,6 +160,16 @@
 #define ACL_STREAM_DEVICE_USE_ONLY 32u
 
 /*
+ `aclrtMemExportToShareableHandle` flag: only whitelisted processes may import.
+ */
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT (uint64_t)0
+
+/*
+ `aclrtMemExportToShareableHandle` flag: any process of the same user may import.
+ */
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION (uint64_t)1
+
+/*
  Whether an engine can reach registered host memory.
  */
 typedef enum aclrtHostMemMapCapability {
@@ -223,7 +233,8 @@ typedef enum aclrtMemMallocPolicy {
 } aclrtMemMallocPolicy;
 
 /*
- What `aclrtGetMemInfo` reports on.
+ A kind of memory: what `aclrtGetMemInfo` reports on (0..=9), and the kind of a physical
+ allocation (`aclrtPhysicalMemProp.memAttr`).
  */
 typedef enum aclrtMemAttr {
   ACL_DDR_MEM = 0,
@@ -308,6 +319,53 @@ typedef enum aclrtHacType {
 } aclrtHacType;
 
 /*
+ How physical memory is allocated.
+ */
+typedef enum aclrtMemAllocationType {
+  ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+/*
+ The handle type of a physical allocation.
+ */
+typedef enum aclrtMemHandleType {
+  ACL_MEM_HANDLE_TYPE_NONE = 0,
+  ACL_MEM_HANDLE_TYPE_POSIX = 2,
+} aclrtMemHandleType;
+
+/*
+ The kind of shareable handle `aclrtMemExportToShareableHandleV2` writes.
+ */
+typedef enum aclrtMemSharedHandleType {
+  /*
+   A `uint64_t`.
+   */
+  ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT = 1,
+  /*
+   An `aclrtMemFabricHandle`.
+   */
+  ACL_MEM_SHARE_HANDLE_TYPE_FABRIC = 2,
+} aclrtMemSharedHandleType;
+
+/*
+ Which granularity `aclrtMemGetAllocationGranularity` reports.
+ */
+typedef enum aclrtMemGranularityOptions {
+  ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM = 0,
+  ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED = 1,
+  ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 65535,
+} aclrtMemGranularityOptions;
+
+/*
+ Access rights of a mapping for one location.
+ */
+typedef enum aclrtMemAccessFlags {
+  ACL_RT_MEM_ACCESS_FLAGS_NONE = 0,
+  ACL_RT_MEM_ACCESS_FLAGS_READ = 1,
+  ACL_RT_MEM_ACCESS_FLAGS_READWRITE = 3,
+} aclrtMemAccessFlags;
+
+/*
  A notify: a one-shot signal between streams, possibly of different processes.
  */
 typedef void *aclrtNotify;
@@ -373,8 +431,33 @@ typedef struct aclrtMemUsageInfo {
 } aclrtMemUsageInfo;
 
 /*
- A fabric handle of physical memory, as exported for another process to import (the
- vendor's layout: 128 bytes). `adxl::ShareableHandle` is this type.
+ A physical memory allocation (`aclrtMallocPhysical`, or imported from a shareable handle).
+ */
+typedef void *aclrtDrvMemHandle;
+
+/*
+ The properties of a physical allocation.
+ */
+typedef struct aclrtPhysicalMemProp {
+  aclrtMemHandleType handleType;
+  aclrtMemAllocationType allocationType;
+  aclrtMemAttr memAttr;
+  struct aclrtMemLocation location;
+  uint64_t reserve;
+} aclrtPhysicalMemProp;
+
+/*
+ One location's access rights, for `aclrtMemSetAccess`.
+ */
+typedef struct aclrtMemAccessDesc {
+  aclrtMemAccessFlags flags;
+  struct aclrtMemLocation location;
+  uint8_t rsv[12];
+} aclrtMemAccessDesc;
+
+/*
+ A fabric shareable handle of physical memory: 128 bytes of plain data another process can
+ import (the vendor's layout). `adxl::ShareableHandle` is this type.
  */
 typedef struct aclrtMemFabricHandle {
   uint8_t data[128];
@@ -1011,6 +1094,243 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, enum aclrtStre
  as the vendor).
  */
 ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+
+/*
+ Reserves `size` bytes of address space (rounded up to whole pages; nothing is accessible
+ until memory is mapped there) and writes its start to `*virPtr`: 2 MiB aligned (1 GiB from
+ 1 GiB up), or `alignment` if larger (0 or a power of two), or exactly at `expectPtr` if not
+ NULL (refused if those addresses are in use). `flags`: 0 (1 is accepted as a page-type hint).
+
+ # Safety
+ `virPtr` is NULL or valid for a write of a `void *`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtReserveMemAddress(void **virPtr,
+                                size_t size,
+                                size_t alignment,
+                                void *expectPtr,
+                                uint64_t flags);
+
+/*
+ As `aclrtReserveMemAddress`, for memory that operators must not use uncached; the caller
+ chooses the address (`expectPtr` NULL: 207000) and `size` is a positive multiple of 1 GiB.
+
+ # Safety
+ `virPtr` is NULL or valid for a write of a `void *`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtReserveMemAddressNoUCMemory(void **virPtr,
+                                          size_t size,
+                                          size_t alignment,
+                                          void *expectPtr,
+                                          uint64_t flags);
+
+/*
+ Releases address space from `aclrtReserveMemAddress`; every mapping in it must have been
+ unmapped first (107000 otherwise).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+
+/*
+ Allocates `size` bytes of physical memory (rounded up to the granularity of `prop`) and
+ writes its handle to `*handle`. Device memory counts against the device's capacity like
+ `aclrtMalloc` memory; `flags` must be 0.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `aclrtDrvMemHandle`; `prop` is NULL or readable.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle,
+                             size_t size,
+                             const struct aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+
+/*
+ Releases a physical memory handle (one call per `aclrtMallocPhysical`, import or
+ `aclrtMemRetainAllocationHandle`). Memory still mapped stays usable until unmapped; an
+ export is withdrawn (later imports fail, existing ones keep their pages).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+
+/*
+ Maps the physical memory `handle` at `virPtr`, inside a reservation: `size` a multiple of the
+ granularity and at most the allocation's size, `offset` and `flags` 0. The range then is
+ device memory of the handle's device for every runtime API, and readable and writable by
+ host code (unless `ASCENDLESS_STRICT_DEVICE_MEMORY=1`).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMapMem(void *virPtr,
+                     size_t size,
+                     size_t offset,
+                     aclrtDrvMemHandle handle,
+                     uint64_t flags);
+
+/*
+ As `aclrtMapMem`, without access: every location has `ACL_RT_MEM_ACCESS_FLAGS_NONE` until
+ `aclrtMemSetAccess` grants some.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemMapNoAccess(void *virPtr,
+                             size_t size,
+                             size_t offset,
+                             aclrtDrvMemHandle handle,
+                             uint64_t flags);
+
+/*
+ Unmaps what `aclrtMapMem` mapped at `virPtr`; the addresses stay reserved.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+
+/*
+ Sets the access rights of `count` locations (`desc`) for the mapping at `virPtr` (`size`
+ its whole size). Host code may use the mapping as the most permissive location allows
+ (never, in strict mode); runtime copies are not affected.
+
+ # Safety
+ `desc` is NULL or points to `count` readable descriptors.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemSetAccess(void *virPtr,
+                           size_t size,
+                           struct aclrtMemAccessDesc *desc,
+                           size_t count);
+
+/*
+ Writes the access rights of `*location` for the mapping at `virPtr` to `*flag`.
+
+ # Safety
+ `location` is NULL or readable; `flag` is NULL or valid for a write of a `uint64_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemGetAccess(void *virPtr,
+                           struct aclrtMemLocation *location,
+                           uint64_t *flag);
+
+/*
+ Writes to `*handle` the handle of the physical memory mapped at `virPtr` (the address
+ `aclrtMapMem` used); each call owes one more `aclrtFreePhysical`.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `aclrtDrvMemHandle`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemRetainAllocationHandle(void *virPtr,
+                                        aclrtDrvMemHandle *handle);
+
+/*
+ Writes the properties of the physical memory `handle` to `*prop` (an imported handle
+ reports the exporter's `memAttr` and the device it was imported on).
+
+ # Safety
+ `prop` is NULL or valid for a write of an `aclrtPhysicalMemProp`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemGetAllocationPropertiesFromHandle(aclrtDrvMemHandle handle,
+                                                   struct aclrtPhysicalMemProp *prop);
+
+/*
+ Writes the start and size of the memory block holding `ptr` (an `aclrtMalloc` or
+ `aclrtMallocHost` allocation, imported IPC memory, or a virtual-memory mapping).
+
+ # Safety
+ `pbase` and `psize` are NULL or valid for a write of their types.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemGetAddressRange(void *ptr, void **pbase, size_t *psize);
+
+/*
+ Writes to `*granularity` the size unit of allocations with `prop` (2 MiB for device
+ memory, 1 GiB for the 1 GiB kinds, the page size for normal host memory).
+
+ # Safety
+ `prop` is NULL or readable; `granularity` is NULL or valid for a write of a `size_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemGetAllocationGranularity(struct aclrtPhysicalMemProp *prop,
+                                          aclrtMemGranularityOptions option,
+                                          size_t *granularity);
+
+/*
+ Exports the physical memory `handle` (this process's own allocation, once) and
+ writes its 64-bit shareable handle, plain data another process imports with
+ `aclrtMemImportFromShareableHandle`. `handleType`: `ACL_MEM_HANDLE_TYPE_NONE` (or `_POSIX`);
+ `flags`: `ACL_RT_VMM_EXPORT_FLAG_DEFAULT` (whitelist with `aclrtMemSetPidToShareableHandle`)
+ or `..._DISABLE_PID_VALIDATION` (any process of the same user).
+
+ # Safety
+ `shareableHandle` is NULL or valid for a write of a `uint64_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
+                                         aclrtMemHandleType handleType,
+                                         uint64_t flags,
+                                         uint64_t *shareableHandle);
+
+/*
+ As `aclrtMemExportToShareableHandle`, writing a handle of `shareType` to `shareableHandle`:
+ a `uint64_t` (`ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT`) or an `aclrtMemFabricHandle`
+ (`..._FABRIC`).
+
+ # Safety
+ `shareableHandle` is NULL or valid for a write of the type `shareType` names.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle,
+                                           uint64_t flags,
+                                           aclrtMemSharedHandleType shareType,
+                                           void *shareableHandle);
+
+/*
+ Imports the physical memory another process exported as `shareableHandle`, as a handle of
+ this process on `deviceId`, written to `*handle`. Not whitelisted: 207006; exporter gone:
+ 507022; freed by its exporter or unknown: 107000; a handle this process exported: 207000.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `aclrtDrvMemHandle`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle,
+                                           int32_t deviceId,
+                                           aclrtDrvMemHandle *handle);
+
+/*
+ As `aclrtMemImportFromShareableHandle` for a handle of `shareType` at `shareableHandle`,
+ imported on the current device (the exporter's device without a current context); `flags`
+ must be 0.
+
+ # Safety
+ `shareableHandle` is NULL or points to a readable value of the type `shareType` names;
+ `handle` is NULL or valid for a write of an `aclrtDrvMemHandle`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+                                             aclrtMemSharedHandleType shareType,
+                                             uint64_t flags,
+                                             aclrtDrvMemHandle *handle);
+
+/*
+ Allows the processes `pid[0..pidNum]` to import `shareableHandle` (an export of this
+ process made with pid validation).
+
+ # Safety
+ `pid` is NULL or points to `pidNum` readable `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle,
+                                         int32_t *pid,
+                                         size_t pidNum);
+
+/*
+ As `aclrtMemSetPidToShareableHandle` for a handle of `shareType` at `shareableHandle`.
+
+ # Safety
+ `shareableHandle` is NULL or points to a readable value of the type `shareType` names;
+ `pid` is NULL or points to `pidNum` readable `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+                                           aclrtMemSharedHandleType shareType,
+                                           int32_t *pid,
+                                           size_t pidNum);
 
 #ifdef __cplusplus
 }  // extern "C"

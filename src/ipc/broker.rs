@@ -26,6 +26,7 @@ use super::errors::{ipc_error, param_invalid};
 use super::exports::{Decision, Exports};
 use super::key::{Key, broker_name};
 use super::offer::Offer;
+use super::shareable::{directory_name, make_id};
 use super::wire::{REQUEST_LEN, Reply, Request, Status, WireError};
 use crate::error::AclResult;
 use crate::logging::TARGET;
@@ -48,6 +49,9 @@ pub(super) struct Broker {
     pid: u32,
     token: u64,
     exports: Mutex<Exports>,
+    /// Whether the directory socket (shareable ids) could be bound; a process squatting its
+    /// name only makes this process's shareable handles unavailable, never impersonated.
+    directory: bool,
 }
 
 static CURRENT: Mutex<Option<Arc<Broker>>> = Mutex::new(None);
@@ -79,9 +83,17 @@ fn start() -> AclResult<Arc<Broker>> {
         .map_err(|e| ipc_error(format!("no random numbers for the IPC broker: {e}")))?;
     let listener = Listener::bind(&broker_name(pid, token), BACKLOG)
         .map_err(|e| ipc_error(format!("cannot open the IPC broker socket: {e}")))?;
-    let broker = Arc::new(Broker { pid, token, exports: Mutex::new(Exports::default()) });
+    let mut listeners = vec![listener];
+    match Listener::bind(&directory_name(pid), BACKLOG) {
+        Ok(l) => listeners.push(l),
+        Err(e) => {
+            log::warn!(target: TARGET, "IPC broker: cannot open the directory socket for shareable handles: {e}")
+        }
+    }
+    let directory = listeners.len() == 2;
+    let broker = Arc::new(Broker { pid, token, exports: Mutex::new(Exports::default()), directory });
     let serving = Arc::clone(&broker);
-    sync::spawn_named("ascendless-ipc", move || Serve::new(serving, listener).run())
+    sync::spawn_named("ascendless-ipc", move || Serve::new(serving, listeners).run())
         .map_err(|e| ipc_error(format!("cannot start the IPC broker thread: {e}")))?;
     log::debug!(target: TARGET, "IPC broker of process {pid} started");
     Ok(broker)
@@ -105,6 +117,32 @@ impl Broker {
         log::debug!(target: TARGET, "IPC export {key:?}: {:?} on device {}, {} bytes", offer.kind, offer.device, offer.len);
         exports.insert(secret, offer);
         Ok(key)
+    }
+
+    /// Publishes the export `key` under a new shareable id (see `shareable.rs`).
+    pub fn publish(&self, key: &Key) -> AclResult<u64> {
+        if !self.directory {
+            return Err(ipc_error(format!(
+                "process {} could not open its directory socket (another process holds the name {:?}), \
+                 so it cannot hand out 64-bit shareable handles; use ACL_MEM_SHARE_HANDLE_TYPE_FABRIC",
+                self.pid,
+                String::from_utf8_lossy(&directory_name(self.pid))
+            )));
+        }
+        let mut exports = self.exports();
+        loop {
+            let random = crate::sys::random::u64()
+                .map_err(|e| ipc_error(format!("no random numbers for a shareable handle: {e}")))?;
+            let id = make_id(self.pid, random).ok_or_else(|| {
+                ipc_error(format!("process id {} does not fit a shareable handle", self.pid))
+            })?;
+            if exports.publish(key.secret(), id) {
+                return Ok(id);
+            }
+            if exports.secret_of(id).is_none() {
+                return Err(param_invalid("this export is already published (or was revoked)"));
+            }
+        }
     }
 
     pub fn allow_pids(&self, key: &Key, pids: &[i32]) -> AclResult<()> {
@@ -138,7 +176,8 @@ struct Link {
 /// The broker thread's own state.
 struct Serve {
     broker: Arc<Broker>,
-    listener: Listener,
+    /// The key socket, and the directory socket if it could be bound.
+    listeners: Vec<Listener>,
     own_uid: u32,
     /// Oldest first; deadlines grow in the same order.
     pending: VecDeque<Pending>,
@@ -147,10 +186,10 @@ struct Serve {
 }
 
 impl Serve {
-    fn new(broker: Arc<Broker>, listener: Listener) -> Serve {
+    fn new(broker: Arc<Broker>, listeners: Vec<Listener>) -> Serve {
         Serve {
             broker,
-            listener,
+            listeners,
             own_uid: crate::sys::effective_uid(),
             pending: VecDeque::new(),
             links: Vec::new(),
@@ -185,9 +224,9 @@ impl Serve {
             .map(|t| t.saturating_duration_since(now));
 
         let ready = {
-            let mut fds = Vec::with_capacity(1 + self.pending.len() + self.links.len());
+            let mut fds = Vec::with_capacity(self.listeners.len() + self.pending.len() + self.links.len());
             if accepting {
-                fds.push(AsFd::as_fd(&self.listener));
+                fds.extend(self.listeners.iter().map(AsFd::as_fd));
             }
             fds.extend(self.pending.iter().map(|p| AsFd::as_fd(&p.conn)));
             fds.extend(self.links.iter().map(|l| AsFd::as_fd(&l.conn)));
@@ -200,13 +239,17 @@ impl Serve {
                 }
             }
         };
-        let (listener_ready, rest) = if accepting { (ready[0], &ready[1..]) } else { (false, &ready[..]) };
+        let listening = if accepting { self.listeners.len() } else { 0 };
+        let (listeners_ready, rest) = ready.split_at(listening);
+        let listeners_ready = listeners_ready.to_vec();
         let (pending_ready, links_ready) = rest.split_at(self.pending.len());
 
         self.serve_links(links_ready);
         self.serve_pending(pending_ready);
-        if listener_ready {
-            self.accept_all();
+        for (i, ready) in listeners_ready.into_iter().enumerate() {
+            if ready {
+                self.accept_all(i);
+            }
         }
     }
 
@@ -308,6 +351,13 @@ impl Serve {
         };
         let key = match Request::decode(request) {
             Ok(Request::Import(key)) => key,
+            Ok(Request::ImportId { pid, id }) => {
+                let secret = if pid == self.broker.pid { self.broker.exports().secret_of(id) } else { None };
+                match secret {
+                    Some(secret) => Key::new(self.broker.pid, self.broker.token, secret),
+                    None => return refuse(Status::UnknownKey, "a shareable id this process never published"),
+                }
+            }
             Ok(Request::Release) => return refuse(Status::BadRequest, "release before any import"),
             Err(e @ WireError::Version(_)) => return refuse(Status::BadVersion, &e.to_string()),
             Err(e) => return refuse(Status::BadRequest, &e.to_string()),
@@ -341,9 +391,9 @@ impl Serve {
 
     /// Accepts the connections the kernel has queued (at most [`MAX_PENDING`] per turn, so a
     /// flood of connections cannot keep the thread from answering).
-    fn accept_all(&mut self) {
+    fn accept_all(&mut self, listener: usize) {
         for _ in 0..MAX_PENDING {
-            match self.listener.try_accept() {
+            match self.listeners[listener].try_accept() {
                 Ok(Some(conn)) => {
                     if self.pending.len() >= MAX_PENDING {
                         self.make_room();

@@ -43,6 +43,10 @@ pub(super) struct Exports {
     /// Revoked entries that still have live links (kept for their callbacks and counts).
     revoked: HashMap<u128, Entry>,
     retired: VecDeque<u128>,
+    /// Shareable ids (see `shareable.rs`) and the secrets they were published for, both ways;
+    /// an id is forgotten with its secret (when the secret falls out of `retired`).
+    ids: HashMap<u64, u128>,
+    id_of: HashMap<u128, u64>,
 }
 
 impl Exports {
@@ -65,6 +69,23 @@ impl Exports {
             importers: offer.importers,
         };
         self.live.insert(secret, entry);
+    }
+
+    /// Publishes the live export `secret` under shareable id `id`: false if `id` is taken (draw
+    /// another) or the secret is not live or already has an id.
+    pub fn publish(&mut self, secret: u128, id: u64) -> bool {
+        if self.ids.contains_key(&id) || self.id_of.contains_key(&secret) || !self.live.contains_key(&secret)
+        {
+            return false;
+        }
+        self.ids.insert(id, secret);
+        self.id_of.insert(secret, id);
+        true
+    }
+
+    /// The secret shareable id `id` was published for, if it is remembered.
+    pub fn secret_of(&self, id: u64) -> Option<u128> {
+        self.ids.get(&id).copied()
     }
 
     pub fn allow(&mut self, secret: u128, pids: &[i32]) -> AclResult<()> {
@@ -141,7 +162,11 @@ impl Exports {
 
     fn retire(&mut self, secret: u128) {
         if self.retired.len() == RETIRED_REMEMBERED {
-            self.retired.pop_front();
+            if let Some(old) = self.retired.pop_front() {
+                if let Some(id) = self.id_of.remove(&old) {
+                    self.ids.remove(&id);
+                }
+            }
         }
         self.retired.push_back(secret);
     }
@@ -235,6 +260,26 @@ mod tests {
         assert!(t.revoked.is_empty(), "the last link let go of the revoked entry");
         t.link_closed(1, true);
         assert_eq!(importers.live(), 0);
+    }
+
+    #[test]
+    fn shareable_ids_name_one_live_export_and_are_forgotten_with_it() {
+        let mut t = Exports::default();
+        t.insert(1, offer(false, Arc::default()));
+        t.insert(2, offer(false, Arc::default()));
+        assert!(!t.publish(3, 10), "not an export");
+        assert!(t.publish(1, 10));
+        assert!(!t.publish(2, 10), "id taken");
+        assert!(!t.publish(1, 11), "one id per export");
+        assert_eq!((t.secret_of(10), t.secret_of(11)), (Some(1), None));
+        t.revoke(1).unwrap();
+        assert_eq!(t.secret_of(10), Some(1), "a revoked export's id still says revoked");
+        for s in 100..(100 + RETIRED_REMEMBERED as u128) {
+            t.insert(s, offer(false, Arc::default()));
+            t.revoke(s).unwrap();
+        }
+        assert_eq!(t.secret_of(10), None, "forgotten with its secret");
+        assert!(t.ids.len() <= RETIRED_REMEMBERED + t.live.len());
     }
 
     #[test]

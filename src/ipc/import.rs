@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use super::errors::{ipc_error, no_permission, param_invalid};
 use super::key::Key;
 use super::offer::ExportKind;
+use super::shareable::{directory_name, exporter_of};
 use super::wire::{REPLY_LEN, Reply, Request, Status};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
@@ -85,13 +86,36 @@ impl From<AclError> for Failure {
 /// lifeline. Everything, retries included, is bounded by `timeout` in total.
 pub fn import(text: &str, timeout: Duration) -> AclResult<Imported> {
     let key = Key::parse(text)?;
+    let target = Target { name: key.broker_name(), exporter: key.pid(), request: Request::Import(key) };
+    import_from(&target, timeout)
+}
+
+/// Imports the export published under shareable id `id` (see `shareable.rs`), asking the
+/// directory socket of the process the id names.
+pub fn import_id(id: u64, timeout: Duration) -> AclResult<Imported> {
+    let exporter = exporter_of(id).ok_or_else(|| {
+        param_invalid(format!("{id:#x} is not a shareable handle (it names no exporting process)"))
+    })?;
+    let target =
+        Target { name: directory_name(exporter), exporter, request: Request::ImportId { pid: exporter, id } };
+    import_from(&target, timeout)
+}
+
+/// Where to ask for an import, and what.
+struct Target {
+    name: Vec<u8>,
+    exporter: u32,
+    request: Request,
+}
+
+fn import_from(target: &Target, timeout: Duration) -> AclResult<Imported> {
     let deadline = Instant::now() + timeout;
     let mut attempt = 1;
     loop {
-        match attempt_import(&key, deadline, timeout) {
+        match attempt_import(target, deadline, timeout) {
             Ok(imported) => return Ok(imported),
             Err(Failure::Unanswered(e)) if attempt < ATTEMPTS && Instant::now() + RETRY_PAUSE < deadline => {
-                log::debug!(target: TARGET, "IPC: attempt {attempt} to import {key:?} failed: {}; retrying", e.message);
+                log::debug!(target: TARGET, "IPC: attempt {attempt} to import from process {} failed: {}; retrying", target.exporter, e.message);
                 attempt += 1;
                 std::thread::sleep(RETRY_PAUSE);
             }
@@ -100,12 +124,11 @@ pub fn import(text: &str, timeout: Duration) -> AclResult<Imported> {
     }
 }
 
-fn attempt_import(key: &Key, deadline: Instant, timeout: Duration) -> Result<Imported, Failure> {
-    let key = *key;
-    let exporter = key.pid();
+fn attempt_import(target: &Target, deadline: Instant, timeout: Duration) -> Result<Imported, Failure> {
+    let exporter = target.exporter;
     let left = || deadline.saturating_duration_since(Instant::now());
 
-    let conn = Conn::connect(&key.broker_name(), left()).map_err(|e| match e.kind() {
+    let conn = Conn::connect(&target.name, left()).map_err(|e| match e.kind() {
         io::ErrorKind::ConnectionRefused | io::ErrorKind::NotFound => ipc_error(format!(
             "the exporting process {exporter} is gone (nothing serves its IPC keys any more); \
              a key is only valid while its exporter runs"
@@ -137,7 +160,7 @@ fn attempt_import(key: &Key, deadline: Instant, timeout: Duration) -> Result<Imp
         }
     };
     conn.set_write_timeout(Some(left())).map_err(|e| step("setting up the connection to", e))?;
-    conn.send(&Request::Import(key).encode(), &[]).map_err(|e| step("sending the request to", e))?;
+    conn.send(&target.request.encode(), &[]).map_err(|e| step("sending the request to", e))?;
     conn.set_read_timeout(Some(left())).map_err(|e| step("setting up the connection to", e))?;
     // Room for more than a reply, so that a longer message is reported as the wrong length.
     let mut buf = [0u8; 2 * REPLY_LEN];
@@ -166,7 +189,7 @@ fn attempt_import(key: &Key, deadline: Instant, timeout: Duration) -> Result<Imp
             reply.len, reply.offset
         ))));
     }
-    log::debug!(target: TARGET, "IPC: imported {key:?} ({kind:?}, {} bytes) from process {exporter}", reply.len);
+    log::debug!(target: TARGET, "IPC: imported {kind:?} ({} bytes) from process {exporter}", reply.len);
     Ok(Imported {
         kind,
         fd,
@@ -194,7 +217,8 @@ fn refusal(status: Status, exporter: u32) -> Option<AclError> {
         )),
         Status::NotPermitted => no_permission(format!(
             "process {me} is not allowed to import this key; the exporter (process {exporter}) must call \
-             aclrtNotifySetImportPid / aclrtIpcMemSetImportPid with its pid (aclrtDeviceGetBareTgid)"
+             aclrtNotifySetImportPid / aclrtIpcMemSetImportPid / aclrtMemSetPidToShareableHandle with its \
+             pid (aclrtDeviceGetBareTgid)"
         )),
         Status::OtherUser => no_permission(format!(
             "process {me} runs as another user than the exporter (process {exporter}); an export without \

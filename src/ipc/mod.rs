@@ -16,6 +16,11 @@
 //!   the importer died. The export's [`Importers`] count both, and are *orphaned* while an
 //!   importer has died and none is left (until the next import).
 //!
+//! A 64-bit shareable handle (`aclrtMemExportToShareableHandle`) cannot hold a key, so an export
+//! may also be *published* under a shareable id ([`publish`], [`shareable`]): the broker keeps the
+//! table from id to export and also listens on a directory socket named after its pid alone,
+//! where [`import_id`] asks; everything after the lookup is the same as for a key.
+//!
 //! The exporter's death closes the broker's socket: later imports fail with
 //! `ACL_ERROR_RT_IPC_ERROR`, and live importers see it on their link
 //! ([`ImportLink::exporter_gone`]). Nothing is ever created in the file system.
@@ -41,6 +46,7 @@ mod import;
 mod importers;
 pub(crate) mod key;
 mod offer;
+pub mod shareable;
 pub mod wire;
 
 use std::time::Duration;
@@ -66,6 +72,19 @@ pub fn export(offer: Offer) -> AclResult<Key> {
         )));
     }
     broker::running()?.export(offer)
+}
+
+/// Publishes the export `key` (of this process) under a 64-bit shareable id, which
+/// [`import_id`] accepts in place of the key text (see [`shareable`]). 107000 for a key this
+/// process does not export or has revoked, or that has an id already; 507022 if this process
+/// could not open its directory socket.
+pub fn publish(key: &Key) -> AclResult<u64> {
+    broker::owning(key)?.publish(key)
+}
+
+/// Imports the export published under shareable id `id`, waiting at most `timeout`.
+pub fn import_id(id: u64, timeout: Duration) -> AclResult<Imported> {
+    import::import_id(id, timeout)
 }
 
 /// Adds `pids` to the whitelist of `key` (`aclrtNotifySetImportPid`, `aclrtIpcMemSetImportPid`).

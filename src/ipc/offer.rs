@@ -10,11 +10,13 @@ use crate::sys::memfd::MemFd;
 pub enum ExportKind {
     Notify,
     Memory,
+    /// A physical allocation (`aclrtMallocPhysical`) shared by a shareable handle.
+    Physical,
 }
 
 #[derive(Debug)]
 /// What to export: `len` bytes at `offset` of `fd`, described as `kind` on `device` (and, for a
-/// notify, its id).
+/// notify, its id; for physical memory, its `aclrtMemAttr`, in the same field).
 pub struct Offer {
     pub kind: ExportKind,
     pub fd: Arc<MemFd>,

@@ -134,3 +134,25 @@ fn a_key_of_a_process_that_does_not_exist_is_an_ipc_error() {
     assert_eq!(err.code, ACL_ERROR_RT_IPC_ERROR);
     assert!(err.message.contains("is gone"), "{}", err.message);
 }
+
+#[test]
+fn a_published_export_is_imported_by_its_shareable_id() {
+    let (_, offer) = memory_offer(true);
+    let key = export(offer).unwrap();
+    let id = publish(&key).unwrap();
+    assert_eq!(shareable::exporter_of(id), Some(std::process::id()));
+    assert_eq!(publish(&key).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID, "one id per export");
+    assert_eq!(import_id(id, T).unwrap_err().code, ACL_ERROR_RT_NO_PERMISSION, "the whitelist decides");
+    allow_pids(&key, &[std::process::id() as i32]).unwrap();
+    let imported = import_id(id, T).unwrap();
+    assert_eq!((imported.kind, imported.offset, imported.len), (ExportKind::Memory, 4096, 4096));
+    assert_eq!(importers(&key), 1);
+    let err = import_id(id ^ 1, T).unwrap_err();
+    assert_eq!(err.code, ACL_ERROR_RT_PARAM_INVALID, "{}", err.message);
+    revoke(&key).unwrap();
+    assert!(import_id(id, T).unwrap_err().message.contains("revoked"));
+    assert_eq!(import_id(5, T).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID, "pid 0: no exporter");
+    // Pid 0x3fffff is the largest Linux allows, and only with pid_max at its limit: not running.
+    let gone = shareable::make_id(0x3f_ffff, 1).unwrap();
+    assert_eq!(import_id(gone, T).unwrap_err().code, ACL_ERROR_RT_IPC_ERROR);
+}

@@ -7,17 +7,25 @@
 //! offset size  field
 //!      0    4  magic "AsIP"
 //!      4    2  protocol version (1)
-//!      6    1  request: op (1 import, 2 release)      reply: status (see `Status`)
-//!      7    1  request: 0                             reply: kind (0 none, 1 notify, 2 memory)
+//!      6    1  request: op (1 import, 2 release,      reply: status (see `Status`)
+//!                  3 import by shareable id)
+//!      7    1  request: 0                             reply: kind (0 none, 1 notify, 2 memory,
+//!                                                                  3 physical memory)
 //! ```
 //!
 //! Request, importer to exporter (36 bytes):
 //! ```text
-//!      8    4  key pid      12    8  key token      20   16  key secret   (all zero for release)
+//! op 1:  8    4  key pid      12    8  key token      20   16  key secret   (all zero for release)
+//! op 3:  8    4  exporter pid 12    8  shareable id   20   16  zero
 //! ```
+//! Op 3 is how a 64-bit shareable handle (`aclrtMemExportToShareableHandle`) is imported: the
+//! importer knows only the id, and asks the exporter's directory socket (see `shareable.rs`);
+//! the broker finds the export the id was published for and decides as for op 1.
+//!
 //! Reply, exporter to importer (32 bytes), with the export's descriptor attached iff status is 0:
 //! ```text
-//!      8    4  device id (i32)      12    4  notify id      16    8  offset      24    8  length
+//!      8    4  device id (i32)      12    4  notify id (notify), memory attribute (physical)
+//!     16    8  offset      24    8  length
 //! ```
 //!
 //! The conversation: the importer sends `Import`; the exporter answers with one reply and, on
@@ -36,6 +44,7 @@ pub const REPLY_LEN: usize = 32;
 const HEADER_LEN: usize = 8;
 const OP_IMPORT: u8 = 1;
 const OP_RELEASE: u8 = 2;
+const OP_IMPORT_ID: u8 = 3;
 
 /// What an importer asks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +53,8 @@ pub enum Request {
     Import(Key),
     /// "I am done with the import this connection carries" (sent just before closing).
     Release,
+    /// "Give me the export process `pid` published under shareable id `id`."
+    ImportId { pid: u32, id: u64 },
 }
 
 /// The exporter's verdict on an import request.
@@ -119,12 +130,20 @@ impl Request {
         let op = match self {
             Request::Import(_) => OP_IMPORT,
             Request::Release => OP_RELEASE,
+            Request::ImportId { .. } => OP_IMPORT_ID,
         };
         header(&mut b, op, 0);
-        if let Request::Import(key) = self {
-            b[8..12].copy_from_slice(&key.pid().to_le_bytes());
-            b[12..20].copy_from_slice(&key.token().to_le_bytes());
-            b[20..36].copy_from_slice(&key.secret().to_le_bytes());
+        match self {
+            Request::Import(key) => {
+                b[8..12].copy_from_slice(&key.pid().to_le_bytes());
+                b[12..20].copy_from_slice(&key.token().to_le_bytes());
+                b[20..36].copy_from_slice(&key.secret().to_le_bytes());
+            }
+            Request::ImportId { pid, id } => {
+                b[8..12].copy_from_slice(&pid.to_le_bytes());
+                b[12..20].copy_from_slice(&id.to_le_bytes());
+            }
+            Request::Release => {}
         }
         b
     }
@@ -136,6 +155,9 @@ impl Request {
                 Ok(Request::Import(Key::new(le_u32(&b[8..12]), le_u64(&b[12..20]), le_u128(&b[20..36]))))
             }
             OP_RELEASE if b[7..].iter().all(|&x| x == 0) => Ok(Request::Release),
+            OP_IMPORT_ID if b[7] == 0 && b[20..].iter().all(|&x| x == 0) => {
+                Ok(Request::ImportId { pid: le_u32(&b[8..12]), id: le_u64(&b[12..20]) })
+            }
             op => Err(WireError::Op(op)),
         }
     }
@@ -159,6 +181,7 @@ impl Reply {
             0 => None,
             1 => Some(ExportKind::Notify),
             2 => Some(ExportKind::Memory),
+            3 => Some(ExportKind::Physical),
             k => return Err(WireError::Kind(k)),
         };
         match (status, kind) {
@@ -181,6 +204,7 @@ fn kind_byte(kind: ExportKind) -> u8 {
     match kind {
         ExportKind::Notify => 1,
         ExportKind::Memory => 2,
+        ExportKind::Physical => 3,
     }
 }
 
@@ -232,7 +256,7 @@ mod tests {
 
     #[test]
     fn requests_round_trip() {
-        for r in [Request::Import(key()), Request::Release] {
+        for r in [Request::Import(key()), Request::Release, Request::ImportId { pid: 77, id: u64::MAX - 1 }] {
             let bytes = r.encode();
             assert_eq!(bytes.len(), REQUEST_LEN);
             assert_eq!(Request::decode(&bytes).unwrap(), r);
@@ -289,13 +313,16 @@ mod tests {
         let mut b = Request::Release.encode();
         b[30] = 1;
         assert_eq!(Request::decode(&b), Err(WireError::Op(OP_RELEASE)), "release carries no key");
+        let mut b = Request::ImportId { pid: 1, id: 2 }.encode();
+        b[35] = 1;
+        assert_eq!(Request::decode(&b), Err(WireError::Op(OP_IMPORT_ID)), "an id request has no secret");
 
         let mut r = Reply::refusal(Status::Revoked).encode();
         r[6] = 200;
         assert_eq!(Reply::decode(&r), Err(WireError::Status(200)));
         let mut r = Reply::refusal(Status::Revoked).encode();
-        r[7] = 3;
-        assert_eq!(Reply::decode(&r), Err(WireError::Kind(3)));
+        r[7] = 4;
+        assert_eq!(Reply::decode(&r), Err(WireError::Kind(4)));
         r[7] = 1;
         assert_eq!(Reply::decode(&r), Err(WireError::Inconsistent("refusing")));
         let mut r = Reply::refusal(Status::Ok).encode();

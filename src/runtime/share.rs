@@ -15,6 +15,9 @@
 //!   imports of its key fail with 107000. Existing imports keep working on the shared pages.
 //! - An exported notify moves to a memory file of its own, the only thing an importer is
 //!   handed (no neighbouring notify is reachable through it).
+//! - Shareable handles of physical memory (`aclrtMemExportToShareableHandle` and friends) are
+//!   one more kind of export on the same broker, with the same whitelist and lifeline: see
+//!   "Shareable handles" below.
 //! - Importers come and go without effect on each other: a wait with a time-out ends with a
 //!   record or its time-out, whoever dies. A wait without limit ends with 507022 while an
 //!   importer has died and none is left (it would otherwise hang); a new import re-arms it.
@@ -24,7 +27,7 @@
 //!   (the import still works; peer access to it cannot be enabled).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use super::memory;
@@ -270,4 +273,297 @@ pub fn close_memory(key: &str) -> AclResult<()> {
         return ipc::revoke(&export.key);
     }
     Err(invalid("this process neither exported nor imported that key (or closed it already)"))
+}
+
+// ---- shareable handles (physical memory) ----
+//
+// Rules (the vendor's, and our choices where it is silent):
+// - Only this process's own allocations are exported (an imported one: 107000), host physical
+//   memory (fabric memory) too, which stays host memory in the importer; each at most once, whichever type (107000 the second time: the vendor's one-to-one rule).
+// - Export flags: ACL_RT_VMM_EXPORT_FLAG_DEFAULT (only pids given to
+//   aclrtMemSetPidToShareableHandle may import, by the kernel's word) or ..._DISABLE_PID_VALIDATION
+//   (any process of the same user); others 107000.
+// - The 64-bit handle is a shareable id (`ipc::shareable`); the fabric handle (128 bytes) holds
+//   a marker and the export's full IPC key. Both are plain data for any channel. The fabric type
+//   works on every product here: all processes share one host.
+// - Importing needs a valid device id (107001); importing a handle of this very process is 207000
+//   (the vendor supports sharing across processes only); importing the same handle again while
+//   the first import's handle is live is 107000 (one-to-one). Not supported (207000) in a virtual
+//   instance and on products without IPC import, for export and import alike.
+// - Freeing the exported handle withdraws the export: later imports fail with 107000. An
+//   exporter that has died fails them with 507022 at once (nothing serves its socket any more).
+
+const VMM_EXPORT_NO_PID_CHECK: u64 = 0x1;
+/// The device an export of host physical memory names.
+const HOST_DEVICE: i32 = -1;
+/// First bytes of a fabric handle made here, so a blob of another origin is recognised as such.
+const FABRIC_MAGIC: &[u8; 8] = b"AsFab\x01\0\0";
+/// Size of `aclrtMemFabricHandle`.
+pub const FABRIC_HANDLE_SIZE: usize = 128;
+
+/// A shareable handle as the caller holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shareable {
+    /// `ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT`: the 64-bit id.
+    Id(u64),
+    /// `ACL_MEM_SHARE_HANDLE_TYPE_FABRIC`: the key the 128-byte blob carries.
+    Fabric(Key),
+}
+
+impl Shareable {
+    /// The 128 bytes of a fabric handle for `key`.
+    pub fn fabric_bytes(key: &Key) -> [u8; FABRIC_HANDLE_SIZE] {
+        let mut b = [0u8; FABRIC_HANDLE_SIZE];
+        b[..8].copy_from_slice(FABRIC_MAGIC);
+        let text = key.to_string();
+        b[8..8 + text.len()].copy_from_slice(text.as_bytes());
+        b
+    }
+
+    /// Reads a fabric handle's bytes; 107000 for bytes this library did not write.
+    pub fn from_fabric(b: &[u8; FABRIC_HANDLE_SIZE]) -> AclResult<Shareable> {
+        if &b[..8] != FABRIC_MAGIC {
+            return Err(invalid(
+                "this aclrtMemFabricHandle was not written by aclrtMemExportToShareableHandleV2",
+            ));
+        }
+        let text = &b[8..];
+        let end = text.iter().position(|&c| c == 0).unwrap_or(text.len());
+        let text =
+            std::str::from_utf8(&text[..end]).map_err(|_| invalid("the fabric handle's key is not text"))?;
+        Ok(Shareable::Fabric(Key::parse(text)?))
+    }
+
+    fn exporter(&self) -> Option<u32> {
+        match self {
+            Shareable::Id(id) => ipc::shareable::exporter_of(*id),
+            Shareable::Fabric(key) => Some(key.pid()),
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Shareable::Id(id) => format!("id:{id:x}"),
+            Shareable::Fabric(key) => key.to_string(),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Handles {
+    /// Exported 64-bit ids and the keys behind them (while the allocation lives).
+    exports: BTreeMap<u64, (Key, Weak<memory::Physical>)>,
+    /// What this process imported, so the same handle is not imported twice at once.
+    imports: BTreeMap<String, Weak<memory::Physical>>,
+}
+
+static HANDLES: Mutex<Option<Handles>> = Mutex::new(None);
+
+fn with_handles<R>(f: impl FnOnce(&mut Handles) -> R) -> R {
+    let mut g = sync::lock(&HANDLES);
+    f(g.get_or_insert_with(Handles::default))
+}
+
+fn live(w: &Weak<memory::Physical>) -> bool {
+    w.upgrade().is_some_and(|p| p.is_live())
+}
+
+fn check_sharing_supported(what: &str, s: &Settings) -> AclResult<()> {
+    check_import_supported(what, s)
+}
+
+/// `aclrtMemExportToShareableHandle` (`fabric` false) / `...V2`: exports `p` once.
+pub fn export_physical(
+    p: &Arc<memory::Physical>,
+    flags: u64,
+    fabric: bool,
+    s: &Settings,
+) -> AclResult<Shareable> {
+    if flags & !VMM_EXPORT_NO_PID_CHECK != 0 {
+        return Err(invalid(format!(
+            "export flags {flags:#x}: use ACL_RT_VMM_EXPORT_FLAG_DEFAULT (0) or ..._DISABLE_PID_VALIDATION (1)"
+        )));
+    }
+    check_sharing_supported("shareable handles", s)?;
+    if p.imported {
+        return Err(invalid(
+            "this physical memory was imported from another process; only its owner exports it",
+        ));
+    }
+    // Host physical memory (fabric memory) is exported too, described as device -1; a device
+    // is named by its physical id, the one that means the same device in every process.
+    let device = match p.device() {
+        Some(d) => device_ids::shared_id(d, s)?,
+        None => HOST_DEVICE,
+    };
+    if p.export().is_some() {
+        return Err(invalid(
+            "this physical memory handle was exported already (one shareable handle per handle)",
+        ));
+    }
+    let key = ipc::export(Offer {
+        kind: ExportKind::Physical,
+        fd: p.file(),
+        offset: 0,
+        len: p.len as u64,
+        device,
+        notify_id: p.props.attr as u32,
+        validate_pid: flags & VMM_EXPORT_NO_PID_CHECK == 0,
+        importers: Arc::default(),
+    })?;
+    let shared = if fabric {
+        Shareable::Fabric(key)
+    } else {
+        match ipc::publish(&key) {
+            Ok(id) => Shareable::Id(id),
+            Err(e) => {
+                let _ = ipc::revoke(&key);
+                return Err(e);
+            }
+        }
+    };
+    if !p.set_export(key) {
+        // Another thread exported it meanwhile: this export goes.
+        let _ = ipc::revoke(&key);
+        return Err(invalid(
+            "this physical memory handle was exported already (one shareable handle per handle)",
+        ));
+    }
+    if let Shareable::Id(id) = shared {
+        with_handles(|h| {
+            h.exports.retain(|_, (_, w)| live(w));
+            h.exports.insert(id, (key, Arc::downgrade(p)));
+        });
+    }
+    Ok(shared)
+}
+
+/// `aclrtMemSetPidToShareableHandle` / `...V2`: whitelists `pids` for an export of this process.
+pub fn allow_shareable_pids(handle: Shareable, pids: &[i32]) -> AclResult<()> {
+    let key = match handle {
+        Shareable::Id(id) => with_handles(|h| h.exports.get(&id).map(|(k, _)| *k)).ok_or_else(|| {
+            invalid(format!(
+                "{id:#x} is not a shareable handle this process exported (or its memory was freed)"
+            ))
+        })?,
+        Shareable::Fabric(key) => key,
+    };
+    ipc::allow_pids(&key, pids)
+}
+
+/// `aclrtMemImportFromShareableHandle` / `...V2`: the allocation another process exported, as a
+/// physical memory handle of this process on `device`.
+/// `device` `None` imports it on the exporter's device.
+pub fn import_physical(handle: Shareable, device: Option<i32>, s: &Settings) -> AclResult<u64> {
+    check_sharing_supported("shareable handles", s)?;
+    if let Some(d) = device {
+        device::check_id(d, s)?;
+    }
+    let exporter = handle.exporter().ok_or_else(|| invalid("this value is not a shareable handle"))?;
+    if exporter == std::process::id() {
+        return Err(AclError::new(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "this shareable handle was exported by this process: shareable handles are imported by other \
+             processes only (use the physical memory handle itself here)",
+        ));
+    }
+    let name = handle.name();
+    if with_handles(|h| h.imports.get(&name).is_some_and(live)) {
+        return Err(invalid(
+            "this shareable handle is imported in this process already; use its handle (or free it first)",
+        ));
+    }
+    let got = match handle {
+        Shareable::Id(id) => ipc::import_id(id, IMPORT_TIMEOUT)?,
+        Shareable::Fabric(key) => ipc::import(&key.to_string(), IMPORT_TIMEOUT)?,
+    };
+    if got.kind != ExportKind::Physical {
+        return Err(invalid("this key names a notify or IPC memory, not physical memory"));
+    }
+    let len = usize::try_from(got.len).map_err(|_| invalid("imported length too large"))?;
+    let device = match (got.device, device) {
+        (HOST_DEVICE, _) => None,
+        (_, Some(d)) => Some(d),
+        (theirs, None) => Some(device_ids::from_shared_id(theirs, s).ok_or_else(|| {
+            AclError::new(
+                ACL_ERROR_RT_INVALID_DEVICEID,
+                format!(
+                    "the memory is on physical device {theirs}, which ASCEND_RT_VISIBLE_DEVICES hides from                      this process: import it onto a device you see (the V2 call's deviceId)"
+                ),
+            )
+        })?),
+    };
+    let (h, phys) = memory::adopt_physical(device, got.notify_id as i32, got.fd, len, got.link)?;
+    with_handles(|hs| {
+        hs.imports.retain(|_, w| live(w));
+        hs.imports.insert(name, Arc::downgrade(&phys));
+    });
+    Ok(h)
+}
+
+#[cfg(test)]
+mod shareable_tests {
+    use super::*;
+    use crate::config::from_env;
+    use crate::runtime::memory::{Limits, Location, PHYSICALS, Props};
+
+    fn settings(env: &'static [(&'static str, &'static str)]) -> Settings {
+        from_env(|name| env.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned()))
+    }
+
+    fn physical(s: &Settings) -> Arc<memory::Physical> {
+        let props =
+            Props { handle_type: 0, allocation_type: 0, attr: 5, location: Location { kind: 1, id: 7 } };
+        let h = memory::malloc_physical(1, &props, 0, &Limits::of(s), s).unwrap();
+        PHYSICALS.get(h).unwrap()
+    }
+
+    #[test]
+    fn fabric_handles_round_trip_and_foreign_bytes_are_refused() {
+        let key = Key::new(0x4d2, 7, 0xfeed);
+        let bytes = Shareable::fabric_bytes(&key);
+        assert_eq!(Shareable::from_fabric(&bytes).unwrap(), Shareable::Fabric(key));
+        let mut junk = bytes;
+        junk[0] = b'x';
+        assert_eq!(Shareable::from_fabric(&junk).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        let mut cut = bytes;
+        cut[20] = 0;
+        assert_eq!(Shareable::from_fabric(&cut).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+    }
+
+    #[test]
+    fn sharing_is_not_supported_in_virtual_instances_or_on_atlas_200i_500_a2() {
+        for env in [&[("ASCENDLESS_VIRTUAL_INSTANCE", "1")][..], &[("ASCENDLESS_SOC", "Ascend310B1")]] {
+            let s = settings(env);
+            let p = physical(&s);
+            assert_eq!(export_physical(&p, 0, false, &s).unwrap_err().code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            let id = ipc::shareable::make_id(1, 2).unwrap();
+            assert_eq!(
+                import_physical(Shareable::Id(id), Some(0), &s).unwrap_err().code,
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+            );
+            p.free().unwrap();
+        }
+    }
+
+    #[test]
+    fn an_export_is_made_once_and_withdrawn_by_the_last_free() {
+        let s = settings(&[]);
+        let p = physical(&s);
+        let Shareable::Id(id) = export_physical(&p, 0, false, &s).unwrap() else { panic!("an id") };
+        assert_eq!(ipc::shareable::exporter_of(id), Some(std::process::id()));
+        assert_eq!(export_physical(&p, 0, true, &s).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(export_physical(&p, 2, false, &s).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        allow_shareable_pids(Shareable::Id(id), &[1]).unwrap();
+        assert_eq!(
+            import_physical(Shareable::Id(id), Some(0), &s).unwrap_err().code,
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "not from this very process"
+        );
+        let key = p.export().unwrap();
+        assert_eq!(ipc::importers(&key), 0);
+        p.free().unwrap();
+        let e = allow_shareable_pids(Shareable::Id(id), &[1]).unwrap_err();
+        assert!(e.message.contains("revoked"), "{}", e.message);
+    }
 }

@@ -5,6 +5,8 @@
 //! - [`memfd::MemFd`]: an anonymous shareable file (the backing of every allocation, so a later
 //!   IPC layer can hand the descriptor to another process);
 //! - [`mapping::Mapping`]: a shared mapping of such a file at a chosen alignment;
+//! - [`reservation::Reservation`]: inaccessible address space into which files are mapped at
+//!   chosen places (virtual memory management);
 //! - [`span::RawSpan`]: a byte range some owner promises is valid, the one way the safe core
 //!   moves bytes between mappings and user memory;
 //! - [`socket::Listener`] / [`socket::Conn`]: abstract-namespace Unix sockets that carry IPC
@@ -20,6 +22,7 @@ pub mod futex;
 pub mod mapping;
 pub mod memfd;
 pub(crate) mod random;
+pub mod reservation;
 pub(crate) mod safe_copy;
 pub mod socket;
 pub mod span;

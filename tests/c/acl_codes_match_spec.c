@@ -46,6 +46,31 @@ _Static_assert(sizeof(aclError) == sizeof(int), "aclError is int");
 _Static_assert(sizeof(aclrtMemcpyKind) == sizeof(int), "enums are int-sized");
 _Static_assert(sizeof(aclrtServerPid) == 24, "aclrtServerPid layout");
 
+/* Virtual memory management and shareable handles (acl_rt.h). */
+#include <stddef.h>
+SAME(ACL_RT_VMM_EXPORT_FLAG_DEFAULT, 0x0UL); SAME(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, 0x1UL);
+SAME(ACL_MEM_LOCATION_TYPE_HOST, 0); SAME(ACL_MEM_LOCATION_TYPE_DEVICE, 1);
+SAME(ACL_MEM_LOCATION_TYPE_UNREGISTERED, 2); SAME(ACL_MEM_LOCATION_TYPE_MANAGED, 3);
+SAME(ACL_MEM_LOCATION_TYPE_HOST_NUMA, 4); SAME(ACL_MEM_ALLOCATION_TYPE_PINNED, 0);
+SAME(ACL_MEM_HANDLE_TYPE_NONE, 0); SAME(ACL_MEM_HANDLE_TYPE_POSIX, 2);
+SAME(ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 1); SAME(ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, 2);
+SAME(ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM, 0); SAME(ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED, 1);
+SAME(ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF, 0xFFFF);
+SAME(ACL_RT_MEM_ACCESS_FLAGS_NONE, 0); SAME(ACL_RT_MEM_ACCESS_FLAGS_READ, 1); SAME(ACL_RT_MEM_ACCESS_FLAGS_READWRITE, 3);
+SAME(ACL_HBM_MEM_HUGE1G, 10); SAME(ACL_HBM_MEM_P2P_HUGE1G, 11); SAME(ACL_MEM_NORMAL, 12); SAME(ACL_MEM_HUGE, 13);
+SAME(ACL_MEM_HUGE1G, 14); SAME(ACL_MEM_P2P_NORMAL, 15); SAME(ACL_MEM_P2P_HUGE, 16); SAME(ACL_MEM_P2P_HUGE1G, 17);
+_Static_assert(sizeof(aclrtDrvMemHandle) == sizeof(void *), "aclrtDrvMemHandle is a pointer");
+_Static_assert(sizeof(aclrtMemLocation) == 8, "aclrtMemLocation layout");
+_Static_assert(offsetof(aclrtMemLocation, type) == 4, "aclrtMemLocation layout");
+_Static_assert(sizeof(aclrtPhysicalMemProp) == 32, "aclrtPhysicalMemProp layout");
+_Static_assert(offsetof(aclrtPhysicalMemProp, memAttr) == 8, "aclrtPhysicalMemProp layout");
+_Static_assert(offsetof(aclrtPhysicalMemProp, location) == 12, "aclrtPhysicalMemProp layout");
+_Static_assert(offsetof(aclrtPhysicalMemProp, reserve) == 24, "aclrtPhysicalMemProp layout");
+_Static_assert(sizeof(aclrtMemAccessDesc) == 24, "aclrtMemAccessDesc layout");
+_Static_assert(offsetof(aclrtMemAccessDesc, location) == 4, "aclrtMemAccessDesc layout");
+_Static_assert(offsetof(aclrtMemAccessDesc, rsv) == 12, "aclrtMemAccessDesc layout");
+_Static_assert(sizeof(aclrtMemFabricHandle) == 128, "aclrtMemFabricHandle layout");
+
 int is_repeat(aclError e);
 int is_repeat(aclError e) {
     switch (e) {

@@ -40,7 +40,7 @@ unsafe fn write_key(buf: *mut c_char, len: usize, key: &str) -> AclResult<()> {
 ///
 /// # Safety
 /// `pid` is NULL or points to `num` readable `int32_t`.
-unsafe fn read_pids<'a>(pid: *const i32, num: usize) -> AclResult<&'a [i32]> {
+pub(crate) unsafe fn read_pids<'a>(pid: *const i32, num: usize) -> AclResult<&'a [i32]> {
     if num == 0 {
         return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "pid must be a non-empty array"));
     }

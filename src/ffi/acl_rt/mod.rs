@@ -17,6 +17,7 @@ pub mod memory;
 pub mod notify;
 pub mod pointer;
 pub mod stream;
+pub mod vmm;
 
 use std::ffi::c_void;
 
@@ -29,13 +30,6 @@ pub struct aclrtServerPid {
     pub sdid: u32,
     pub pid: *mut i32,
     pub num: usize,
-}
-
-/// A fabric handle of physical memory, as exported for another process to import (the
-/// vendor's layout: 128 bytes). `adxl::ShareableHandle` is this type.
-#[repr(C)]
-pub struct aclrtMemFabricHandle {
-    pub data: [u8; 128],
 }
 
 /// Direction of an `aclrtMemcpy`.
@@ -51,7 +45,8 @@ pub enum aclrtMemcpyKind {
     ACL_MEMCPY_INTER_DEVICE_TO_DEVICE = 7,
 }
 
-/// What `aclrtGetMemInfo` reports on.
+/// A kind of memory: what `aclrtGetMemInfo` reports on (0..=9), and the kind of a physical
+/// allocation (`aclrtPhysicalMemProp.memAttr`).
 #[repr(C)]
 pub enum aclrtMemAttr {
     ACL_DDR_MEM = 0,

@@ -10,7 +10,7 @@ use crate::error::acl_codes::aclError;
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::ffi::acl_call;
 use crate::ffi::ptr::{self, Out, null_argument};
-use crate::runtime::memory::{self, Component, Location};
+use crate::runtime::memory::{self, Component, PtrLocation};
 use crate::runtime::{context, device};
 
 /// `aclrtCheckMemType` type: device memory (`aclrtMalloc`, imported IPC memory).
@@ -78,11 +78,11 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
         let out = unsafe { Out::new(attributes, "attributes") }?;
         let info = memory::attributes_of(ptr.addr());
         let location = match info.kind.location() {
-            Location::Host => aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_HOST, 0),
-            Location::Device(d) => {
+            PtrLocation::Host => aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_HOST, 0),
+            PtrLocation::Device(d) => {
                 aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_DEVICE, d.unsigned_abs())
             }
-            Location::Unregistered => {
+            PtrLocation::Unregistered => {
                 aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0)
             }
         };

@@ -19,6 +19,10 @@ pub enum Origin {
     /// Mapped from another process's export: released by the IPC layer, never by `aclrtFree`,
     /// and not counted against this process's device capacity.
     Imported,
+    /// A physical allocation mapped into reserved address space (`aclrtMapMem`): released by
+    /// `aclrtUnmapMem`; the physical allocation, not the mapping, counts against the capacity.
+    /// `imported` when the physical allocation came from another process's shareable handle.
+    Mapped { imported: bool },
 }
 
 /// One live allocation.
@@ -101,6 +105,22 @@ pub fn map_file(
     };
     let start = user.as_ref().map_or(runtime.addr(), Mapping::addr);
     Ok(Allocation { start, len, placement, origin, page_size: align, fd, runtime, _user: user })
+}
+
+/// The registry's record of `len` bytes of `fd` (from offset 0) that a virtual-memory mapping
+/// shows the user at `start`: the user's view belongs to the reservation, so the allocation
+/// holds only the runtime's own read-write view of the same file.
+pub fn map_view(
+    placement: Placement,
+    imported: bool,
+    fd: Arc<MemFd>,
+    len: usize,
+    start: usize,
+    page_size: usize,
+) -> AclResult<Allocation> {
+    let runtime = Arc::new(Mapping::shared_rw_at(&fd, 0, len, 0).map_err(|e| os_failure(len, e))?);
+    let origin = Origin::Mapped { imported };
+    Ok(Allocation { start, len, placement, origin, page_size, fd, runtime, _user: None })
 }
 
 fn os_failure(len: usize, e: io::Error) -> AclError {

@@ -60,11 +60,19 @@
 //! silent are in `docs/memory.md`.
 //!
 //! Device ids are not checked here: the device layer resolves and validates them first.
+//!
+//! # Virtual memory
+//! Reservations, physical allocations and their mappings (`aclrtReserveMemAddress`,
+//! `aclrtMallocPhysical`, `aclrtMapMem`, ...) are in `vmm.rs` and `physical.rs`; a mapped range
+//! is recorded in the same registry as device memory of its allocation's device (pinned host
+//! memory for host allocations), so every API above treats it as such. Its rules are in
+//! `vmm.rs`.
 
 mod allocation;
 mod copy;
 mod host_register;
 mod limits;
+mod physical;
 mod placement;
 mod policy;
 mod ranges;
@@ -73,15 +81,18 @@ mod registry;
 #[cfg(test)]
 mod tests;
 mod usage;
+mod vmm;
 
 pub use copy::{CopyPlan, FillPlan, ReadyCopy, ReadyFill};
 pub use host_register::HostFlags;
 pub use limits::Limits;
+pub use physical::{Location, PHYSICALS, Physical, Props};
 pub use placement::{AllocKind, Placement};
-pub use ranges::{Location, MEM_TYPE_DEV, MEM_TYPE_DVPP, MEM_TYPE_RSVD, RangeInfo, RangeKind};
+pub use ranges::{Location as PtrLocation, MEM_TYPE_DEV, MEM_TYPE_DVPP, MEM_TYPE_RSVD, RangeInfo, RangeKind};
 pub use registration::{engine_reaches_registered_memory, flags_v1, flags_v2};
 pub use registry::Backing;
 pub use usage::Component;
+pub use vmm::{ACCESS_NONE, ACCESS_READ, ACCESS_READWRITE};
 
 pub use crate::sys::memfd::MemFd;
 pub use crate::sys::span::{HostRange, RawSpan};
@@ -199,4 +210,103 @@ pub fn usage_by_component(device: i32) -> Vec<Component> {
 /// mapped while it exists.
 pub fn runtime_span(addr: usize, len: usize) -> Option<RawSpan> {
     REGISTRY.find(addr)?.runtime_span(addr, len)
+}
+
+// ---- virtual memory management ----
+
+/// `aclrtMemGetAllocationGranularity`.
+pub fn granularity(props: &Props, option: i32) -> AclResult<usize> {
+    vmm::granularity(props, option)
+}
+
+/// `aclrtMallocPhysical` on the machine `s` describes: returns the new handle.
+pub fn malloc_physical(
+    size: usize,
+    props: &Props,
+    flags: u64,
+    limits: &Limits,
+    s: &crate::config::Settings,
+) -> AclResult<u64> {
+    vmm::malloc_physical(&REGISTRY, size, props, flags, limits.capacity, s)
+}
+
+/// Makes another process's physical allocation (`len` bytes of `fd`) a handle of this process
+/// on `device` (`None`: host memory); the import's lifeline goes with it. Returns the handle and
+/// the allocation.
+pub fn adopt_physical(
+    device: Option<i32>,
+    attr: i32,
+    fd: MemFd,
+    len: usize,
+    link: crate::ipc::ImportLink,
+) -> AclResult<(u64, std::sync::Arc<Physical>)> {
+    vmm::adopt_physical(device, attr, fd, len, link)
+}
+
+/// `aclrtReserveMemAddress` (`no_uc` false) or `aclrtReserveMemAddressNoUCMemory` (true).
+pub fn reserve_address(
+    size: usize,
+    alignment: usize,
+    expect: usize,
+    flags: u64,
+    no_uc: bool,
+) -> AclResult<usize> {
+    vmm::reserve(size, alignment, expect, flags, no_uc)
+}
+
+/// `aclrtReleaseMemAddress`.
+pub fn release_address(addr: usize) -> AclResult<()> {
+    vmm::release(addr)
+}
+
+/// `aclrtMapMem` (`no_access` false) or `aclrtMemMapNoAccess` (true); `strict` as
+/// [`Limits::strict`].
+#[allow(clippy::too_many_arguments)]
+pub fn map_mem(
+    addr: usize,
+    size: usize,
+    offset: usize,
+    phys: &std::sync::Arc<Physical>,
+    flags: u64,
+    no_access: bool,
+    strict: bool,
+) -> AclResult<()> {
+    vmm::map(&REGISTRY, addr, size, offset, phys, flags, no_access, strict)
+}
+
+/// `aclrtUnmapMem`.
+pub fn unmap_mem(addr: usize) -> AclResult<()> {
+    vmm::unmap(&REGISTRY, addr)
+}
+
+/// `aclrtMemSetAccess`: `(flags, location)` pairs for the mapping at `addr`.
+pub fn set_access(
+    addr: usize,
+    size: usize,
+    descs: &[(u32, Location)],
+    strict: bool,
+    s: &crate::config::Settings,
+) -> AclResult<()> {
+    vmm::set_access(addr, size, descs, strict, s)
+}
+
+/// `aclrtMemGetAccess`.
+pub fn get_access(addr: usize, location: Location, s: &crate::config::Settings) -> AclResult<u32> {
+    vmm::get_access(addr, location, s)
+}
+
+/// `aclrtMemRetainAllocationHandle`.
+pub fn retain_handle(addr: usize) -> AclResult<u64> {
+    vmm::retain(addr)
+}
+
+/// `aclrtMemGetAddressRange`: the start and length of the allocation or mapping holding
+/// `addr` (`aclrtMalloc`, `aclrtMallocHost`, imported IPC memory, or a virtual-memory mapping).
+pub fn address_range(addr: usize) -> AclResult<(usize, usize)> {
+    REGISTRY.find(addr).map(|a| (a.start, a.len)).ok_or_else(|| {
+        crate::error::AclError::new(
+            crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID,
+            format!("{addr:#x} is not inside memory of this runtime (aclrtMalloc, aclrtMallocHost, a mapped reservation)"),
+        )
+    })
 }

@@ -23,8 +23,9 @@ const MEM_TYPE_ALL: u32 = MEM_TYPE_DEV | MEM_TYPE_DVPP | MEM_TYPE_RSVD;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeKind {
     /// Device memory of `device`: from `aclrtMalloc`, or another process's memory imported
-    /// with `aclrtIpcMemImportByKey` (`imported`).
-    Device { device: i32, imported: bool },
+    /// with `aclrtIpcMemImportByKey` or a shareable handle (`imported`); `reserved` when it is
+    /// a physical allocation mapped into a reservation (`aclrtMapMem`).
+    Device { device: i32, imported: bool, reserved: bool },
     /// Pinned host memory from `aclrtMallocHost`.
     PinnedHost,
     /// The caller's host memory registered with `aclrtHostRegister` / `aclrtHostRegisterV2`.
@@ -66,11 +67,13 @@ impl RangeKind {
     }
 
     /// Whether memory of this kind is one of the `ACL_RT_MEM_TYPE_*` bits in `mem_type`.
-    /// Device memory (owned or imported) is `ACL_RT_MEM_TYPE_DEV`; there is no DVPP memory
-    /// here, and reservations (`ACL_RT_MEM_TYPE_RSVD`) are the virtual-memory family's kind.
+    /// Device memory (owned or imported) is `ACL_RT_MEM_TYPE_DEV`, and device memory mapped
+    /// into a reservation is also `ACL_RT_MEM_TYPE_RSVD`; there is no DVPP memory here.
     fn is_mem_type(self, mem_type: u32) -> bool {
         match self {
-            RangeKind::Device { .. } => mem_type & MEM_TYPE_DEV != 0,
+            RangeKind::Device { reserved, .. } => {
+                mem_type & MEM_TYPE_DEV != 0 || (reserved && mem_type & MEM_TYPE_RSVD != 0)
+            }
             RangeKind::PinnedHost | RangeKind::RegisteredHost(_) | RangeKind::Unregistered => false,
         }
     }
@@ -84,7 +87,12 @@ impl Registry {
         if let Some(a) = self.find(addr) {
             let kind = match a.placement {
                 Placement::Device(device) => {
-                    RangeKind::Device { device, imported: a.origin == Origin::Imported }
+                    let (imported, reserved) = match a.origin {
+                        Origin::Imported => (true, false),
+                        Origin::Mapped { imported } => (imported, true),
+                        Origin::Owned => (false, false),
+                    };
+                    RangeKind::Device { device, imported, reserved }
                 }
                 Placement::Host => RangeKind::PinnedHost,
             };
@@ -145,14 +153,17 @@ mod tests {
         reg.register_host(USER, 5000, MAPPED, 0).unwrap();
 
         let at = |a| reg.attributes_of(a);
-        assert_eq!(at(huge + 99).kind, RangeKind::Device { device: 5, imported: false });
+        assert_eq!(at(huge + 99).kind, RangeKind::Device { device: 5, imported: false, reserved: false });
         assert_eq!(at(huge).page_size, HUGE_PAGE);
         assert_eq!(at(huge).range, Some((huge, HUGE_PAGE)));
         assert_eq!(at(normal).page_size, page_size());
         assert_eq!(at(normal).kind.location(), Location::Device(6));
         assert_eq!(at(host + 50).kind, RangeKind::PinnedHost);
         assert_eq!(at(host).kind.location(), Location::Host);
-        assert_eq!(at(imported + 8191).kind, RangeKind::Device { device: 7, imported: true });
+        assert_eq!(
+            at(imported + 8191).kind,
+            RangeKind::Device { device: 7, imported: true, reserved: false }
+        );
         assert_eq!(at(USER + 4999).kind, RangeKind::RegisteredHost(MAPPED));
         assert_eq!(at(USER).kind.location(), Location::Host);
         assert_eq!(at(USER + 5000).kind, RangeKind::Unregistered);

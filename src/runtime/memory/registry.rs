@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-use super::allocation::{Allocation, Origin, invalid, map_file, map_new};
+use super::allocation::{Allocation, Origin, invalid, map_file, map_new, map_view};
 use super::host_register::HostRegistrations;
 use super::limits::Limits;
 use super::placement::{AllocKind, Placement};
@@ -113,6 +113,54 @@ impl Registry {
         Ok(())
     }
 
+    /// Counts a physical allocation (`aclrtMallocPhysical`) of `len` bytes against `device`'s
+    /// capacity, as `aclrtMalloc` memory is; [`Registry::uncharge`] gives it back.
+    pub fn charge(&self, device: i32, len: u64, capacity: u64) -> AclResult<()> {
+        self.reserve(device, len, capacity)
+    }
+
+    pub fn uncharge(&self, device: i32, len: u64) {
+        self.unreserve(device, len);
+    }
+
+    /// Records `len` bytes of `fd` shown to the user at `start` (inside a reservation) as memory
+    /// of `placement` with pages of `page_size` (the allocation's granularity), so copies, fills,
+    /// IPC export and the engine treat it as such. 107000 if
+    /// the range overlaps a live allocation.
+    pub fn register_mapped(
+        &self,
+        placement: Placement,
+        imported: bool,
+        fd: Arc<MemFd>,
+        len: usize,
+        start: usize,
+        page_size: usize,
+    ) -> AclResult<()> {
+        let end =
+            start.checked_add(len).ok_or_else(|| invalid(format!("{len} bytes at {start:#x} overflow")))?;
+        let alloc = map_view(placement, imported, fd, len, start, page_size)?;
+        let mut inner = sync::lock(&self.inner);
+        if let Some((_, a)) = inner.live.range(..end).next_back().filter(|(_, a)| a.end() > start) {
+            return Err(invalid(format!("{start:#x}..{end:#x} overlaps the allocation at {:#x}", a.start)));
+        }
+        inner.live.insert(start, Arc::new(alloc));
+        Ok(())
+    }
+
+    /// Forgets a range recorded by [`Registry::register_mapped`] (`aclrtUnmapMem`); the
+    /// runtime's view is unmapped once no queued copy holds it.
+    pub fn unregister_mapped(&self, start: usize) -> AclResult<()> {
+        let mut inner = sync::lock(&self.inner);
+        match inner.live.get(&start) {
+            Some(a) if matches!(a.origin, Origin::Mapped { .. }) => {}
+            _ => return Err(invalid(format!("{start:#x} is not the start of a virtual memory mapping"))),
+        }
+        let alloc = remove(&mut inner, start);
+        drop(inner);
+        drop(alloc);
+        Ok(())
+    }
+
     fn unreserve(&self, device: i32, len: u64) {
         if let Some(used) = sync::lock(&self.inner).usage.get_mut(&device) {
             *used = used.saturating_sub(len);
@@ -137,6 +185,10 @@ impl Registry {
         let mut inner = sync::lock(&self.inner);
         let Some(alloc) = containing(&inner.live, addr) else {
             return Err(invalid(match freed_at(&inner.freed, addr) {
+                Some(f) if matches!(f.origin, Origin::Mapped { .. }) => format!(
+                    "{addr:#x} was virtual memory mapped with aclrtMapMem and already unmapped with \
+                     aclrtUnmapMem; it is not an allocation of aclrtMalloc"
+                ),
                 Some(f) if f.origin == Origin::Imported => format!(
                     "{addr:#x} was IPC memory imported with aclrtIpcMemImportByKey and already released \
                      with aclrtIpcMemClose; this process never allocated it, so there is nothing to free"
@@ -152,6 +204,14 @@ impl Registry {
             return Err(invalid(format!(
                 "{addr:#x} is IPC memory imported with aclrtIpcMemImportByKey (mapped at {:#x}), not \
                  an allocation of this process: release it with aclrtIpcMemClose(key), not {api}",
+                alloc.start
+            )));
+        }
+        if let Origin::Mapped { .. } = alloc.origin {
+            return Err(invalid(format!(
+                "{addr:#x} is virtual memory mapped with aclrtMapMem (mapping at {:#x}), not an \
+                 allocation of {from}: unmap it with aclrtUnmapMem, then release the physical memory \
+                 with aclrtFreePhysical and the addresses with aclrtReleaseMemAddress",
                 alloc.start
             )));
         }
@@ -281,7 +341,7 @@ impl Registry {
             start: a.start,
             len: a.len,
             fd: a.file(),
-            imported: a.origin == Origin::Imported,
+            imported: matches!(a.origin, Origin::Imported | Origin::Mapped { imported: true }),
         })
     }
 }
