@@ -145,8 +145,10 @@ AdxlStatus ascendless_free_mem(void *ptr);
  (`adxl::AdxlEngine::ExportToShareableHandle`): `addr` must be the start of an allocation
  not yet freed, else `ADXL_PARAM_INVALID` (NULL and addresses inside an allocation too); a
  NULL `handle` is `ADXL_PARAM_INVALID`. The first call exports the allocation, later ones
- hand out the same handle. Not yet available in this build: every valid call answers
- `ADXL_UNSUPPORTED` with a message saying so.
+ hand out the same handle; another process of the same user imports it with
+ `aclrtMemImportFromShareableHandleV2` (fabric type) and maps it with `aclrtMapMem`.
+ Freeing the memory withdraws the export. On a product without IPC import:
+ `ADXL_UNSUPPORTED`.
 
  # Safety
  `handle` is NULL or valid for a write of an `AscendlessShareableHandle`.

@@ -275,6 +275,29 @@ fn cxx_members_link_and_behave_under_both_string_abis() {
     }
 }
 
+/// Mooncake's shared-segment sequence across two processes (tests/c/shared_segment.cpp):
+/// MallocMem + ExportToShareableHandle in one, granularity + reserve + fabric import + map +
+/// set access in the other, bytes both ways, and the export withdrawn by FreeMem.
+#[test]
+fn a_shared_segment_moves_bytes_between_two_processes_as_mooncake_uses_it() {
+    let dir = scratch("segment");
+    let so = dir.join("libascendless.so.0");
+    let _ = std::fs::remove_file(&so);
+    std::os::unix::fs::symlink(shared_library(), &so).unwrap();
+    let exe = dir.join("shared_segment");
+    run(Command::new("c++")
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+        .arg("-I")
+        .arg(root().join("include"))
+        .arg(root().join("tests/c/shared_segment.cpp"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(shared_library())
+        .arg(format!("-Wl,-rpath,{}", dir.display())));
+    let out = run(Command::new(&exe).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
+    assert!(out.contains("peer: 0 failures") && out.contains("owner: 0 failures"), "{out}");
+}
+
 const COMPATIBILITY: &str = "docs/compatibility.md";
 
 /// One row of a table of docs/compatibility.md: the names in backticks of its first cell, its

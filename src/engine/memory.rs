@@ -7,12 +7,17 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use super::MemType;
+use crate::config::Settings;
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::engine_status::{
     ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED, ADXL_UNSUPPORTED,
 };
-use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID,
+};
 use crate::error::{AclError, EngineError, EngineResult};
+use crate::ipc::Key;
+use crate::runtime::allocation_export;
 use crate::runtime::context;
 use crate::runtime::memory::{self, AllocKind, Limits};
 use crate::sync::lock;
@@ -26,10 +31,11 @@ pub const SHAREABLE_HANDLE_LEN: usize = 128;
 pub type ShareableHandle = [u8; SHAREABLE_HANDLE_LEN];
 
 /// One allocation `malloc` handed out: its kind, and its shareable handle once exported (the
-/// vendor exports each allocation at most once and hands the same handle out again).
+/// vendor exports each allocation at most once and hands the same handle out again), with the
+/// export's key, withdrawn when the allocation is freed.
 struct Owned {
     kind: AllocKind,
-    exported: Option<ShareableHandle>,
+    exported: Option<(ShareableHandle, Key)>,
 }
 
 /// What `malloc` handed out and not yet freed, by start address: `free` and
@@ -83,47 +89,39 @@ pub fn malloc(mem_type: MemType, size: usize, limits: &Limits) -> EngineResult<u
 /// Frees memory from [`malloc`]; anything else (NULL included) is PARAM_INVALID.
 pub fn free(addr: usize) -> EngineResult<()> {
     let entry = owned().remove(&addr).ok_or_else(|| not_ours(addr, "cannot be freed"))?;
+    if let Some((_, key)) = entry.exported {
+        allocation_export::withdraw(&key);
+    }
     memory::free(addr, entry.kind).map_err(adxl)
 }
 
-/// `ExportToShareableHandle(addr, handle)`: the shareable handle of the allocation that
-/// [`malloc`] returned at `addr`. `export` makes it on the first call (given the allocation's
-/// start address and kind, the handle another process imports with
-/// `aclrtMemImportFromShareableHandleV2`); later calls get the same handle until the memory is
-/// freed. NULL, an address inside an allocation, or one not from `malloc` (or freed):
-/// PARAM_INVALID, as the vendor documents. The export runs under the table's lock, so two
-/// threads asking at once get one handle.
-pub fn export_shareable(
-    addr: usize,
-    export: impl FnOnce(usize, AllocKind) -> EngineResult<ShareableHandle>,
-) -> EngineResult<ShareableHandle> {
+/// `ExportToShareableHandle(addr, handle)`: the shareable (fabric) handle of the allocation
+/// that [`malloc`] returned at `addr`, which another process imports with
+/// `aclrtMemImportFromShareableHandleV2(..., ACL_MEM_SHARE_HANDLE_TYPE_FABRIC, ...)` and maps
+/// with `aclrtMapMem` (`runtime::allocation_export`). Made on the first call; later calls get the
+/// same handle until the memory is freed, which withdraws the export (processes that imported
+/// it keep their mapping). NULL, an address inside an allocation, or one not from `malloc` (or
+/// freed): PARAM_INVALID, as the vendor documents. The export runs under the table's lock, so
+/// two threads asking at once get one handle.
+pub fn export_shareable(addr: usize, s: &Settings) -> EngineResult<ShareableHandle> {
     let mut table = owned();
     let entry = table.get_mut(&addr).ok_or_else(|| not_ours(addr, "cannot be exported"))?;
-    if let Some(handle) = entry.exported {
+    if let Some((handle, _)) = entry.exported {
         return Ok(handle);
     }
-    let handle = export(addr, entry.kind)?;
-    entry.exported = Some(handle);
+    let (key, handle) = allocation_export::export(addr, s).map_err(|e| {
+        let status = if e.code == ACL_ERROR_RT_FEATURE_NOT_SUPPORT { ADXL_UNSUPPORTED } else { ADXL_FAILED };
+        EngineError::new(status, format!("ExportToShareableHandle of {addr:#x}: {}", e.message))
+    })?;
+    entry.exported = Some((handle, key));
     Ok(handle)
-}
-
-/// The exporter of this build: shareable handles are not in the runtime yet, so every export
-/// answers UNSUPPORTED with a message saying so. (Connecting it is one function: the runtime's
-/// export of a fabric handle for the allocation's memory.)
-pub fn export_not_yet(addr: usize, _kind: AllocKind) -> EngineResult<ShareableHandle> {
-    Err(EngineError::new(
-        ADXL_UNSUPPORTED,
-        format!(
-            "ExportToShareableHandle of {addr:#x}: not yet available in this build of ascendless \
-             (shareable handles, aclrtMemExportToShareableHandleV2, are still being added)"
-        ),
-    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runtime::device;
+    use crate::runtime::share::Shareable;
 
     const LIMITS: Limits = Limits { capacity: 64 << 30, strict: false };
 
@@ -140,27 +138,28 @@ mod tests {
 
     #[test]
     fn export_takes_only_malloc_starts_runs_once_and_ends_with_free() {
-        use std::sync::atomic::{AtomicU8, Ordering};
-        let calls = AtomicU8::new(0);
-        let counting = |_addr: usize, kind: AllocKind| {
-            assert!(matches!(kind, AllocKind::Host));
-            Ok([calls.fetch_add(1, Ordering::SeqCst) + 1; SHAREABLE_HANDLE_LEN])
-        };
+        let machine = crate::config::from_env(|_| None);
         let a = malloc(MemType::Host, 4096, &LIMITS).unwrap();
         for bad in [0, a + 1] {
-            assert_eq!(export_shareable(bad, counting).unwrap_err().status, ADXL_PARAM_INVALID);
+            assert_eq!(export_shareable(bad, &machine).unwrap_err().status, ADXL_PARAM_INVALID);
         }
-        let first = export_shareable(a, counting).unwrap();
-        assert_eq!(export_shareable(a, counting).unwrap(), first, "the same handle again");
-        assert_eq!(calls.load(Ordering::SeqCst), 1, "exported once");
+        let first = export_shareable(a, &machine).unwrap();
+        assert_eq!(export_shareable(a, &machine).unwrap(), first, "the same handle again");
+        let Shareable::Fabric(key) = Shareable::from_fabric(&first).unwrap() else {
+            panic!("a fabric handle")
+        };
+        // The export is live: the IPC layer serves it (this process may import its own keys).
+        let got = crate::ipc::import(&key.to_string(), std::time::Duration::from_secs(5)).unwrap();
+        assert_eq!(got.len, 4096);
+        drop(got);
         free(a).unwrap();
-        assert_eq!(export_shareable(a, counting).unwrap_err().status, ADXL_PARAM_INVALID, "freed");
-        // This build's exporter says it is not there yet, and caches nothing.
+        assert_eq!(export_shareable(a, &machine).unwrap_err().status, ADXL_PARAM_INVALID, "freed");
+        let gone = crate::ipc::import(&key.to_string(), std::time::Duration::from_secs(5)).unwrap_err();
+        assert_eq!(gone.code, ACL_ERROR_RT_PARAM_INVALID, "freeing withdrew the export: {}", gone.message);
+        // On a product without IPC import there is nothing to export to.
         let b = malloc(MemType::Host, 4096, &LIMITS).unwrap();
-        let e = export_shareable(b, export_not_yet).unwrap_err();
-        assert_eq!(e.status, ADXL_UNSUPPORTED);
-        assert!(e.message.contains("not yet"), "{}", e.message);
-        assert_eq!(export_shareable(b, counting).unwrap()[0], 2);
+        let small = crate::config::from_env(|v| (v == "ASCENDLESS_SOC").then(|| "Ascend310B1".to_owned()));
+        assert_eq!(export_shareable(b, &small).unwrap_err().status, ADXL_UNSUPPORTED);
         free(b).unwrap();
     }
 

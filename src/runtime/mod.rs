@@ -1,5 +1,6 @@
 //! The emulated AscendCL runtime (safe Rust).
 
+pub mod allocation_export;
 pub mod context;
 pub mod device;
 pub mod device_ids;

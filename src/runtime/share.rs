@@ -295,7 +295,7 @@ pub fn close_memory(key: &str) -> AclResult<()> {
 
 const VMM_EXPORT_NO_PID_CHECK: u64 = 0x1;
 /// The device an export of host physical memory names.
-const HOST_DEVICE: i32 = -1;
+pub(super) const HOST_DEVICE: i32 = -1;
 /// First bytes of a fabric handle made here, so a blob of another origin is recognised as such.
 const FABRIC_MAGIC: &[u8; 8] = b"AsFab\x01\0\0";
 /// Size of `aclrtMemFabricHandle`.
@@ -368,7 +368,7 @@ fn live(w: &Weak<memory::Physical>) -> bool {
     w.upgrade().is_some_and(|p| p.is_live())
 }
 
-fn check_sharing_supported(what: &str, s: &Settings) -> AclResult<()> {
+pub(super) fn check_sharing_supported(what: &str, s: &Settings) -> AclResult<()> {
     check_import_supported(what, s)
 }
 

@@ -187,12 +187,15 @@ int main(int argc, char **argv) {
         void *p = nullptr;
         CHECK(AdxlEngine::MallocMem(adxl::MEM_HOST, 4096, &p) == adxl::SUCCESS && p != nullptr);
         std::memset(p, 0x5A, 4096);
-        // ExportToShareableHandle: only MallocMem's start addresses; the export itself is not
-        // in this build yet (UNSUPPORTED, with a message).
+        // ExportToShareableHandle: only MallocMem's start addresses, one handle per allocation
+        // (another process imports it: tests/c/shared_segment.cpp).
         adxl::ShareableHandle handle{};
         CHECK(AdxlEngine::ExportToShareableHandle(nullptr, handle) == adxl::PARAM_INVALID);
         CHECK(AdxlEngine::ExportToShareableHandle(static_cast<char *>(p) + 1, handle) == adxl::PARAM_INVALID);
-        CHECK(AdxlEngine::ExportToShareableHandle(p, handle) == adxl::UNSUPPORTED);
+        CHECK(AdxlEngine::ExportToShareableHandle(p, handle) == adxl::SUCCESS);
+        adxl::ShareableHandle again{};
+        CHECK(AdxlEngine::ExportToShareableHandle(p, again) == adxl::SUCCESS);
+        CHECK(std::memcmp(handle.data, again.data, sizeof handle.data) == 0);
         CHECK(AdxlEngine::FreeMem(p) == adxl::SUCCESS);
         CHECK(AdxlEngine::ExportToShareableHandle(p, handle) == adxl::PARAM_INVALID);  // freed
         CHECK(AdxlEngine::FreeMem(p) == adxl::PARAM_INVALID);

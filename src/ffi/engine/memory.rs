@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 
 use crate::engine::MemType;
-use crate::engine::memory::{SHAREABLE_HANDLE_LEN, export_not_yet, export_shareable};
+use crate::engine::memory::{SHAREABLE_HANDLE_LEN, export_shareable};
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::ptr::Out;
@@ -54,8 +54,10 @@ const _: () = assert!(SHAREABLE_HANDLE_LEN == 128, "the vendor's fabric handle h
 /// (`adxl::AdxlEngine::ExportToShareableHandle`): `addr` must be the start of an allocation
 /// not yet freed, else `ADXL_PARAM_INVALID` (NULL and addresses inside an allocation too); a
 /// NULL `handle` is `ADXL_PARAM_INVALID`. The first call exports the allocation, later ones
-/// hand out the same handle. Not yet available in this build: every valid call answers
-/// `ADXL_UNSUPPORTED` with a message saying so.
+/// hand out the same handle; another process of the same user imports it with
+/// `aclrtMemImportFromShareableHandleV2` (fabric type) and maps it with `aclrtMapMem`.
+/// Freeing the memory withdraws the export. On a product without IPC import:
+/// `ADXL_UNSUPPORTED`.
 ///
 /// # Safety
 /// `handle` is NULL or valid for a write of an `AscendlessShareableHandle`.
@@ -67,7 +69,7 @@ pub unsafe extern "C" fn ascendless_export_to_shareable_handle(
     adxl_call("ascendless_export_to_shareable_handle", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(handle, "handle") }?;
-        let data = export_shareable(addr.addr(), export_not_yet)?;
+        let data = export_shareable(addr.addr(), crate::config::settings())?;
         out.write(AscendlessShareableHandle { data });
         Ok(())
     })
