@@ -298,6 +298,28 @@ fn a_shared_segment_moves_bytes_between_two_processes_as_mooncake_uses_it() {
     assert!(out.contains("peer: 0 failures") && out.contains("owner: 0 failures"), "{out}");
 }
 
+/// Every number of the vendor's `acl/error_codes/rt_error_codes.h` (hicann/runtime; names and
+/// values listed in tests/c/vendor_rt_error_codes.txt) is defined by ours with the same value:
+/// a caller's `case ACL_ERROR_RT_...:` must compile whichever codes the runtime returns.
+#[test]
+fn every_vendor_runtime_error_code_is_defined_with_its_value() {
+    let ours = std::fs::read_to_string(root().join("include/acl/error_codes/rt_error_codes.h")).unwrap();
+    let defined: std::collections::BTreeMap<&str, &str> = ours
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define "))
+        .filter_map(|l| l.split_once(' '))
+        .map(|(n, v)| (n, v.trim()))
+        .collect();
+    let vendor = std::fs::read_to_string(root().join("tests/c/vendor_rt_error_codes.txt")).unwrap();
+    let wrong: Vec<String> = vendor
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(n, v)| defined.get(n) != Some(v))
+        .map(|(n, v)| format!("{n} should be {v}, ours: {:?}", defined.get(n)))
+        .collect();
+    assert!(wrong.is_empty(), "rt_error_codes.h differs from the vendor's:\n{}", wrong.join("\n"));
+}
+
 const COMPATIBILITY: &str = "docs/compatibility.md";
 
 /// One row of a table of docs/compatibility.md: the names in backticks of its first cell, its

@@ -6,62 +6,729 @@
 
 #include <stddef.h>
 
+/*
+ Success.
+ */
+#define ACL_RT_SUCCESS 0
+
+/*
+ Param invalid.
+ */
 #define ACL_ERROR_RT_PARAM_INVALID 107000
 
+/*
+ Invalid device id.
+ */
 #define ACL_ERROR_RT_INVALID_DEVICEID 107001
 
+/*
+ Current context null.
+ */
 #define ACL_ERROR_RT_CONTEXT_NULL 107002
 
+/*
+ Stream not in current context.
+ */
 #define ACL_ERROR_RT_STREAM_CONTEXT 107003
 
+/*
+ Model not in current context.
+ */
+#define ACL_ERROR_RT_MODEL_CONTEXT 107004
+
+/*
+ Stream not in model.
+ */
+#define ACL_ERROR_RT_STREAM_MODEL 107005
+
+/*
+ Event timestamp invalid.
+ */
+#define ACL_ERROR_RT_EVENT_TIMESTAMP_INVALID 107006
+
+/*
+ Event timestamp reversal.
+ */
+#define ACL_ERROR_RT_EVENT_TIMESTAMP_REVERSAL 107007
+
+/*
+ Memory address unaligned.
+ */
+#define ACL_ERROR_RT_ADDR_UNALIGNED 107008
+
+/*
+ Open file failed.
+ */
+#define ACL_ERROR_RT_FILE_OPEN 107009
+
+/*
+ Write file failed.
+ */
+#define ACL_ERROR_RT_FILE_WRITE 107010
+
+/*
+ Error subscribe stream.
+ */
+#define ACL_ERROR_RT_STREAM_SUBSCRIBE 107011
+
+/*
+ Error subscribe thread.
+ */
+#define ACL_ERROR_RT_THREAD_SUBSCRIBE 107012
+
+/*
+ Group not set.
+ */
+#define ACL_ERROR_RT_GROUP_NOT_SET 107013
+
+/*
+ Group not create.
+ */
+#define ACL_ERROR_RT_GROUP_NOT_CREATE 107014
+
+/*
+ Callback not register to stream.
+ */
+#define ACL_ERROR_RT_STREAM_NO_CB_REG 107015
+
+/*
+ Invalid memory type.
+ */
 #define ACL_ERROR_RT_INVALID_MEMORY_TYPE 107016
 
+/*
+ Invalid handle.
+ */
 #define ACL_ERROR_RT_INVALID_HANDLE 107017
 
+/*
+ Invalid malloc type.
+ */
+#define ACL_ERROR_RT_INVALID_MALLOC_TYPE 107018
+
+/*
+ Wait timeout.
+ */
 #define ACL_ERROR_RT_WAIT_TIMEOUT 107019
 
+/*
+ Task timeout.
+ */
 #define ACL_ERROR_RT_TASK_TIMEOUT 107020
 
+/*
+ Not set sysparamopt.
+ */
+#define ACL_ERROR_RT_SYSPARAMOPT_NOT_SET 107021
+
+/*
+ Device task aborting.
+ */
+#define ACL_ERROR_RT_DEVICE_TASK_ABORT 107022
+
+/*
+ Stream aborting.
+ */
 #define ACL_ERROR_RT_STREAM_ABORT 107023
 
+/*
+ Capture dependency failure.
+ */
+#define ACL_ERROR_RT_CAPTURE_DEPENDENCY 107024
+
+/*
+ Invalid capture model.
+ */
+#define ACL_ERROR_RT_STREAM_UNJOINED 107025
+
+/*
+ Model is captured.
+ */
+#define ACL_ERROR_RT_MODEL_CAPTURED 107026
+
+/*
+ Stream is captured.
+ */
+#define ACL_ERROR_RT_STREAM_CAPTURED 107027
+
+/*
+ Event is captured.
+ */
+#define ACL_ERROR_RT_EVENT_CAPTURED 107028
+
+/*
+ Stream is not in capture status.
+ */
+#define ACL_ERROR_RT_STREAM_NOT_CAPTURED 107029
+
+/*
+ Stream is captured, not support current oper.
+ */
+#define ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT 107030
+
+/*
+ A disallowed implicit dependency from defalut stream.
+ */
+#define ACL_ERROR_RT_STREAM_CAPTURE_IMPLICIT 107031
+
+/*
+ Interdependent stream cannot begin capture together.
+ */
+#define ACL_ERROR_STREAM_CAPTURE_CONFLICT 107032
+
+/*
+ Task group status error.
+ */
+#define ACL_ERROR_STREAM_TASK_GROUP_STATUS 107033
+
+/*
+ Task group interrupted.
+ */
+#define ACL_ERROR_STREAM_TASK_GROUP_INTR 107034
+
+/*
+ Device task aborting stop before post process.
+ */
+#define ACL_ERROR_RT_TASK_ABORT_STOP 107035
+
+/*
+ The capture was not initiated in this stream.
+ */
+#define ACL_ERROR_RT_STREAM_CAPTURE_UNMATCHED 107036
+
+/*
+ The model is still running.
+ */
+#define ACL_ERROR_RT_MODEL_RUNNING 107037
+
+/*
+ The thread of end capture and begin capture is not same.
+ */
+#define ACL_ERROR_RT_STREAM_CAPTURE_WRONG_THREAD 107038
+
+/*
+ Input array capacity insufficient.
+ */
+#define ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY 107039
+
+/*
+ The model update failed.
+ */
+#define ACL_ERROR_RT_MODEL_UPDATE_FAILED 107040
+
+/*
+ Symbol not found.
+ */
+#define ACL_ERROR_RT_SYMBOL_NOT_FOUND 107042
+
+/*
+ Invalid device symbol.
+ */
+#define ACL_ERROR_RT_INVALID_SYMBOL 107043
+
+/*
+ Invalid device function.
+ */
+#define ACL_ERROR_RT_INVALID_DEVICE_FUNCTION 107044
+
+/*
+ Sub acl graph is caputring.
+ */
+#define ACL_ERROR_RT_SUB_ACLGRAPH_IS_CAPTURING 107045
+
+/*
+ Feature not support.
+ */
 #define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
 
+/*
+ Memory allocation error, only used by out of memory.
+ */
 #define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
 
+/*
+ Memory free error.
+ */
+#define ACL_ERROR_RT_MEMORY_FREE 207002
+
+/*
+ Aicore over flow.
+ */
+#define ACL_ERROR_RT_AICORE_OVER_FLOW 207003
+
+/*
+ No device.
+ */
 #define ACL_ERROR_RT_NO_DEVICE 207004
 
+/*
+ Resource alloc fail.
+ */
 #define ACL_ERROR_RT_RESOURCE_ALLOC_FAIL 207005
 
+/*
+ No permission.
+ */
 #define ACL_ERROR_RT_NO_PERMISSION 207006
 
+/*
+ No event resource.
+ */
+#define ACL_ERROR_RT_NO_EVENT_RESOURCE 207007
+
+/*
+ No stream resource.
+ */
+#define ACL_ERROR_RT_NO_STREAM_RESOURCE 207008
+
+/*
+ No notify resource.
+ */
 #define ACL_ERROR_RT_NO_NOTIFY_RESOURCE 207009
 
+/*
+ No model resource.
+ */
+#define ACL_ERROR_RT_NO_MODEL_RESOURCE 207010
+
+/*
+ No cdq resource.
+ */
+#define ACL_ERROR_RT_NO_CDQ_RESOURCE 207011
+
+/*
+ Over limit.
+ */
 #define ACL_ERROR_RT_OVER_LIMIT 207012
 
+/*
+ Queue is empty.
+ */
+#define ACL_ERROR_RT_QUEUE_EMPTY 207013
+
+/*
+ Queue is full.
+ */
+#define ACL_ERROR_RT_QUEUE_FULL 207014
+
+/*
+ Repeated init.
+ */
+#define ACL_ERROR_RT_REPEATED_INIT 207015
+
+/*
+ Aivec over flow.
+ */
+#define ACL_ERROR_RT_AIVEC_OVER_FLOW 207016
+
+/*
+ Common over flow.
+ */
+#define ACL_ERROR_RT_OVER_FLOW 207017
+
+/*
+ Device oom.
+ */
 #define ACL_ERROR_RT_DEVICE_OOM 207018
 
+/*
+ Not support to update this op.
+ */
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT_UPDATE_OP 207019
+
+/*
+ Driver timeout.
+ */
 #define ACL_ERROR_RT_TIMEOUT 207020
 
-#define ACL_ERROR_RT_FAILURE 500003
+/*
+ Invalid link type.
+ */
+#define ACL_ERROR_RT_LINK_TYPE_NOT_SUPPORTED 207021
 
+/*
+ Runtime internal error.
+ */
 #define ACL_ERROR_RT_INTERNAL_ERROR 507000
 
+/*
+ Ts internel error.
+ */
+#define ACL_ERROR_RT_TS_ERROR 507001
+
+/*
+ Task full in stream.
+ */
+#define ACL_ERROR_RT_STREAM_TASK_FULL 507002
+
+/*
+ Task empty in stream.
+ */
+#define ACL_ERROR_RT_STREAM_TASK_EMPTY 507003
+
+/*
+ Stream not complete.
+ */
 #define ACL_ERROR_RT_STREAM_NOT_COMPLETE 507004
 
+/*
+ End of sequence.
+ */
+#define ACL_ERROR_RT_END_OF_SEQUENCE 507005
+
+/*
+ Event not complete.
+ */
 #define ACL_ERROR_RT_EVENT_NOT_COMPLETE 507006
 
+/*
+ Context release error.
+ */
+#define ACL_ERROR_RT_CONTEXT_RELEASE_ERROR 507007
+
+/*
+ Soc version error.
+ */
+#define ACL_ERROR_RT_SOC_VERSION 507008
+
+/*
+ Task type not support.
+ */
+#define ACL_ERROR_RT_TASK_TYPE_NOT_SUPPORT 507009
+
+/*
+ Ts lost heartbeat.
+ */
+#define ACL_ERROR_RT_LOST_HEARTBEAT 507010
+
+/*
+ Model execute failed.
+ */
+#define ACL_ERROR_RT_MODEL_EXECUTE 507011
+
+/*
+ Report timeout.
+ */
+#define ACL_ERROR_RT_REPORT_TIMEOUT 507012
+
+/*
+ Sys dma error.
+ */
+#define ACL_ERROR_RT_SYS_DMA 507013
+
+/*
+ Aicore timeout.
+ */
+#define ACL_ERROR_RT_AICORE_TIMEOUT 507014
+
+/*
+ Aicore exception.
+ */
+#define ACL_ERROR_RT_AICORE_EXCEPTION 507015
+
+/*
+ Aicore trap exception.
+ */
+#define ACL_ERROR_RT_AICORE_TRAP_EXCEPTION 507016
+
+/*
+ Aicpu timeout.
+ */
+#define ACL_ERROR_RT_AICPU_TIMEOUT 507017
+
+/*
+ Aicpu exception.
+ */
+#define ACL_ERROR_RT_AICPU_EXCEPTION 507018
+
+/*
+ Aicpu datadump response error.
+ */
+#define ACL_ERROR_RT_AICPU_DATADUMP_RSP_ERR 507019
+
+/*
+ Aicpu model operate response error.
+ */
+#define ACL_ERROR_RT_AICPU_MODEL_RSP_ERR 507020
+
+/*
+ Profiling error.
+ */
+#define ACL_ERROR_RT_PROFILING_ERROR 507021
+
+/*
+ Ipc error.
+ */
 #define ACL_ERROR_RT_IPC_ERROR 507022
 
+/*
+ Model abort normal.
+ */
+#define ACL_ERROR_RT_MODEL_ABORT_NORMAL 507023
+
+/*
+ Kernel unregistering.
+ */
+#define ACL_ERROR_RT_KERNEL_UNREGISTERING 507024
+
+/*
+ Ringbuffer not init.
+ */
+#define ACL_ERROR_RT_RINGBUFFER_NOT_INIT 507025
+
+/*
+ Ringbuffer no data.
+ */
+#define ACL_ERROR_RT_RINGBUFFER_NO_DATA 507026
+
+/*
+ Kernel lookup error.
+ */
+#define ACL_ERROR_RT_KERNEL_LOOKUP 507027
+
+/*
+ Kernel register duplicate.
+ */
+#define ACL_ERROR_RT_KERNEL_DUPLICATE 507028
+
+/*
+ Debug register failed.
+ */
+#define ACL_ERROR_RT_DEBUG_REGISTER_FAIL 507029
+
+/*
+ Debug unregister failed.
+ */
+#define ACL_ERROR_RT_DEBUG_UNREGISTER_FAIL 507030
+
+/*
+ Label not in current context.
+ */
+#define ACL_ERROR_RT_LABEL_CONTEXT 507031
+
+/*
+ Program register num use out.
+ */
+#define ACL_ERROR_RT_PROGRAM_USE_OUT 507032
+
+/*
+ Device setup error.
+ */
+#define ACL_ERROR_RT_DEV_SETUP_ERROR 507033
+
+/*
+ Vector core timeout.
+ */
+#define ACL_ERROR_RT_VECTOR_CORE_TIMEOUT 507034
+
+/*
+ Vector core exception.
+ */
+#define ACL_ERROR_RT_VECTOR_CORE_EXCEPTION 507035
+
+/*
+ Vector core trap exception.
+ */
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_EXCEPTION 507036
+
+/*
+ Cdq alloc batch abnormal.
+ */
+#define ACL_ERROR_RT_CDQ_BATCH_ABNORMAL 507037
+
+/*
+ Can not change die mode.
+ */
+#define ACL_ERROR_RT_DIE_MODE_CHANGE_ERROR 507038
+
+/*
+ Single die mode can not set die.
+ */
+#define ACL_ERROR_RT_DIE_SET_ERROR 507039
+
+/*
+ Invalid die id.
+ */
+#define ACL_ERROR_RT_INVALID_DIEID 507040
+
+/*
+ Die mode not set.
+ */
+#define ACL_ERROR_RT_DIE_MODE_NOT_SET 507041
+
+/*
+ Aic trap read overflow.
+ */
+#define ACL_ERROR_RT_AICORE_TRAP_READ_OVERFLOW 507042
+
+/*
+ Aic trap write overflow.
+ */
+#define ACL_ERROR_RT_AICORE_TRAP_WRITE_OVERFLOW 507043
+
+/*
+ Aiv trap read overflow.
+ */
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_READ_OVERFLOW 507044
+
+/*
+ Aiv trap write overflow.
+ */
+#define ACL_ERROR_RT_VECTOR_CORE_TRAP_WRITE_OVERFLOW 507045
+
+/*
+ Stream sync time out.
+ */
 #define ACL_ERROR_RT_STREAM_SYNC_TIMEOUT 507046
 
+/*
+ Event sync time out.
+ */
 #define ACL_ERROR_RT_EVENT_SYNC_TIMEOUT 507047
 
+/*
+ Ffts+ timeout.
+ */
+#define ACL_ERROR_RT_FFTS_PLUS_TIMEOUT 507048
+
+/*
+ Ffts+ exception.
+ */
+#define ACL_ERROR_RT_FFTS_PLUS_EXCEPTION 507049
+
+/*
+ Ffts+ trap exception.
+ */
+#define ACL_ERROR_RT_FFTS_PLUS_TRAP_EXCEPTION 507050
+
+/*
+ Hdc send msg fail.
+ */
+#define ACL_ERROR_RT_SEND_MSG 507051
+
+/*
+ Copy data fail.
+ */
+#define ACL_ERROR_RT_COPY_DATA 507052
+
+/*
+ Device MEM ERROR.
+ */
+#define ACL_ERROR_RT_DEVICE_MEM_ERROR 507053
+
+/*
+ Hbm Multi-bit ECC error.
+ */
+#define ACL_ERROR_RT_HBM_MULTI_BIT_ECC_ERROR 507054
+
+/*
+ Suspect device MEM ERROR.
+ */
+#define ACL_ERROR_RT_SUSPECT_DEVICE_MEM_ERROR 507055
+
+/*
+ Link ERROR.
+ */
 #define ACL_ERROR_RT_LINK_ERROR 507056
 
+/*
+ Suspect remote ERROR.
+ */
+#define ACL_ERROR_RT_SUSPECT_REMOTE_ERROR 507057
+
+/*
+ Drv internal error.
+ */
+#define ACL_ERROR_RT_DRV_INTERNAL_ERROR 507899
+
+/*
+ Aicpu internal error.
+ */
+#define ACL_ERROR_RT_AICPU_INTERNAL_ERROR 507900
+
+/*
+ Hdc disconnect.
+ */
 #define ACL_ERROR_RT_SOCKET_CLOSE 507901
 
+/*
+ Aicpu info load response error.
+ */
+#define ACL_ERROR_RT_AICPU_INFO_LOAD_RSP_ERR 507902
+
+/*
+ Capture status is invalidated.
+ */
+#define ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED 507903
+
+/*
+ Hccl operation retry failed.
+ */
+#define ACL_ERROR_RT_COMM_OP_RETRY_FAIL 507904
+
+/*
+ Snapshot lock timeout.
+ */
+#define ACL_ERROR_SNAPSHOT_LOCK_TIMEOUT 507905
+
+/*
+ Snapshot lock failed.
+ */
+#define ACL_ERROR_SNAPSHOT_LOCK_FAILED 507906
+
+/*
+ Snapshot unlock failed.
+ */
+#define ACL_ERROR_SNAPSHOT_UNLOCK_FAILED 507907
+
+/*
+ Snapshot backup failed.
+ */
+#define ACL_ERROR_SNAPSHOT_BACKUP_FAILED 507908
+
+/*
+ Snapshot restore failed.
+ */
+#define ACL_ERROR_SNAPSHOT_RESTORE_FAILED 507909
+
+/*
+ Host memory range already registered.
+ */
 #define ACL_ERROR_HOST_MEMORY_ALREADY_REGISTERED 507910
 
+/*
+ Host memory has not been registered.
+ */
 #define ACL_ERROR_HOST_MEMORY_NOT_REGISTERED 507911
+
+/*
+ Snapshot callback function execution failed.
+ */
+#define ACL_ERROR_SNAPSHOT_CALLBACK_FAILED 507912
+
+/*
+ Register snapshot callback function failed.
+ */
+#define ACL_ERROR_SNAPSHOT_REGISTER_CALLBACK_FAILED 507913
+
+/*
+ L3 port error.
+ */
+#define ACL_ERROR_RT_L3_PORT_ERROR 507914
+
+/*
+ Ccu timeout.
+ */
+#define ACL_ERROR_RT_CCU_TIMEOUT 507915
+
+/*
+ Ccu exception.
+ */
+#define ACL_ERROR_RT_CCU_EXCEPTION 507916
+
+/*
+ Not in the vendor's `rt_error_codes.h` (its `acl_base_rt.h` declares it as a constant).
+ */
+#define ACL_ERROR_RT_FAILURE 500003
 
 #endif  /* __INC_EXTERNEL_RT_ERROR_CODES_H__ */
