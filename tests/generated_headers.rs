@@ -65,7 +65,18 @@ const HEADERS: &[Header] = &[
         includes: &["acl_base.h"],
         after_includes: None,
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
-        types: &["aclrtNotify", "aclrtServerPid", "aclrtMemcpyKind", "aclrtMemMallocPolicy", "aclrtMemAttr"],
+        types: &[
+            "aclrtNotify",
+            "aclrtServerPid",
+            "aclrtMemcpyKind",
+            "aclrtMemMallocPolicy",
+            "aclrtMemAttr",
+            "aclrtMemLocationType",
+            "aclrtMemManagedAdviseType",
+            "aclrtMemManagedLocationType",
+            "aclrtMemManagedRangeAttribute",
+            "aclrtMallocAttrType",
+        ],
         renames: &[],
     },
     Header {
@@ -97,6 +108,11 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemMallocPolicyArg", "aclrtMemMallocPolicy"),
     ("MemcpyKindArg", "aclrtMemcpyKind"),
     ("MemAttrArg", "aclrtMemAttr"),
+    ("MemLocationTypeArg", "aclrtMemLocationType"),
+    ("MemManagedAdviseTypeArg", "aclrtMemManagedAdviseType"),
+    ("MemManagedLocationTypeArg", "aclrtMemManagedLocationType"),
+    ("MemManagedRangeAttributeArg", "aclrtMemManagedRangeAttribute"),
+    ("MallocAttrTypeArg", "aclrtMallocAttrType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

@@ -2,6 +2,7 @@
 
 pub mod context;
 pub mod device;
+pub(crate) mod drain;
 pub(crate) mod event;
 pub mod init;
 pub mod memory;

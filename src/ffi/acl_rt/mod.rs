@@ -11,7 +11,10 @@ pub mod context;
 pub mod device;
 pub mod event;
 pub mod ipc;
+pub mod managed;
 pub mod memory;
+pub mod memory_alloc;
+pub mod memory_batch;
 pub mod notify;
 pub mod stream;
 

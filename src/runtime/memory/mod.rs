@@ -52,26 +52,38 @@
 //! Device ids are not checked here: the device layer resolves and validates them first.
 
 mod allocation;
+mod batch;
 mod copy;
+mod copy2d;
+mod fill32;
 mod limits;
+mod managed;
 mod placement;
 mod policy;
 mod registry;
 #[cfg(test)]
 mod tests;
+mod variants;
 
+pub use batch::{BatchArgs, BatchAttr, BatchError, BatchForm, BatchPlan, MAX_SYNC_BATCH, MemLoc, ReadyBatch};
 pub use copy::{CopyPlan, FillPlan, ReadyCopy, ReadyFill};
+pub use copy2d::{Plan2d, Ready2d, Shape};
+pub use fill32::ReadyFill32;
 pub use limits::Limits;
+pub use managed::{Location as ManagedLocation, ManagedRange};
 pub use placement::{AllocKind, Placement};
 pub use registry::Backing;
+pub use variants::{CfgAttr, Variant};
 
 pub use crate::sys::memfd::MemFd;
 pub use crate::sys::span::{HostRange, RawSpan};
 
 use crate::error::AclResult;
+use managed::ManagedState;
 use registry::Registry;
 
 static REGISTRY: Registry = Registry::new();
+static MANAGED: ManagedState = ManagedState::new();
 
 /// `aclrtMalloc(size, policy)` on `device`: the address for the user.
 pub fn alloc_device(device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
@@ -86,7 +98,58 @@ pub fn alloc_host(size: usize) -> AclResult<usize> {
 
 /// `aclrtFree` (`AllocKind::Device`) or `aclrtFreeHost` (`AllocKind::Host`).
 pub fn free(addr: usize, kind: AllocKind) -> AclResult<()> {
-    REGISTRY.free(addr, kind)
+    REGISTRY.free(addr, kind)?;
+    MANAGED.freed(addr);
+    Ok(())
+}
+
+/// `aclrtMallocAlign32` / `aclrtMallocCached` / `aclrtMallocWithCfg` on `device` (see
+/// `variants` for how each reads `policy`; `aclrtMallocWithCfg`'s attributes are checked
+/// first with [`check_device_cfg`]).
+pub fn alloc_device_variant(
+    device: i32,
+    size: usize,
+    variant: Variant,
+    policy: u32,
+    limits: &Limits,
+) -> AclResult<usize> {
+    super::device::on_release("allocation(s)", release_device);
+    REGISTRY.alloc_device_aligned(device, size, variants::alignment(variant, policy, size), limits)
+}
+
+pub use variants::{check_device_cfg, check_host_cfg};
+
+/// `aclrtMemAllocManaged(size)` while `device` is current: the address, 2 MiB-aligned.
+pub fn alloc_managed(device: i32, size: usize) -> AclResult<usize> {
+    let addr = REGISTRY.alloc_managed(device, size)?;
+    let len = backing(addr).map_or(size, |b| b.len);
+    MANAGED.created(addr, len);
+    Ok(addr)
+}
+
+/// Checks a range of managed memory (`aligned`: a whole number of 2 MiB chunks).
+pub fn managed_range(addr: usize, size: usize, aligned: bool) -> AclResult<ManagedRange> {
+    REGISTRY.managed_range(addr, size, aligned)
+}
+
+/// `aclrtMemManagedAdvise` on a checked range (`device_count` bounds device ids).
+pub fn managed_advise(
+    range: ManagedRange,
+    advise: u32,
+    location: ManagedLocation,
+    device_count: u32,
+) -> AclResult<()> {
+    MANAGED.advise(range, advise, location, device_count)
+}
+
+/// Records a prefetch of `range` to `location` (the prefetch task calls it when it runs).
+pub fn managed_prefetched(range: ManagedRange, location: ManagedLocation) {
+    MANAGED.prefetched(range, location);
+}
+
+/// `aclrtMemManagedGetAttr`: the `int`s to hand out for `attribute` over `range`.
+pub fn managed_attribute(range: ManagedRange, attribute: i32, data_size: usize) -> AclResult<Vec<i32>> {
+    MANAGED.attribute(range, attribute, data_size)
 }
 
 /// Bytes of device memory `device` has allocated (rounded sizes; imports excluded).
@@ -125,6 +188,23 @@ pub fn plan_copy(dst: usize, dest_max: usize, src: usize, count: usize, kind: i3
 /// Checks `aclrtMemset(dev, max_count, value, count)` and resolves what the registry owns.
 pub fn plan_memset(dev: usize, max_count: usize, value: i32, count: usize) -> AclResult<FillPlan> {
     REGISTRY.plan_memset(dev, max_count, value, count)
+}
+
+/// Checks a batch of copies (`aclrtMemcpyBatch` and its forms); `Ok(None)` when every size
+/// is 0. See `batch` for the rules and the failure index.
+pub fn plan_batch(args: &BatchArgs<'_>, form: BatchForm) -> Result<Option<BatchPlan>, BatchError> {
+    REGISTRY.plan_batch(args, form)
+}
+
+/// Checks `aclrtMemcpy2d` (`asynchronous`: `aclrtMemcpy2dAsync`) and resolves what the
+/// registry owns.
+pub fn plan_copy2d(dst: usize, src: usize, shape: Shape, kind: i32, asynchronous: bool) -> AclResult<Plan2d> {
+    REGISTRY.plan_copy2d(dst, src, shape, kind, asynchronous)
+}
+
+/// Checks `aclrtMemsetD32(ptr, mem_size, value, n)`.
+pub fn plan_memset_d32(ptr: usize, mem_size: usize, value: u32, n: usize) -> AclResult<ReadyFill32> {
+    REGISTRY.plan_memset_d32(ptr, mem_size, value, n)
 }
 
 /// `aclrtGetMemInfo(attr)` for `device`: `(free, total)` bytes.
