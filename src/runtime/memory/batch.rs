@@ -208,15 +208,59 @@ impl ReadyBatch {
 }
 
 /// Collects anchors while a batch is resolved: consecutive copies in the same allocation share
-/// its span.
+/// its span. It also remembers the last allocation found and the last gap between allocations,
+/// so that a batch of blocks of a few buffers costs few lookups in the registry's table.
 struct Anchors<'l> {
+    live: &'l Live<'l>,
     anchors: Vec<Anchor>,
     /// Allocations already anchored, most recent last: (allocation start, anchor index).
     seen: Vec<(usize, usize)>,
     last: Option<(&'l Arc<Allocation>, usize)>,
+    /// The last allocation found, and the last gap `[from, to)` known to hold none.
+    found: Option<&'l Arc<Allocation>>,
+    gap: (usize, usize),
 }
 
 impl<'l> Anchors<'l> {
+    fn new(live: &'l Live<'l>, copies: usize) -> Self {
+        Anchors {
+            live,
+            anchors: Vec::with_capacity(copies + 1),
+            seen: Vec::new(),
+            last: None,
+            found: None,
+            gap: (0, 0),
+        }
+    }
+
+    /// The allocation containing `addr`, if any.
+    fn find(&mut self, addr: usize) -> Option<&'l Arc<Allocation>> {
+        if let Some(a) = self.found.filter(|a| addr >= a.start && addr < a.end()) {
+            return Some(a);
+        }
+        if addr >= self.gap.0 && addr < self.gap.1 {
+            return None;
+        }
+        match self.live.find_or_gap(addr) {
+            Ok(a) => {
+                self.found = Some(a);
+                Some(a)
+            }
+            Err(gap) => {
+                self.gap = gap;
+                None
+            }
+        }
+    }
+
+    /// A device allocation overlapping `[addr, addr + len)`, which holds no allocation's start.
+    fn device_overlapping(&self, addr: usize, len: usize) -> Option<&'l Arc<Allocation>> {
+        if addr >= self.gap.0 && addr.checked_add(len).is_some_and(|end| end <= self.gap.1) {
+            return None;
+        }
+        self.live.device_overlapping(addr, len)
+    }
+
     fn of_allocation(&mut self, a: &'l Arc<Allocation>, addr: usize) -> At {
         if let Some((last, idx)) = self.last {
             if Arc::ptr_eq(last, a) {
@@ -237,7 +281,17 @@ impl<'l> Anchors<'l> {
         At { anchor: idx, offset: addr - a.start }
     }
 
+    /// A range of plain host memory. A range that continues the previous one (the blocks of
+    /// one host buffer, in order) extends its anchor: the caller vouches for both, so for their
+    /// union, and the batch then holds one span for the buffer, not one per block.
     fn of_user(&mut self, range: HostRange) -> At {
+        if let Some(Anchor::User(last)) = self.anchors.last_mut() {
+            if last.writable == range.writable && last.addr + last.len == range.addr {
+                let offset = last.len;
+                last.len += range.len;
+                return At { anchor: self.anchors.len() - 1, offset };
+            }
+        }
         self.anchors.push(Anchor::User(range));
         At { anchor: self.anchors.len() - 1, offset: 0 }
     }
@@ -255,7 +309,7 @@ impl Registry {
         }
         check_shape(args, form)?;
         self.with_live(|live| {
-            let mut anchors = Anchors { anchors: Vec::new(), seen: Vec::new(), last: None };
+            let mut anchors = Anchors::new(live, n);
             let mut ops = Vec::with_capacity(n);
             let mut attr_at = 0;
             for i in 0..n {
@@ -263,7 +317,7 @@ impl Registry {
                     attr_at += 1;
                 }
                 let attr = &args.attrs[attr_at];
-                let op = plan_one(live, &mut anchors, args, i, attr, form)
+                let op = plan_one(&mut anchors, args, i, attr, form)
                     .map_err(|error| BatchError { error, index: Some(i) })?;
                 if let Some(op) = op {
                     ops.push(op);
@@ -319,9 +373,31 @@ fn check_shape(args: &BatchArgs<'_>, form: BatchForm) -> AclResult<()> {
     Ok(())
 }
 
+/// Why copy `i` is refused (the message is made only when needed).
+#[derive(Debug, Clone, Copy)]
+enum Why {
+    ZeroBytes,
+    Null(&'static str),
+    Direction { from: u32, to: u32 },
+}
+
+#[cold]
+#[inline(never)]
+fn copy_error(i: usize, why: Why) -> AclError {
+    invalid(match why {
+        Why::ZeroBytes => format!("copy {i} of the batch is of 0 bytes"),
+        Why::Null(what) => format!("copy {i} of the batch has a NULL {what}"),
+        Why::Direction { from, to } => format!(
+            "copy {i} of the batch goes from {} to {} memory: a batch copies only host to device or \
+             device to host",
+            location_name(from),
+            location_name(to)
+        ),
+    })
+}
+
 /// Step 4 for copy `i`: `None` for a copy of 0 bytes (synchronous form).
 fn plan_one<'l>(
-    live: &'l Live<'l>,
     anchors: &mut Anchors<'l>,
     args: &BatchArgs<'_>,
     i: usize,
@@ -330,35 +406,28 @@ fn plan_one<'l>(
 ) -> AclResult<Option<Op>> {
     let (dst, src, len) = (args.dsts[i], args.srcs[i], args.sizes[i]);
     if form == BatchForm::Async && len == 0 {
-        return Err(invalid(format!("copy {i} of the batch is of 0 bytes")));
+        return Err(copy_error(i, Why::ZeroBytes));
     }
     if dst == 0 || src == 0 {
-        return Err(invalid(format!(
-            "copy {i} of the batch has a NULL {}",
-            if dst == 0 { "dst" } else { "src" }
-        )));
+        return Err(copy_error(i, Why::Null(if dst == 0 { "dst" } else { "src" })));
     }
-    let dst_alloc = live.find(dst);
-    let src_alloc = live.find(src);
+    let dst_alloc = anchors.find(dst);
+    let src_alloc = anchors.find(src);
     let dst_real = real(dst_alloc);
     let src_real = real(src_alloc);
     check_location(i, "destination", dst, dst_real, attr.dst)?;
     check_location(i, "source", src, src_real, attr.src)?;
     if dst_real.class() == src_real.class() {
-        return Err(invalid(format!(
-            "copy {i} of the batch goes from {} to {} memory: a batch copies only host to device or \
-             device to host",
-            location_name(src_real.class()),
-            location_name(dst_real.class())
-        )));
+        return Err(copy_error(i, Why::Direction { from: src_real.class(), to: dst_real.class() }));
     }
     if len == 0 {
         return Ok(None);
     }
     end_of("dst", dst, len)?;
     end_of("src", src, len)?;
-    let dst_at = end(live, anchors, i, "destination", dst, len, dst_alloc, true)?;
-    let src_at = end(live, anchors, i, "source", src, len, src_alloc, false)?;
+    let dst_at =
+        end(anchors, dst, len, dst_alloc, true).map_err(|b| bad_end(i, "destination", dst, len, b))?;
+    let src_at = end(anchors, src, len, src_alloc, false).map_err(|b| bad_end(i, "source", src, len, b))?;
     Ok(Some(Op { dst: dst_at, src: src_at, len }))
 }
 
@@ -370,6 +439,7 @@ fn real(found: Option<&Arc<Allocation>>) -> Real {
     }
 }
 
+#[inline]
 fn check_location(i: usize, what: &str, addr: usize, real: Real, said: MemLoc) -> AclResult<()> {
     // Host memory may be described as host or host NUMA; plain host memory is host too.
     let said_class = if said.kind == LOC_HOST_NUMA { LOC_HOST } else { said.kind };
@@ -378,50 +448,64 @@ fn check_location(i: usize, what: &str, addr: usize, real: Real, said: MemLoc) -
             Real::Device(d) => u32::try_from(d).is_ok_and(|d| d == said.id),
             _ => true,
         };
-    if matches {
-        return Ok(());
-    }
+    if matches { Ok(()) } else { Err(wrong_location(i, what, addr, real, said)) }
+}
+
+#[cold]
+#[inline(never)]
+fn wrong_location(i: usize, what: &str, addr: usize, real: Real, said: MemLoc) -> AclError {
     let actual = match real {
         Real::Device(d) => format!("device memory of device {d}"),
         Real::Managed => "managed memory".into(),
         Real::Host => "host memory".into(),
     };
-    Err(invalid(format!(
+    invalid(format!(
         "copy {i} of the batch: its {what} {addr:#x} is {actual}, but its attribute says {} (id {})",
         location_name(said.kind),
         said.id
-    )))
+    ))
+}
+
+/// Why an end of a copy cannot be used (the message is made only when needed).
+#[derive(Debug, Clone, Copy)]
+enum Bad {
+    /// Runs past the end of the device or managed allocation at `start` (`len` bytes).
+    PastEnd { start: usize, len: usize },
+    /// Plain host memory running into the device allocation at `start`.
+    IntoDevice { start: usize },
+}
+
+#[cold]
+#[inline(never)]
+fn bad_end(i: usize, what: &str, addr: usize, len: usize, why: Bad) -> AclError {
+    invalid(match why {
+        Bad::PastEnd { start, len: alloc_len } => format!(
+            "copy {i} of the batch: its {what} {addr:#x} + {len} bytes runs past the end of its \
+             allocation ({start:#x}, {alloc_len} bytes)"
+        ),
+        Bad::IntoDevice { start } => format!(
+            "copy {i} of the batch: its {what} {addr:#x} + {len} bytes runs into device memory \
+             (allocation at {start:#x})"
+        ),
+    })
 }
 
 /// Resolves one end of a copy to an anchor: the runtime view of its allocation (which must hold
 /// the whole range), or plain host memory that must not touch device memory.
-#[allow(clippy::too_many_arguments)]
+#[inline]
 fn end<'l>(
-    live: &'l Live<'l>,
     anchors: &mut Anchors<'l>,
-    i: usize,
-    what: &str,
     addr: usize,
     len: usize,
     found: Option<&'l Arc<Allocation>>,
     writable: bool,
-) -> AclResult<At> {
+) -> Result<At, Bad> {
     match found {
         Some(a) if a.holds(addr, len) => Ok(anchors.of_allocation(a, addr)),
-        Some(a) if a.is_device() || a.is_managed() => Err(invalid(format!(
-            "copy {i} of the batch: its {what} {addr:#x} + {len} bytes runs past the end of its \
-             allocation ({:#x}, {} bytes)",
-            a.start, a.len
-        ))),
-        _ => {
-            if let Some(d) = live.device_overlapping(addr, len) {
-                return Err(invalid(format!(
-                    "copy {i} of the batch: its {what} {addr:#x} + {len} bytes runs into device memory \
-                     (allocation at {:#x})",
-                    d.start
-                )));
-            }
-            Ok(anchors.of_user(HostRange { addr, len, writable }))
-        }
+        Some(a) if a.is_device() || a.is_managed() => Err(Bad::PastEnd { start: a.start, len: a.len }),
+        _ => match anchors.device_overlapping(addr, len) {
+            Some(d) => Err(Bad::IntoDevice { start: d.start }),
+            None => Ok(anchors.of_user(HostRange { addr, len, writable })),
+        },
     }
 }

@@ -306,6 +306,21 @@ impl Live<'_> {
     pub fn freed_at(&self, addr: usize) -> Option<Freed> {
         freed_at(self.freed, addr)
     }
+
+    /// The allocation containing `addr`, or else the gap between allocations it lies in
+    /// (`[end of the one before, start of the one after)`), so a caller resolving many nearby
+    /// addresses can answer the next ones without a lookup.
+    pub fn find_or_gap(&self, addr: usize) -> Result<&Arc<Allocation>, (usize, usize)> {
+        let before = self.live.range(..=addr).next_back().map(|(_, a)| a);
+        match before {
+            Some(a) if addr < a.end() => Ok(a),
+            _ => {
+                let from = before.map_or(0, |a| a.end());
+                let to = self.live.range(addr..).next().map_or(usize::MAX, |(&start, _)| start);
+                Err((from, to))
+            }
+        }
+    }
 }
 
 impl Default for Registry {
