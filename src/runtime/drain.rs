@@ -66,3 +66,55 @@ fn wait_all<'a>(queues: impl Iterator<Item = &'a Stream>) {
         left = sync::wait(&pending.done, left);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::error::AclError;
+
+    #[test]
+    fn the_wait_ends_after_earlier_tasks_and_leaves_their_errors() {
+        let s = Stream::new(0, 1).unwrap();
+        let ran = Arc::new(AtomicBool::new(false));
+        let r = Arc::clone(&ran);
+        s.submit(Box::new(move |_| {
+            std::thread::sleep(Duration::from_millis(50));
+            r.store(true, Ordering::SeqCst);
+            Err(AclError::new(1, "task failed"))
+        }))
+        .unwrap();
+        wait_for_stream(&s);
+        assert!(ran.load(Ordering::SeqCst));
+        assert_eq!(
+            s.synchronize(None).unwrap_err().message,
+            "task failed",
+            "the error is left for the caller"
+        );
+    }
+
+    #[test]
+    fn a_stream_that_drops_its_tasks_does_not_hold_the_wait() {
+        let s = Arc::new(Stream::new(0, 1).unwrap());
+        s.submit(Box::new(|ctx| {
+            while !ctx.cancelled() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }))
+        .unwrap();
+        let closer = Arc::clone(&s);
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            closer.close(true);
+        });
+        let started = Instant::now();
+        wait_for_stream(&s);
+        assert!(started.elapsed() < Duration::from_secs(5));
+        t.join().unwrap();
+        // A closed stream refuses the marker: no wait at all.
+        wait_for_stream(&s);
+    }
+}
