@@ -207,6 +207,10 @@ impl ReadyBatch {
     }
 }
 
+/// Which end of a copy a lookup is for (each keeps its own cache).
+const DST: usize = 0;
+const SRC: usize = 1;
+
 /// Collects anchors while a batch is resolved: consecutive copies in the same allocation share
 /// its span. It also remembers the last allocation found and the last gap between allocations,
 /// so that a batch of blocks of a few buffers costs few lookups in the registry's table.
@@ -215,10 +219,14 @@ struct Anchors<'l> {
     anchors: Vec<Anchor>,
     /// Allocations already anchored, most recent last: (allocation start, anchor index).
     seen: Vec<(usize, usize)>,
-    last: Option<(&'l Arc<Allocation>, usize)>,
-    /// The last allocation found, and the last gap `[from, to)` known to hold none.
-    found: Option<&'l Arc<Allocation>>,
-    gap: (usize, usize),
+    /// Per end (0: destinations, 1: sources), which usually stay in one buffer each: the last
+    /// allocation anchored, the last allocation found, and the last gap `[from, to)` known to
+    /// hold none.
+    last: [Option<(&'l Arc<Allocation>, usize)>; 2],
+    found: [Option<&'l Arc<Allocation>>; 2],
+    gap: [(usize, usize); 2],
+    /// Per end, the anchor of its last range of plain host memory.
+    user: [Option<usize>; 2],
 }
 
 impl<'l> Anchors<'l> {
@@ -227,42 +235,44 @@ impl<'l> Anchors<'l> {
             live,
             anchors: Vec::with_capacity(copies + 1),
             seen: Vec::new(),
-            last: None,
-            found: None,
-            gap: (0, 0),
+            last: [None; 2],
+            found: [None; 2],
+            gap: [(0, 0); 2],
+            user: [None; 2],
         }
     }
 
     /// The allocation containing `addr`, if any.
-    fn find(&mut self, addr: usize) -> Option<&'l Arc<Allocation>> {
-        if let Some(a) = self.found.filter(|a| addr >= a.start && addr < a.end()) {
+    fn find(&mut self, end: usize, addr: usize) -> Option<&'l Arc<Allocation>> {
+        if let Some(a) = self.found[end].filter(|a| addr >= a.start && addr < a.end()) {
             return Some(a);
         }
-        if addr >= self.gap.0 && addr < self.gap.1 {
+        if addr >= self.gap[end].0 && addr < self.gap[end].1 {
             return None;
         }
         match self.live.find_or_gap(addr) {
             Ok(a) => {
-                self.found = Some(a);
+                self.found[end] = Some(a);
                 Some(a)
             }
             Err(gap) => {
-                self.gap = gap;
+                self.gap[end] = gap;
                 None
             }
         }
     }
 
     /// A device allocation overlapping `[addr, addr + len)`, which holds no allocation's start.
-    fn device_overlapping(&self, addr: usize, len: usize) -> Option<&'l Arc<Allocation>> {
-        if addr >= self.gap.0 && addr.checked_add(len).is_some_and(|end| end <= self.gap.1) {
+    fn device_overlapping(&self, end: usize, addr: usize, len: usize) -> Option<&'l Arc<Allocation>> {
+        let gap = self.gap[end];
+        if addr >= gap.0 && addr.checked_add(len).is_some_and(|stop| stop <= gap.1) {
             return None;
         }
         self.live.device_overlapping(addr, len)
     }
 
-    fn of_allocation(&mut self, a: &'l Arc<Allocation>, addr: usize) -> At {
-        if let Some((last, idx)) = self.last {
+    fn of_allocation(&mut self, end: usize, a: &'l Arc<Allocation>, addr: usize) -> At {
+        if let Some((last, idx)) = self.last[end] {
             if Arc::ptr_eq(last, a) {
                 return At { anchor: idx, offset: addr - a.start };
             }
@@ -277,24 +287,91 @@ impl<'l> Anchors<'l> {
                 idx
             }
         };
-        self.last = Some((a, idx));
+        self.last[end] = Some((a, idx));
         At { anchor: idx, offset: addr - a.start }
     }
 
     /// A range of plain host memory. A range that continues the previous one (the blocks of
     /// one host buffer, in order) extends its anchor: the caller vouches for both, so for their
     /// union, and the batch then holds one span for the buffer, not one per block.
-    fn of_user(&mut self, range: HostRange) -> At {
-        if let Some(Anchor::User(last)) = self.anchors.last_mut() {
-            if last.writable == range.writable && last.addr + last.len == range.addr {
-                let offset = last.len;
-                last.len += range.len;
-                return At { anchor: self.anchors.len() - 1, offset };
+    fn of_user(&mut self, side: usize, range: HostRange) -> At {
+        if let Some(idx) = self.user[side] {
+            if let Anchor::User(last) = &mut self.anchors[idx] {
+                if last.writable == range.writable && last.addr + last.len == range.addr {
+                    let offset = last.len;
+                    last.len += range.len;
+                    return At { anchor: idx, offset };
+                }
             }
         }
         self.anchors.push(Anchor::User(range));
+        self.user[side] = Some(self.anchors.len() - 1);
         At { anchor: self.anchors.len() - 1, offset: 0 }
     }
+
+    /// The fast path for one end of a copy: in the allocation the previous copy's end of this
+    /// side was in, or plain host memory inside the gap between allocations this side's last
+    /// lookup found. Checks only; `None` sends the copy down the full path (which also words
+    /// any error). [`Anchors::commit`] then records it.
+    #[inline]
+    fn quick(&self, side: usize, addr: usize, len: usize, said: MemLoc) -> Option<Quick> {
+        let stop = addr.checked_add(len)?;
+        if let Some((a, idx)) = self.last[side] {
+            if addr >= a.start && stop <= a.end() {
+                let real = real(Some(a));
+                return location_matches(real, said).then_some(Quick {
+                    kind: QuickKind::Mapped(At { anchor: idx, offset: addr - a.start }),
+                    class: real.class(),
+                });
+            }
+        }
+        let gap = self.gap[side];
+        if addr < gap.0 || stop > gap.1 || !location_matches(Real::Host, said) {
+            return None;
+        }
+        let grow = self.user[side].and_then(|idx| match &self.anchors[idx] {
+            Anchor::User(r) if r.addr + r.len == addr => {
+                Some(QuickKind::Grow(At { anchor: idx, offset: r.len }, len))
+            }
+            _ => None,
+        });
+        let kind = grow.unwrap_or(QuickKind::New(HostRange { addr, len, writable: side == DST }));
+        Some(Quick { kind, class: LOC_HOST })
+    }
+
+    /// Records what [`Anchors::quick`] found; where the end is.
+    #[inline]
+    fn commit(&mut self, side: usize, q: Quick) -> At {
+        match q.kind {
+            QuickKind::Mapped(at) => at,
+            QuickKind::Grow(at, len) => {
+                if let Anchor::User(r) = &mut self.anchors[at.anchor] {
+                    r.len += len;
+                }
+                at
+            }
+            QuickKind::New(range) => {
+                self.anchors.push(Anchor::User(range));
+                self.user[side] = Some(self.anchors.len() - 1);
+                At { anchor: self.anchors.len() - 1, offset: 0 }
+            }
+        }
+    }
+}
+
+/// One end resolved by the fast path, and its location class.
+struct Quick {
+    kind: QuickKind,
+    class: u32,
+}
+
+enum QuickKind {
+    /// In an allocation already anchored.
+    Mapped(At),
+    /// Continuing a host anchor, which grows by the length.
+    Grow(At, usize),
+    /// Plain host memory needing an anchor of its own.
+    New(HostRange),
 }
 
 impl Registry {
@@ -317,6 +394,19 @@ impl Registry {
                     attr_at += 1;
                 }
                 let attr = &args.attrs[attr_at];
+                let (dst, src, len) = (args.dsts[i], args.srcs[i], args.sizes[i]);
+                if len != 0 && dst != 0 && src != 0 {
+                    if let (Some(d), Some(s)) =
+                        (anchors.quick(DST, dst, len, attr.dst), anchors.quick(SRC, src, len, attr.src))
+                    {
+                        if d.class != s.class {
+                            let dst_at = anchors.commit(DST, d);
+                            let src_at = anchors.commit(SRC, s);
+                            ops.push(Op { dst: dst_at, src: src_at, len });
+                            continue;
+                        }
+                    }
+                }
                 let op = plan_one(&mut anchors, args, i, attr, form)
                     .map_err(|error| BatchError { error, index: Some(i) })?;
                 if let Some(op) = op {
@@ -411,8 +501,8 @@ fn plan_one<'l>(
     if dst == 0 || src == 0 {
         return Err(copy_error(i, Why::Null(if dst == 0 { "dst" } else { "src" })));
     }
-    let dst_alloc = anchors.find(dst);
-    let src_alloc = anchors.find(src);
+    let dst_alloc = anchors.find(DST, dst);
+    let src_alloc = anchors.find(SRC, src);
     let dst_real = real(dst_alloc);
     let src_real = real(src_alloc);
     check_location(i, "destination", dst, dst_real, attr.dst)?;
@@ -426,8 +516,9 @@ fn plan_one<'l>(
     end_of("dst", dst, len)?;
     end_of("src", src, len)?;
     let dst_at =
-        end(anchors, dst, len, dst_alloc, true).map_err(|b| bad_end(i, "destination", dst, len, b))?;
-    let src_at = end(anchors, src, len, src_alloc, false).map_err(|b| bad_end(i, "source", src, len, b))?;
+        end(anchors, DST, dst, len, dst_alloc, true).map_err(|b| bad_end(i, "destination", dst, len, b))?;
+    let src_at =
+        end(anchors, SRC, src, len, src_alloc, false).map_err(|b| bad_end(i, "source", src, len, b))?;
     Ok(Some(Op { dst: dst_at, src: src_at, len }))
 }
 
@@ -439,16 +530,21 @@ fn real(found: Option<&Arc<Allocation>>) -> Real {
     }
 }
 
+/// Whether memory that is `real` may be described as `said`.
 #[inline]
-fn check_location(i: usize, what: &str, addr: usize, real: Real, said: MemLoc) -> AclResult<()> {
+fn location_matches(real: Real, said: MemLoc) -> bool {
     // Host memory may be described as host or host NUMA; plain host memory is host too.
     let said_class = if said.kind == LOC_HOST_NUMA { LOC_HOST } else { said.kind };
-    let matches = said_class == real.class()
+    said_class == real.class()
         && match real {
             Real::Device(d) => u32::try_from(d).is_ok_and(|d| d == said.id),
             _ => true,
-        };
-    if matches { Ok(()) } else { Err(wrong_location(i, what, addr, real, said)) }
+        }
+}
+
+#[inline]
+fn check_location(i: usize, what: &str, addr: usize, real: Real, said: MemLoc) -> AclResult<()> {
+    if location_matches(real, said) { Ok(()) } else { Err(wrong_location(i, what, addr, real, said)) }
 }
 
 #[cold]
@@ -495,17 +591,18 @@ fn bad_end(i: usize, what: &str, addr: usize, len: usize, why: Bad) -> AclError 
 #[inline]
 fn end<'l>(
     anchors: &mut Anchors<'l>,
+    side: usize,
     addr: usize,
     len: usize,
     found: Option<&'l Arc<Allocation>>,
     writable: bool,
 ) -> Result<At, Bad> {
     match found {
-        Some(a) if a.holds(addr, len) => Ok(anchors.of_allocation(a, addr)),
+        Some(a) if a.holds(addr, len) => Ok(anchors.of_allocation(side, a, addr)),
         Some(a) if a.is_device() || a.is_managed() => Err(Bad::PastEnd { start: a.start, len: a.len }),
-        _ => match anchors.device_overlapping(addr, len) {
+        _ => match anchors.device_overlapping(side, addr, len) {
             Some(d) => Err(Bad::IntoDevice { start: d.start }),
-            None => Ok(anchors.of_user(HostRange { addr, len, writable })),
+            None => Ok(anchors.of_user(side, HostRange { addr, len, writable })),
         },
     }
 }

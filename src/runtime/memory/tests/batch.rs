@@ -24,6 +24,9 @@ fn attr(dst: (u32, u32), src: (u32, u32)) -> BatchAttr {
     }
 }
 
+/// One copy: destination, source, length.
+type Copy3 = (usize, usize, usize);
+
 /// The arrays of a batch of `(dst, src, len)` copies under one attribute per group.
 struct Arrays {
     dsts: Vec<usize>,
@@ -35,7 +38,7 @@ struct Arrays {
 }
 
 impl Arrays {
-    fn new(groups: &[(BatchAttr, Vec<(usize, usize, usize)>)]) -> Arrays {
+    fn new(groups: &[(BatchAttr, Vec<Copy3>)]) -> Arrays {
         let mut a =
             Arrays { dsts: vec![], maxs: vec![], srcs: vec![], sizes: vec![], attrs: vec![], idxs: vec![] };
         for (at, copies) in groups {
@@ -159,13 +162,11 @@ fn the_failure_index_names_the_copy_only_for_location_and_direction() {
 fn plain_host_memory_running_into_device_memory_is_refused() {
     let reg = Registry::new();
     let dev = reg.alloc_device(4, 8192, NORMAL_ONLY, &roomy()).unwrap();
-    let pinned = reg.alloc_host(4096).unwrap();
     // A "host" range starting just before the device allocation and running into it.
     let a = Arrays::new(&[(attr(H, D), vec![(dev - 16, dev + 4096, 32)])]);
     let e = reg.plan_batch(&a.args(), BatchForm::Sync).unwrap_err();
     assert_eq!((e.error.code, e.index), (ACL_ERROR_RT_PARAM_INVALID, Some(0)), "{}", e.error.message);
     assert!(e.error.message.contains("runs into device memory"));
-    drop(pinned);
 }
 
 #[test]
