@@ -1,5 +1,8 @@
 //! Device and pinned-host memory: `aclrtMalloc`, `aclrtFree`, `aclrtMallocHost`,
-//! `aclrtFreeHost`, the checks behind `aclrtMemcpy`/`aclrtMemset`, and `aclrtGetMemInfo`.
+//! `aclrtFreeHost`, the checks behind `aclrtMemcpy`/`aclrtMemset`, and `aclrtGetMemInfo`; and,
+//! each in a file of its own with its rules, batches of copies (`batch`), 2D copies
+//! (`copy2d`), 32-bit fills (`fill32`), the allocation variants (`variants`) and managed
+//! memory (`managed`).
 //!
 //! # Allocations
 //! Every allocation is its own memfd mapped shared ([`crate::sys`]), so a later IPC layer can
@@ -48,6 +51,19 @@
 //! - memset: as copy, with the address deciding host or device (the vendor's rule).
 //! - mem info: every `aclrtMemAttr` (0..=9) reports the device's one pool: free is capacity minus
 //!   usage; other attributes 107000.
+//!
+//! # Managed memory
+//! `aclrtMemAllocManaged` memory is a third placement, [`Placement::Managed`]: one mapping
+//! (never made inaccessible by strict mode) that host code uses directly and that copies take
+//! as device memory when their kind says device and as host memory otherwise. It is freed with
+//! `aclrtFree`, 2 MiB-aligned, and counts against no capacity. Advice and prefetches are
+//! recorded per 2 MiB chunk (`managed`), as there are no bytes to move.
+//!
+//! # Batches
+//! A batch is planned as one: every copy is checked, under one lock of the registry, before
+//! any byte moves, so a refused batch copies nothing; the failure index names the copy whose
+//! location or direction was wrong. A ready batch holds one span per buffer it touches and runs
+//! as one stream task in the asynchronous form.
 //!
 //! Device ids are not checked here: the device layer resolves and validates them first.
 

@@ -271,3 +271,17 @@ fn managed_memory_records_advice_and_prefetches_per_chunk() {
     state.freed(m);
     assert!(state.advise(all, 0, host, 8).is_err());
 }
+
+#[test]
+fn a_batch_reaches_strict_device_memory_through_the_runtime_view() {
+    let reg = Registry::new();
+    let strict = Limits { capacity: 1 << 40, strict: true };
+    let dev = reg.alloc_device(4, 4096, NORMAL_ONLY, &strict).unwrap();
+    assert_ne!(alloc_at(&reg, dev).runtime_addr(), dev, "the user's view is not the runtime's");
+    let host = reg.alloc_host(4096).unwrap();
+    poke(&reg, host, &[9; 4096]);
+    let copies: Vec<_> = (0..16).map(|i| (dev + i * 256, host + i * 256, 256)).collect();
+    let a = Arrays::new(&[(attr(D, H), copies)]);
+    reg.plan_batch(&a.args(), BatchForm::Sync).unwrap().unwrap().vouch(|r| panic!("asked for {r:?}")).run();
+    assert_eq!(peek(&reg, dev, 4096), vec![9; 4096]);
+}
