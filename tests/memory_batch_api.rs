@@ -586,6 +586,13 @@ fn every_allocation_variant_gives_memory_freed_its_own_way() {
             assert_eq!(aclrtMallocWithCfg(&mut p, 4096, 0, &mut no_attrs), ACL_ERROR_INVALID_PARAM);
             no_attrs.numAttrs = 0;
             assert_eq!(aclrtMallocWithCfg(&mut p, 4096, 0, &mut no_attrs), ACL_ERROR_RT_PARAM_INVALID);
+            assert_eq!(
+                aclrtMallocWithCfg(&mut p, 0, 0, &mut no_attrs),
+                ACL_ERROR_INVALID_PARAM,
+                "size 0 first"
+            );
+            no_attrs.numAttrs = 2;
+            assert_eq!(aclrtMallocHostWithCfg(&mut p, 64, &mut no_attrs), ACL_ERROR_RT_PARAM_INVALID);
 
             // Host memory with a configuration: host memory, freed as such.
             let mut host_attrs = [cfg_attr(1, 33), cfg_attr(3, 1)];

@@ -766,7 +766,8 @@ aclError aclrtMallocWithCfg(void **devPtr,
 
 /*
  Allocates `size` bytes of pinned host memory with settings (`cfg` may be NULL), as
- `aclrtMallocHost`; needs a current context, as the vendor's does. The attributes may be
+ `aclrtMallocHost`; needs a current context, as the vendor's does. A configuration with NULL
+ `attrs` is 107000. The attributes may be
  `ACL_RT_MEM_ATTR_MODULE_ID` and `_VA_FLAG` (0 or 1), else 107000. Free with `aclrtFreeHost`
  or `aclrtFreeHostWithDevSync`.
 

@@ -71,34 +71,56 @@ fn handed_out(addr: usize) -> *mut c_void {
     std::ptr::with_exposed_provenance_mut::<c_void>(addr)
 }
 
-/// The attributes of `cfg` (NULL: none). `numAttrs > 0` with NULL `attrs` is
-/// `ACL_ERROR_INVALID_PARAM`; a configuration with NULL `attrs` at all is 107000 (the
-/// vendor's two checks).
+/// A configuration argument as read.
+enum Cfg {
+    /// `cfg` was NULL: no attributes.
+    Absent,
+    /// `cfg->attrs` was NULL, with this `numAttrs`.
+    NoAttrs(usize),
+    Attrs(Vec<CfgAttr>),
+}
+
+impl Cfg {
+    /// The attributes, or the vendor's runtime-level refusal of a configuration without them
+    /// (107000).
+    fn attrs(self) -> AclResult<Vec<CfgAttr>> {
+        match self {
+            Cfg::Absent => Ok(Vec::new()),
+            Cfg::NoAttrs(_) => Err(AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                "cfg->attrs must not be NULL when cfg is given (pass NULL for no configuration)",
+            )),
+            Cfg::Attrs(a) => Ok(a),
+        }
+    }
+}
+
+/// Reads `cfg`.
 ///
 /// # Safety
-/// `cfg` is NULL or points to a readable `aclrtMallocConfig` whose `attrs` holds `numAttrs`
-/// readable attributes.
-unsafe fn read_cfg(cfg: *const aclrtMallocConfig) -> AclResult<Vec<CfgAttr>> {
+/// `cfg` is NULL or points to a readable `aclrtMallocConfig` whose `attrs` is NULL or holds
+/// `numAttrs` readable attributes.
+unsafe fn read_cfg(cfg: *const aclrtMallocConfig) -> AclResult<Cfg> {
     if cfg.is_null() {
-        return Ok(Vec::new());
+        return Ok(Cfg::Absent);
     }
-    // SAFETY: non-NULL and readable by this function's contract; alignment is checked here.
     if !cfg.is_aligned() {
         return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "cfg is not aligned for its type"));
     }
     // SAFETY: non-NULL, aligned and readable by this function's contract.
     let c = unsafe { &*cfg };
     if c.attrs.is_null() {
-        let code = if c.numAttrs != 0 { ACL_ERROR_INVALID_PARAM } else { ACL_ERROR_RT_PARAM_INVALID };
-        return Err(AclError::new(code, "cfg->attrs must not be NULL when cfg is given"));
+        return Ok(Cfg::NoAttrs(c.numAttrs));
     }
     // SAFETY: `numAttrs` readable attributes by this function's contract.
     let attrs = unsafe { ptr::slice(c.attrs.cast_const(), c.numAttrs, "cfg->attrs") }?;
-    Ok(attrs
-        .iter()
-        // SAFETY: every field of the union is plain bytes; `rsv` covers all 8 of them.
-        .map(|a| CfgAttr { kind: a.attr, value: unsafe { a.value.rsv } })
-        .collect())
+    Ok(Cfg::Attrs(
+        attrs
+            .iter()
+            // SAFETY: every field of the union is plain bytes; `rsv` covers all 8 of them.
+            .map(|a| CfgAttr { kind: a.attr, value: unsafe { a.value.rsv } })
+            .collect(),
+    ))
 }
 
 /// Allocates on the current device as `variant` reads `policy`.
@@ -172,10 +194,19 @@ pub unsafe extern "C" fn aclrtMallocWithCfg(
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(devPtr, "devPtr") }?;
         // SAFETY: forwarded from this function's contract.
-        let attrs = unsafe { read_cfg(cfg) }?;
+        let cfg = unsafe { read_cfg(cfg) }?;
+        // The vendor's order: attributes missing though counted, size 0 (both 100000), then
+        // the runtime's checks (107000).
+        if let Cfg::NoAttrs(n @ 1..) = cfg {
+            return Err(AclError::new(
+                ACL_ERROR_INVALID_PARAM,
+                format!("cfg->attrs must not be NULL when cfg->numAttrs is {n}"),
+            ));
+        }
         if size == 0 {
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "size must not be 0"));
         }
+        let attrs = cfg.attrs()?;
         let device = context::current_device()?;
         memory::check_device_cfg(&attrs, device)?;
         out.write(handed_out(memory::alloc_device_variant(
@@ -190,7 +221,8 @@ pub unsafe extern "C" fn aclrtMallocWithCfg(
 }
 
 /// Allocates `size` bytes of pinned host memory with settings (`cfg` may be NULL), as
-/// `aclrtMallocHost`; needs a current context, as the vendor's does. The attributes may be
+/// `aclrtMallocHost`; needs a current context, as the vendor's does. A configuration with NULL
+/// `attrs` is 107000. The attributes may be
 /// `ACL_RT_MEM_ATTR_MODULE_ID` and `_VA_FLAG` (0 or 1), else 107000. Free with `aclrtFreeHost`
 /// or `aclrtFreeHostWithDevSync`.
 ///
@@ -209,7 +241,7 @@ pub unsafe extern "C" fn aclrtMallocHostWithCfg(
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "size must not be 0"));
         }
         // SAFETY: forwarded from this function's contract.
-        let attrs = unsafe { read_cfg(cfg) }?;
+        let attrs = unsafe { read_cfg(cfg) }?.attrs()?;
         memory::check_host_cfg(&attrs)?;
         context::current()?;
         let size = usize::try_from(size)
