@@ -872,8 +872,8 @@ aclError aclrtMemcpyBatchAsyncV2(void **dsts,
  Copies `height` rows of `width` bytes, `spitch` bytes apart at `src` and `dpitch` bytes
  apart at `dst`, host to device or device to host (`ACL_MEMCPY_DEFAULT`: the runtime finds
  out). `width` above a pitch or a kind not for 2D: `ACL_ERROR_INVALID_PARAM`; device to
- device: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (use `aclrtMemcpy2dAsync`); more than 5242880
- rows or 5000000 bytes a row: 107000.
+ device: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (use `aclrtMemcpy2dAsync`); a width or height of
+ 0, more than 5242880 rows or 5000000 bytes a row: 107000.
 
  # Safety
  Host ends are valid for `(height - 1) * pitch + width` bytes.

@@ -311,8 +311,8 @@ pub unsafe extern "C" fn aclrtMemcpyBatchAsyncV2(
 /// Copies `height` rows of `width` bytes, `spitch` bytes apart at `src` and `dpitch` bytes
 /// apart at `dst`, host to device or device to host (`ACL_MEMCPY_DEFAULT`: the runtime finds
 /// out). `width` above a pitch or a kind not for 2D: `ACL_ERROR_INVALID_PARAM`; device to
-/// device: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (use `aclrtMemcpy2dAsync`); more than 5242880
-/// rows or 5000000 bytes a row: 107000.
+/// device: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (use `aclrtMemcpy2dAsync`); a width or height of
+/// 0, more than 5242880 rows or 5000000 bytes a row: 107000.
 ///
 /// # Safety
 /// Host ends are valid for `(height - 1) * pitch + width` bytes.
@@ -358,9 +358,6 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
         let s = context::stream_for_work(raw(stream))?;
         let shape = Shape { dpitch, spitch, width, height };
         let plan = memory::plan_copy2d(dst.addr(), src.addr(), shape, kind, true)?;
-        if plan.is_noop() {
-            return Ok(());
-        }
         let user = plan.touches_user_memory();
         // SAFETY: the C caller promises the host ends are valid until the copy has run.
         let ready = plan.vouch(|r| unsafe { r.vouch() });

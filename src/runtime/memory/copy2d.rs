@@ -2,7 +2,8 @@
 //! bytes apart in the source and `dpitch` bytes apart in the destination.
 //!
 //! # Rules (the vendor's, in its order)
-//! - `width` or `height` 0: success, nothing copied, nothing checked.
+//! - `width` or `height` 0: 107000 (the vendor's API layer skips its own checks for an empty
+//!   copy, and its runtime then refuses it).
 //! - NULL `dst`/`src`, `width` greater than `dpitch` or `spitch`, or a kind other than
 //!   host-to-device, device-to-host, device-to-device or default: `ACL_ERROR_INVALID_PARAM`.
 //! - `height` above 5 Mi rows (5242880) or `width` above 5000000 bytes: 107000.
@@ -49,44 +50,37 @@ impl Shape {
 /// A checked 2D copy; complete it with [`Plan2d::vouch`].
 #[derive(Debug)]
 pub struct Plan2d {
-    sides: Option<(Side, Side)>,
+    sides: (Side, Side),
     shape: Shape,
 }
 
 impl Plan2d {
-    pub fn is_noop(&self) -> bool {
-        self.sides.is_none()
-    }
-
     /// Whether an end is plain host memory (the vendor then copies synchronously even in the
     /// asynchronous form).
     pub fn touches_user_memory(&self) -> bool {
-        self.sides.as_ref().is_some_and(|(d, s)| matches!(d, Side::User(_)) || matches!(s, Side::User(_)))
+        matches!(self.sides.0, Side::User(_)) || matches!(self.sides.1, Side::User(_))
     }
 
     /// As `CopyPlan::vouch`.
     pub fn vouch(self, mut vouch: impl FnMut(HostRange) -> RawSpan) -> Ready2d {
-        Ready2d {
-            spans: self.sides.map(|(d, s)| (d.vouch(&mut vouch), s.vouch(&mut vouch))),
-            shape: self.shape,
-        }
+        let (d, s) = self.sides;
+        Ready2d { spans: (d.vouch(&mut vouch), s.vouch(&mut vouch)), shape: self.shape }
     }
 }
 
 /// A 2D copy ready to run; it keeps the memory it touches mapped.
 #[derive(Debug)]
 pub struct Ready2d {
-    spans: Option<(RawSpan, RawSpan)>,
+    spans: (RawSpan, RawSpan),
     shape: Shape,
 }
 
 impl Ready2d {
     pub fn run(&self) {
-        if let Some((dst, src)) = &self.spans {
-            let s = self.shape;
-            for row in 0..s.height {
-                dst.copy_part_from(row * s.dpitch, src, row * s.spitch, s.width);
-            }
+        let (dst, src) = &self.spans;
+        let s = self.shape;
+        for row in 0..s.height {
+            dst.copy_part_from(row * s.dpitch, src, row * s.spitch, s.width);
         }
     }
 }
@@ -102,7 +96,12 @@ impl Registry {
         asynchronous: bool,
     ) -> AclResult<Plan2d> {
         if shape.width == 0 || shape.height == 0 {
-            return Ok(Plan2d { sides: None, shape });
+            // The vendor's API layer lets an empty copy through, and its runtime then refuses a
+            // width or height of 0 with 107000: so do we.
+            return Err(invalid(format!(
+                "a 2D copy of width {} and height {} copies nothing: both must be positive",
+                shape.width, shape.height
+            )));
         }
         let bad = |m: String| AclError::new(ACL_ERROR_INVALID_PARAM, m);
         if dst == 0 {
@@ -164,7 +163,7 @@ impl Registry {
             };
             let dst_side = resolve(live, "dst", dst, dst_len, dst_is, true)?;
             let src_side = resolve(live, "src", src, src_len, src_is, false)?;
-            Ok(Plan2d { sides: Some((dst_side, src_side)), shape })
+            Ok(Plan2d { sides: (dst_side, src_side), shape })
         })
     }
 }
