@@ -613,6 +613,20 @@ fn every_allocation_variant_gives_memory_freed_its_own_way() {
             assert_eq!(aclrtMallocHostWithCfg(&mut p, 1000, &mut host_cfg), ACL_ERROR_RT_PARAM_INVALID);
             assert_eq!(aclrtMallocHostWithCfg(&mut p, 0, null_mut()), ACL_ERROR_INVALID_PARAM);
             assert_eq!(aclrtFreeWithDevSync(null_mut()), ACL_ERROR_INVALID_PARAM);
+            // Like the vendor's device synchronisation, the wait needs a current context.
+            assert_eq!(aclrtMallocAlign32(&mut p, 64, NORMAL_ONLY), ACL_SUCCESS);
+            let addr = p.addr();
+            let code = std::thread::spawn(move || {
+                aclrtFreeWithDevSync(std::ptr::with_exposed_provenance_mut::<c_void>(addr))
+            })
+            .join()
+            .unwrap();
+            assert_eq!(code, ACL_ERROR_RT_CONTEXT_NULL);
+            assert_eq!(
+                std::thread::spawn(|| aclrtFreeWithDevSync(null_mut())).join().unwrap(),
+                ACL_ERROR_INVALID_PARAM
+            );
+            assert_eq!(aclrtFreeWithDevSync(p), ACL_SUCCESS);
         }
     });
 }

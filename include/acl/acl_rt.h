@@ -781,14 +781,14 @@ aclError aclrtMallocHostWithCfg(void **ptr,
 
 /*
  Frees memory from `aclrtMalloc` (and its variants, or `aclrtMemAllocManaged`) after every
- task queued on the device's streams has run, so queued work using it finishes first. Task
- failures are left for the streams' own synchronisation.
+ task queued on the current device's streams (and on the memory's device) has run, so queued
+ work using it finishes first. Needs a current context.
  */
 ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
 
 /*
  Frees memory from `aclrtMallocHost` or `aclrtMallocHostWithCfg` after every task queued on
- every device's streams has run.
+ the current device's streams has run. Needs a current context.
  */
 ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
 

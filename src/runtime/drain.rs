@@ -11,7 +11,6 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use super::context::{CONTEXTS, STREAMS};
 use super::stream::Stream;
-use crate::error::AclResult;
 use crate::sync;
 
 /// Counts markers still to run and wakes the waiter when the last has.
@@ -40,14 +39,13 @@ pub fn wait_for_stream(stream: &Stream) {
     wait_all(std::iter::once(stream));
 }
 
-/// Waits until every task queued before this call on the streams of `device` (every device
-/// for `None`) has run. Streams created while waiting are not waited for.
-pub fn wait_for_streams(device: Option<i32>) -> AclResult<()> {
-    let on = |d: i32| device.is_none_or(|want| want == d);
-    let contexts = CONTEXTS.live_where(|c| on(c.device) && c.is_alive());
-    let streams = STREAMS.live_where(|s| on(s.device));
+/// Waits until every task queued before this call on the streams of `device` (the default
+/// streams of its contexts and the streams created in them) has run. Streams created while
+/// waiting are not waited for.
+pub fn wait_for_streams(device: i32) {
+    let contexts = CONTEXTS.live_where(|c| c.device == device && c.is_alive());
+    let streams = STREAMS.live_where(|s| s.device == device);
     wait_all(contexts.iter().map(|c| &c.default_stream).chain(streams.iter().map(|s| &**s)));
-    Ok(())
 }
 
 fn wait_all<'a>(queues: impl Iterator<Item = &'a Stream>) {

@@ -251,38 +251,43 @@ pub unsafe extern "C" fn aclrtMallocHostWithCfg(
     })
 }
 
-/// The streams a free must wait for: a device allocation's device; every device for host or
-/// managed memory, which any stream may use.
-fn device_of(addr: usize) -> Option<i32> {
-    match memory::backing(addr)?.placement {
-        Placement::Device(d) => Some(d),
-        Placement::Host | Placement::Managed(_) => None,
+/// Waits, as the vendor's device synchronisation before these frees does, for the work queued
+/// on the current device's streams (which needs a current context: 107002 otherwise) and, for
+/// device memory of another device, on that device's too. Task failures stay for the streams'
+/// own synchronisation. NULL and unknown pointers are left to the free to refuse.
+fn sync_device_before_free(addr: usize) -> AclResult<()> {
+    if addr == 0 {
+        return Ok(());
     }
+    let current = context::current_device()?;
+    drain::wait_for_streams(current);
+    if let Some(Placement::Device(d)) = memory::backing(addr).map(|b| b.placement) {
+        if d != current {
+            drain::wait_for_streams(d);
+        }
+    }
+    Ok(())
 }
 
 /// Frees memory from `aclrtMalloc` (and its variants, or `aclrtMemAllocManaged`) after every
-/// task queued on the device's streams has run, so queued work using it finishes first. Task
-/// failures are left for the streams' own synchronisation.
+/// task queued on the current device's streams (and on the memory's device) has run, so queued
+/// work using it finishes first. Needs a current context.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtFreeWithDevSync(devPtr: *mut c_void) -> aclError {
     acl_call("aclrtFreeWithDevSync", || {
-        if memory::backing(devPtr.addr()).is_some() {
-            drain::wait_for_streams(device_of(devPtr.addr()))?;
-        }
+        sync_device_before_free(devPtr.addr())?;
         memory::free(devPtr.addr(), AllocKind::Device)
     })
 }
 
 /// Frees memory from `aclrtMallocHost` or `aclrtMallocHostWithCfg` after every task queued on
-/// every device's streams has run.
+/// the current device's streams has run. Needs a current context.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtFreeHostWithDevSync(hostPtr: *mut c_void) -> aclError {
     acl_call("aclrtFreeHostWithDevSync", || {
-        if memory::backing(hostPtr.addr()).is_some() {
-            drain::wait_for_streams(None)?;
-        }
+        sync_device_before_free(hostPtr.addr())?;
         memory::free(hostPtr.addr(), AllocKind::Host)
     })
 }
