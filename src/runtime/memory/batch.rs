@@ -20,9 +20,12 @@
 //! one, every copy is checked before any byte moves: a refused batch copies nothing.
 //!
 //! # Speed
-//! Every address is resolved under one lock of the registry ([`Registry::with_live`]), and a
-//! ready batch holds one span per allocation it touches (plus one per plain host range), not
-//! one per copy: running 4096 small copies is 4096 `memcpy`s and nothing else.
+//! Every address is resolved under one lock of the registry ([`Registry::with_live`]). A ready
+//! batch holds one span per allocation it touches, and one per run of adjacent plain host
+//! blocks, not one per copy: running 4096 small copies is 4096 `memcpy`s and nothing else.
+//! Planning has a fast path: each end (destinations, sources) remembers the allocation, or the
+//! gap between allocations, its previous copy was in, so the blocks of a few buffers are
+//! checked without a lookup each (`docs/performance.md` has the figures).
 
 use std::sync::Arc;
 
