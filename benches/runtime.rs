@@ -1,6 +1,7 @@
 //! Runtime benchmark: `aclrtMemcpy` and `aclrtMemcpyAsync`+synchronise throughput and latency
 //! against plain `memcpy` measured in the same run, and the overhead of one stream task
-//! (enqueue + synchronise) against a bare cross-thread hand-off.
+//! (enqueue + synchronise) against a bare cross-thread hand-off, and `aclrtMemcpyBatch` of
+//! 4096 blocks of 4 KiB against a loop of `memcpy` of the same blocks.
 //!
 //! `cargo bench --bench runtime` prints the table; under `cargo test` (no `--bench` argument)
 //! it runs a few iterations of each case only, to prove the benchmark still works.
@@ -14,7 +15,9 @@ use std::time::{Duration, Instant};
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::{aclrtResetDevice, aclrtSetDevice};
 use ascendless::ffi::acl_rt::event::{aclrtCreateEvent, aclrtDestroyEvent, aclrtRecordEvent};
+use ascendless::ffi::acl_rt::location::aclrtMemLocation;
 use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtMalloc, aclrtMemcpy, aclrtMemcpyAsync};
+use ascendless::ffi::acl_rt::memory_batch::{aclrtMemcpyBatch, aclrtMemcpyBatchAttr};
 use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtDestroyStream, aclrtSynchronizeStream};
 
 const H2D: i32 = 1;
@@ -56,6 +59,33 @@ fn measure(reps: usize, bytes: usize, mut op: impl FnMut()) -> Stats {
         p99: times[(times.len() * 99 / 100).min(times.len() - 1)],
         gbps: (bytes * reps) as f64 / total.as_secs_f64() / 1e9,
     }
+}
+
+/// As [`measure`] for two operations run alternately, call by call.
+fn measure_pair(reps: usize, bytes: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Stats, Stats) {
+    for _ in 0..reps.min(5) {
+        a();
+        b();
+    }
+    let (mut ta, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        let t = Instant::now();
+        a();
+        ta.push(t.elapsed());
+        let t = Instant::now();
+        b();
+        tb.push(t.elapsed());
+    }
+    let stats = |mut times: Vec<Duration>| {
+        let total: Duration = times.iter().sum();
+        times.sort();
+        Stats {
+            p50: times[times.len() / 2],
+            p99: times[(times.len() * 99 / 100).min(times.len() - 1)],
+            gbps: (bytes * reps) as f64 / total.as_secs_f64() / 1e9,
+        }
+    };
+    (stats(ta), stats(tb))
 }
 
 fn micros(d: Duration) -> f64 {
@@ -204,6 +234,122 @@ fn task_overhead(mode: &Mode) {
     check(aclrtDestroyStream(stream), "aclrtDestroyStream");
 }
 
+/// `aclrtMemcpyBatch` of 4096 blocks of 4 KiB (the synchronous form's most), in a shuffled
+/// order, host to device and device to host, against a loop of `memcpy` of the same blocks
+/// between the same buffers (device memory is host memory here, outside strict mode).
+fn batch(mode: &Mode) {
+    const BLOCKS: usize = 4096;
+    const BLOCK: usize = 4 << 10;
+    let total = BLOCKS * BLOCK;
+    let reps = if mode.full { 200 } else { 3 };
+    let mut host = vec![3u8; total];
+    let mut dev: *mut c_void = null_mut();
+    // SAFETY: valid out-pointer.
+    check(unsafe { aclrtMalloc(&mut dev, total, 2) }, "aclrtMalloc");
+    // The same scattered order for every case: block i goes to block order[i].
+    let mut order: Vec<usize> = (0..BLOCKS).collect();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in (1..BLOCKS).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    let host_at = |i: usize| host.as_ptr().wrapping_add(i * BLOCK) as *mut c_void;
+    let dev_at = |i: usize| dev.wrapping_byte_add(order[i] * BLOCK);
+    let h2d_dsts: Vec<*mut c_void> = (0..BLOCKS).map(dev_at).collect();
+    let h2d_srcs: Vec<*mut c_void> = (0..BLOCKS).map(host_at).collect();
+    let d2h_dsts = h2d_srcs.clone();
+    let d2h_srcs = h2d_dsts.clone();
+    let sizes = vec![BLOCK; BLOCKS];
+    let maxs = vec![BLOCK; BLOCKS];
+    let loc = |t: u32| aclrtMemLocation { id: 0, r#type: t };
+    let to_dev = aclrtMemcpyBatchAttr { dstLoc: loc(1), srcLoc: loc(0), rsv: [0; 16] };
+    let to_host = aclrtMemcpyBatchAttr { dstLoc: loc(0), srcLoc: loc(1), rsv: [0; 16] };
+    let memcpy_loop = |dsts: &[*mut c_void], srcs: &[*mut c_void]| {
+        for i in 0..BLOCKS {
+            // SAFETY: both blocks lie inside live buffers of `total` bytes and do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(srcs[i].cast::<u8>(), dsts[i].cast::<u8>(), BLOCK) };
+        }
+        black_box(dsts.as_ptr());
+    };
+    let batch_call = |dsts: &[*mut c_void], srcs: &[*mut c_void], attr: &aclrtMemcpyBatchAttr| {
+        let mut fail = 0usize;
+        let mut idx = 0usize;
+        // SAFETY: arrays of BLOCKS entries naming blocks of live buffers; the call only reads
+        // the arrays.
+        let rc = unsafe {
+            aclrtMemcpyBatch(
+                dsts.as_ptr().cast_mut(),
+                maxs.as_ptr().cast_mut(),
+                srcs.as_ptr().cast_mut(),
+                sizes.as_ptr().cast_mut(),
+                BLOCKS,
+                std::ptr::from_ref(attr).cast_mut(),
+                &mut idx,
+                1,
+                &mut fail,
+            )
+        };
+        check(rc, "aclrtMemcpyBatch");
+    };
+    // The two sides alternate call by call, so load from other processes and the caches'
+    // state weigh on both alike; the ratio compares medians.
+    let (base_h2d, h2d) = measure_pair(
+        reps,
+        total,
+        || memcpy_loop(&h2d_dsts, &h2d_srcs),
+        || batch_call(&h2d_dsts, &h2d_srcs, &to_dev),
+    );
+    let (base_d2h, d2h) = measure_pair(
+        reps,
+        total,
+        || memcpy_loop(&d2h_dsts, &d2h_srcs),
+        || batch_call(&d2h_dsts, &d2h_srcs, &to_host),
+    );
+    // The fixed cost per block: a batch of 8-byte blocks moves next to nothing.
+    let tiny = vec![8usize; BLOCKS];
+    let overhead = measure(reps, BLOCKS * 8, || {
+        let mut fail = 0usize;
+        let mut idx = 0usize;
+        // SAFETY: as `batch_call`, 8 bytes of each block.
+        let rc = unsafe {
+            aclrtMemcpyBatch(
+                h2d_dsts.as_ptr().cast_mut(),
+                maxs.as_ptr().cast_mut(),
+                h2d_srcs.as_ptr().cast_mut(),
+                tiny.as_ptr().cast_mut(),
+                BLOCKS,
+                std::ptr::from_ref(&to_dev).cast_mut(),
+                &mut idx,
+                1,
+                &mut fail,
+            )
+        };
+        check(rc, "aclrtMemcpyBatch");
+    });
+    black_box(&mut host);
+    println!(
+        "batch: aclrtMemcpyBatch of {BLOCKS} x {} against a loop of memcpy of the same blocks (shuffled)",
+        human(BLOCK)
+    );
+    for (name, base, b) in [("H2D", &base_h2d, &h2d), ("D2H", &base_d2h, &d2h)] {
+        println!(
+            "  {name}: memcpy loop {:.2} GB/s (p50 {:.1} us) | aclrtMemcpyBatch {:.2} GB/s (p50 {:.1} us) | ratio (p50) {:.2}x",
+            base.gbps,
+            micros(base.p50),
+            b.gbps,
+            micros(b.p50),
+            micros(base.p50) / micros(b.p50)
+        );
+    }
+    println!(
+        "  per block, checks and bookkeeping (a batch of {BLOCKS} x 8 B): p50 {:.0} ns",
+        micros(overhead.p50) * 1000.0 / BLOCKS as f64
+    );
+    check(aclrtFree(dev), "aclrtFree");
+}
+
 fn human(n: usize) -> String {
     match n {
         n if n >= 1 << 20 => format!("{} MiB", n >> 20),
@@ -217,5 +363,6 @@ fn main() {
     check(aclrtSetDevice(0), "aclrtSetDevice");
     copies(&mode);
     task_overhead(&mode);
+    batch(&mode);
     check(aclrtResetDevice(0), "aclrtResetDevice");
 }

@@ -285,6 +285,19 @@ impl<T> HandleTable<T> {
         gone
     }
 
+    /// The live objects `pred` selects, left in the table (e.g. every stream of a device).
+    pub fn live_where(&self, pred: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
+        let mut found = Vec::new();
+        for shard in &self.shards {
+            let slots = sync::read(&shard.0);
+            found.extend(slots.entries.iter().filter_map(|s| match &s.state {
+                State::Live(v) if pred(v) => Some(Arc::clone(v)),
+                _ => None,
+            }));
+        }
+        found
+    }
+
     /// Removes and returns every live object (for process-wide teardown).
     pub fn drain(&self) -> Vec<Arc<T>> {
         self.remove_where(|_| true)

@@ -80,6 +80,10 @@ const HEADERS: &[Header] = &[
             "aclrtMemSharedHandleType",
             "aclrtMemGranularityOptions",
             "aclrtMemAccessFlags",
+            "aclrtMemManagedAdviseType",
+            "aclrtMemManagedLocationType",
+            "aclrtMemManagedRangeAttribute",
+            "aclrtMallocAttrType",
         ],
         renames: &[],
     },
@@ -120,6 +124,10 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemSharedHandleTypeArg", "aclrtMemSharedHandleType"),
     ("MemGranularityOptionsArg", "aclrtMemGranularityOptions"),
     ("MemAccessFlagsArg", "aclrtMemAccessFlags"),
+    ("MemManagedAdviseTypeArg", "aclrtMemManagedAdviseType"),
+    ("MemManagedLocationTypeArg", "aclrtMemManagedLocationType"),
+    ("MemManagedRangeAttributeArg", "aclrtMemManagedRangeAttribute"),
+    ("MallocAttrTypeArg", "aclrtMallocAttrType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

@@ -109,6 +109,11 @@
 #define ACL_HOST_REG_PINNED (uint64_t)268435456
 
 /*
+ `aclrtMemAllocManaged` flag: the memory is usable from the host and every device.
+ */
+#define ACL_RT_MEM_ATTACH_GLOBAL 1u
+
+/*
  `aclrtCheckMemType` type: device memory (`aclrtMalloc`, imported IPC memory).
  */
 #define ACL_RT_MEM_TYPE_DEV 2u
@@ -366,6 +371,65 @@ typedef enum aclrtMemAccessFlags {
 } aclrtMemAccessFlags;
 
 /*
+ Advice on how managed memory will be used.
+ */
+typedef enum aclrtMemManagedAdviseType {
+  ACL_MEM_ADVISE_SET_READ_MOSTLY = 0,
+  ACL_MEM_ADVISE_UNSET_READ_MOSTLY = 1,
+  ACL_MEM_ADVISE_SET_PREFERRED_LOCATION = 2,
+  ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION = 3,
+  ACL_MEM_ADVISE_SET_ACCESSED_BY = 4,
+  ACL_MEM_ADVISE_UNSET_ACCESSED_BY = 5,
+} aclrtMemManagedAdviseType;
+
+/*
+ The kind of place managed memory may be advised to or prefetched to.
+ */
+typedef enum aclrtMemManagedLocationType {
+  ACL_MEM_LOCATIONTYPE_INVALID = 0,
+  ACL_MEM_LOCATIONTYPE_DEVICE = 1,
+  ACL_MEM_LOCATIONTYPE_HOST = 2,
+  ACL_MEM_LOCATIONTYPE_HOST_NUMA = 3,
+  ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT = 4,
+} aclrtMemManagedLocationType;
+
+/*
+ What `aclrtMemManagedGetAttr` reports on.
+ */
+typedef enum aclrtMemManagedRangeAttribute {
+  ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY = 1,
+  ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION = 2,
+  ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY = 3,
+  ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE = 4,
+  ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID = 5,
+  ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION = 6,
+  ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE = 7,
+  ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID = 8,
+} aclrtMemManagedRangeAttribute;
+
+/*
+ Which setting an `aclrtMallocAttribute` carries.
+ */
+typedef enum aclrtMallocAttrType {
+  /*
+   Reserved: ignored by device allocations.
+   */
+  ACL_RT_MEM_ATTR_RSV = 0,
+  /*
+   `value.moduleId`: a label for the vendor's diagnostics (accepted, no effect).
+   */
+  ACL_RT_MEM_ATTR_MODULE_ID = 1,
+  /*
+   `value.deviceId`: must be the current device.
+   */
+  ACL_RT_MEM_ATTR_DEVICE_ID = 2,
+  /*
+   `value.vaFlag` (host memory only): 0 or 1.
+   */
+  ACL_RT_MEM_ATTR_VA_FLAG = 3,
+} aclrtMallocAttrType;
+
+/*
  A notify: a one-shot signal between streams, possibly of different processes.
  */
 typedef void *aclrtNotify;
@@ -380,6 +444,40 @@ typedef struct aclrtServerPid {
 } aclrtServerPid;
 
 /*
+ A place for managed memory: a device or NUMA id, unused for the other types.
+ */
+typedef struct aclrtMemManagedLocation {
+  aclrtMemManagedLocationType type;
+  int32_t id;
+} aclrtMemManagedLocation;
+
+/*
+ The value of an `aclrtMallocAttribute`, read as its `attr` says.
+ */
+typedef union aclrtMallocAttrValue {
+  uint16_t moduleId;
+  uint32_t deviceId;
+  uint32_t vaFlag;
+  uint8_t rsv[8];
+} aclrtMallocAttrValue;
+
+/*
+ One allocation setting.
+ */
+typedef struct aclrtMallocAttribute {
+  aclrtMallocAttrType attr;
+  union aclrtMallocAttrValue value;
+} aclrtMallocAttribute;
+
+/*
+ Settings of `aclrtMallocWithCfg` / `aclrtMallocHostWithCfg`: `numAttrs` attributes.
+ */
+typedef struct aclrtMallocConfig {
+  struct aclrtMallocAttribute *attrs;
+  size_t numAttrs;
+} aclrtMallocConfig;
+
+/*
  A place memory lives: a device id or NUMA id, and the kind of place.
  */
 typedef struct aclrtMemLocation {
@@ -389,6 +487,15 @@ typedef struct aclrtMemLocation {
   uint32_t id;
   aclrtMemLocationType type;
 } aclrtMemLocation;
+
+/*
+ What the copies of a batch go between; `rsv` must be all 0.
+ */
+typedef struct aclrtMemcpyBatchAttr {
+  struct aclrtMemLocation dstLoc;
+  struct aclrtMemLocation srcLoc;
+  uint8_t rsv[16];
+} aclrtMemcpyBatchAttr;
 
 /*
  What `aclrtPointerGetAttributes` reports.
@@ -841,6 +948,87 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
 
 /*
+ Allocates `size` bytes of managed memory (rounded up to 2 MiB, 2 MiB-aligned), readable and
+ writable by host code and usable by every copy as host or device memory. `flag` must be
+ `ACL_RT_MEM_ATTACH_GLOBAL`. Free with `aclrtFree`.
+
+ # Safety
+ `ptr` is NULL or valid for a write of a `void *`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemAllocManaged(void **ptr, uint64_t size, uint32_t flag);
+
+/*
+ Advises how `size` bytes (a multiple of 2 MiB) of managed memory at `ptr` will be used;
+ `aclrtMemManagedGetAttr` reports the advice.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemManagedAdvise(const void *ptr,
+                               uint64_t size,
+                               aclrtMemManagedAdviseType advise,
+                               struct aclrtMemManagedLocation location);
+
+/*
+ Queues a prefetch of `size` bytes (a multiple of 2 MiB) of managed memory to `location` on
+ `stream` (NULL: the default stream). `flags` must be 0. When the task has run,
+ `ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION` reports the location.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemManagedPrefetchAsync(const void *ptr,
+                                      size_t size,
+                                      struct aclrtMemManagedLocation location,
+                                      uint32_t flags,
+                                      aclrtStream stream);
+
+/*
+ Queues prefetches of `count` ranges as one task: `prefetchLocs[k]` is where the ranges from
+ `prefetchLocIdxs[k]` to the next index go (the first index is 0, the indexes increase and
+ stay below `count`). `flags` must be 0.
+
+ # Safety
+ `ptrs` and `sizes` hold `count` elements, `prefetchLocs` and `prefetchLocIdxs`
+ `numPrefetchLocs` (or are NULL).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemManagedPrefetchBatchAsync(const void **ptrs,
+                                           size_t *sizes,
+                                           size_t count,
+                                           struct aclrtMemManagedLocation *prefetchLocs,
+                                           size_t *prefetchLocIdxs,
+                                           size_t numPrefetchLocs,
+                                           uint64_t flags,
+                                           aclrtStream stream);
+
+/*
+ Reports `attribute` of `size` bytes of managed memory at `ptr` into `data` (`dataSize`
+ bytes: 4 for every attribute but `ACCESSED_BY`, which takes a multiple of 4). A value not
+ the same over the whole range is reported as invalid (-2, or type 0).
+
+ # Safety
+ `data` is NULL or valid for writes of `dataSize` bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemManagedGetAttr(aclrtMemManagedRangeAttribute attribute,
+                                const void *ptr,
+                                size_t size,
+                                void *data,
+                                size_t dataSize);
+
+/*
+ `aclrtMemManagedGetAttr` for `numAttributes` attributes at once: `data[i]` receives
+ `attributes[i]` (`dataSizes[i]` bytes). Nothing is written unless every query is valid.
+
+ # Safety
+ The arrays hold `numAttributes` elements; each `data[i]` is valid for `dataSizes[i]` bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes,
+                                 size_t numAttributes,
+                                 const void *ptr,
+                                 size_t size,
+                                 void **data,
+                                 size_t *dataSizes);
+
+/*
  Allocates `size` bytes on the current device. Huge-page policies give 2 MiB-aligned memory,
  the others page-aligned. Beyond the device's capacity (`ASCENDLESS_DEVICE_MEMORY`):
  `ACL_ERROR_RT_MEMORY_ALLOCATION`. With `ASCENDLESS_STRICT_DEVICE_MEMORY=1` the memory cannot
@@ -936,6 +1124,207 @@ aclError aclrtMemsetAsync(void *devPtr,
 ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
 
 /*
+ Allocates `size` bytes on the current device, as `aclrtMalloc` but without the vendor's
+ 32 bytes of padding (the size is rounded to 32 bytes; here, to the page). A policy that is
+ not one `aclrtMemMallocPolicy` value means huge pages from 2 MiB on, normal pages below.
+ Free with `aclrtFree` or `aclrtFreeWithDevSync`.
+
+ # Safety
+ `devPtr` is NULL or valid for a write of a `void *`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocAlign32(void **devPtr,
+                            size_t size,
+                            aclrtMemMallocPolicy policy);
+
+/*
+ Allocates `size` bytes on the current device with the cache enabled (all device memory is
+ here, as on the vendor's, so this is `aclrtMalloc`). Policies other than `HUGE_FIRST`,
+ `HUGE_ONLY`, `NORMAL_ONLY` and `HUGE1G_ONLY` mean huge pages from 2 MiB on.
+
+ # Safety
+ `devPtr` is NULL or valid for a write of a `void *`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocCached(void **devPtr,
+                           size_t size,
+                           aclrtMemMallocPolicy policy);
+
+/*
+ Allocates `size` bytes on the current device with settings (`cfg` may be NULL). The policy
+ may have the band-width and read-only bits OR-ed in; the attributes may be
+ `ACL_RT_MEM_ATTR_RSV`, `_MODULE_ID` and `_DEVICE_ID` (the current device only), else 107000.
+
+ # Safety
+ `devPtr` is NULL or valid for a write of a `void *`; `cfg` is NULL or a readable
+ configuration whose `attrs` holds `numAttrs` attributes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocWithCfg(void **devPtr,
+                            size_t size,
+                            aclrtMemMallocPolicy policy,
+                            struct aclrtMallocConfig *cfg);
+
+/*
+ Allocates `size` bytes of pinned host memory with settings (`cfg` may be NULL), as
+ `aclrtMallocHost`; needs a current context, as the vendor's does. A configuration with NULL
+ `attrs` is 107000. The attributes may be
+ `ACL_RT_MEM_ATTR_MODULE_ID` and `_VA_FLAG` (0 or 1), else 107000. Free with `aclrtFreeHost`
+ or `aclrtFreeHostWithDevSync`.
+
+ # Safety
+ `ptr` is NULL or valid for a write of a `void *`; `cfg` as for `aclrtMallocWithCfg`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocHostWithCfg(void **ptr,
+                                uint64_t size,
+                                struct aclrtMallocConfig *cfg);
+
+/*
+ Frees memory from `aclrtMalloc` (and its variants, or `aclrtMemAllocManaged`) after every
+ task queued on the current device's streams (and on the memory's device) has run, so queued
+ work using it finishes first. Needs a current context.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreeWithDevSync(void *devPtr);
+
+/*
+ Frees memory from `aclrtMallocHost` or `aclrtMallocHostWithCfg` after every task queued on
+ the current device's streams has run. Needs a current context.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreeHostWithDevSync(void *hostPtr);
+
+/*
+ Copies `numBatches` ranges at once: `sizes[i]` bytes from `srcs[i]` to `dsts[i]`, each
+ host to device or device to host as `attrs` says (`attrs[k]` covers the copies from
+ `attrsIndexes[k]` to the next index). Every copy is checked before any byte moves; on
+ failure `*failIndex` is the bad copy's index for a wrong location or direction, else
+ `SIZE_MAX` (also on success). At most 4096 copies.
+
+ # Safety
+ The arrays hold `numBatches` (`numAttrs`) elements; host ranges are valid for their sizes;
+ `failIndex` is valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyBatch(void **dsts,
+                          size_t *destMaxs,
+                          void **srcs,
+                          size_t *sizes,
+                          size_t numBatches,
+                          struct aclrtMemcpyBatchAttr *attrs,
+                          size_t *attrsIndexes,
+                          size_t numAttrs,
+                          size_t *failIndex);
+
+/*
+ `aclrtMemcpyBatch` without the failure index.
+
+ # Safety
+ As for `aclrtMemcpyBatch`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyBatchV2(void **dsts,
+                            size_t *destMaxs,
+                            void **srcs,
+                            size_t *sizes,
+                            size_t numBatches,
+                            struct aclrtMemcpyBatchAttr *attrs,
+                            size_t *attrsIndexes,
+                            size_t numAttrs);
+
+/*
+ Queues the copies of `aclrtMemcpyBatch` on `stream` (NULL: the default stream) as one task;
+ every copy is checked now. Copies touching plain host memory (not from `aclrtMallocHost`)
+ run before the call returns, after the stream's earlier work, as the vendor does. No limit
+ on the number of copies; a copy of 0 bytes is refused.
+
+ # Safety
+ As for `aclrtMemcpyBatch`, with host ranges valid until the stream has run the copies.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyBatchAsync(void **dsts,
+                               size_t *destMaxs,
+                               void **srcs,
+                               size_t *sizes,
+                               size_t numBatches,
+                               struct aclrtMemcpyBatchAttr *attrs,
+                               size_t *attrsIndexes,
+                               size_t numAttrs,
+                               size_t *failIndex,
+                               aclrtStream stream);
+
+/*
+ `aclrtMemcpyBatchAsync` without the failure index.
+
+ # Safety
+ As for `aclrtMemcpyBatchAsync`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyBatchAsyncV2(void **dsts,
+                                 size_t *destMaxs,
+                                 void **srcs,
+                                 size_t *sizes,
+                                 size_t numBatches,
+                                 struct aclrtMemcpyBatchAttr *attrs,
+                                 size_t *attrsIndexes,
+                                 size_t numAttrs,
+                                 aclrtStream stream);
+
+/*
+ Copies `height` rows of `width` bytes, `spitch` bytes apart at `src` and `dpitch` bytes
+ apart at `dst`, host to device or device to host (`ACL_MEMCPY_DEFAULT`: the runtime finds
+ out). `width` above a pitch or a kind not for 2D: `ACL_ERROR_INVALID_PARAM`; device to
+ device: `ACL_ERROR_RT_FEATURE_NOT_SUPPORT` (use `aclrtMemcpy2dAsync`); a width or height of
+ 0, more than 5242880 rows or 5000000 bytes a row: 107000.
+
+ # Safety
+ Host ends are valid for `(height - 1) * pitch + width` bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpy2d(void *dst,
+                       size_t dpitch,
+                       const void *src,
+                       size_t spitch,
+                       size_t width,
+                       size_t height,
+                       aclrtMemcpyKind kind);
+
+/*
+ Queues the copy of `aclrtMemcpy2d` on `stream` (NULL: the default stream); device to
+ device is allowed too. A plain host end (not from `aclrtMallocHost`) makes the copy run
+ before the call returns, after the stream's earlier work, as the vendor does.
+
+ # Safety
+ Host ends are valid for their extents until the stream has run the copy.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpy2dAsync(void *dst,
+                            size_t dpitch,
+                            const void *src,
+                            size_t spitch,
+                            size_t width,
+                            size_t height,
+                            aclrtMemcpyKind kind,
+                            aclrtStream stream);
+
+/*
+ Sets `N` 32-bit words at `ptr` (memory from `aclrtMalloc` or `aclrtMallocHost`, 4-byte
+ aligned) to `value`. `N * 4 > memSize`, a misaligned or NULL `ptr`, or other memory:
+ `ACL_ERROR_INVALID_PARAM`; words past the end of the allocation: 107000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemsetD32(void *ptr, size_t memSize, uint32_t value, size_t N);
+
+/*
+ Queues the fill of `aclrtMemsetD32` on `stream` (NULL: the default stream) for device
+ memory; pinned host memory is filled at once, as the vendor documents.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemsetD32Async(void *ptr,
+                             size_t memSize,
+                             uint32_t value,
+                             size_t N,
+                             aclrtStream stream);
+
+/*
  Creates a notify on the current device. `flag`: `ACL_NOTIFY_DEFAULT` or
  `ACL_NOTIFY_DEVICE_USE_ONLY` (else 107000). A device holds at most the product's limit
  (8192 on Atlas A2/A3; beyond it 207009).
@@ -988,7 +1377,8 @@ ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t
 /*
  Where the memory at `ptr` lives and its page size: `aclrtMalloc` and imported IPC memory are
  `ACL_MEM_LOCATION_TYPE_DEVICE` with the device id; `aclrtMallocHost` and registered host
- memory are `ACL_MEM_LOCATION_TYPE_HOST`; anything else (`malloc`, the stack, freed memory)
+ memory are `ACL_MEM_LOCATION_TYPE_HOST`; `aclrtMemAllocManaged` memory is
+ `ACL_MEM_LOCATION_TYPE_MANAGED` with the device it was made on; anything else (`malloc`, the stack, freed memory)
  is `ACL_MEM_LOCATION_TYPE_UNREGISTERED`, with the system page size.
 
  # Safety

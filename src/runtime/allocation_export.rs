@@ -38,7 +38,8 @@ pub fn export(addr: usize, s: &Settings) -> AclResult<(Key, [u8; FABRIC_HANDLE_S
     })?;
     let (device, attr) = match b.placement {
         Placement::Device(d) => (device_ids::shared_id(d, s)?, ATTR_DEVICE),
-        Placement::Host => (HOST_DEVICE, ATTR_HOST),
+        // Managed memory is host-accessible memory: the importer sees host memory.
+        Placement::Host | Placement::Managed(_) => (HOST_DEVICE, ATTR_HOST),
     };
     let key = ipc::export(Offer {
         kind: ExportKind::Physical,

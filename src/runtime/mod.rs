@@ -4,6 +4,7 @@ pub mod allocation_export;
 pub mod context;
 pub mod device;
 pub mod device_ids;
+pub(crate) mod drain;
 pub(crate) mod event;
 pub mod init;
 pub mod memory;

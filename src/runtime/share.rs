@@ -212,7 +212,9 @@ pub fn export_memory(addr: usize, size: usize, flags: u64, s: &Settings) -> AclR
         memory::Placement::Device(_) => {
             return Err(invalid("memory imported from another process cannot be exported again"));
         }
-        memory::Placement::Host => return Err(invalid("only device memory (aclrtMalloc) can be exported")),
+        memory::Placement::Host | memory::Placement::Managed(_) => {
+            return Err(invalid("only device memory (aclrtMalloc) can be exported"));
+        }
     };
     let offset = addr - b.start;
     let len = size.checked_next_multiple_of(page).filter(|&l| offset + l <= b.len).ok_or_else(|| {

@@ -2,6 +2,8 @@
  * Compiled, not run: a wrong number is a compile error. Macros must also work as case labels. */
 #include "acl/acl.h"
 
+#include <stddef.h>
+
 #define SAME(name, value) _Static_assert((name) == (value), #name " must be " #value)
 
 SAME(ACL_SUCCESS, 0);                          SAME(ACL_ERROR_RT_PARAM_INVALID, 107000);
@@ -41,6 +43,34 @@ SAME(ACL_MEM_MALLOC_HUGE_FIRST_P2P, 3); SAME(ACL_MEM_MALLOC_HUGE_ONLY_P2P, 4); S
 SAME(ACL_MEM_MALLOC_HUGE1G_ONLY, 6); SAME(ACL_MEM_MALLOC_HUGE1G_ONLY_P2P, 7);
 SAME(ACL_MEM_TYPE_LOW_BAND_WIDTH, 0x100); SAME(ACL_MEM_TYPE_HIGH_BAND_WIDTH, 0x1000);
 SAME(ACL_MEM_ACCESS_USER_SPACE_READONLY, 0x100000);
+
+/* Batches, allocation configurations and managed memory. */
+SAME(ACL_MEM_LOCATION_TYPE_HOST, 0); SAME(ACL_MEM_LOCATION_TYPE_DEVICE, 1);
+SAME(ACL_MEM_LOCATION_TYPE_UNREGISTERED, 2); SAME(ACL_MEM_LOCATION_TYPE_MANAGED, 3);
+SAME(ACL_MEM_LOCATION_TYPE_HOST_NUMA, 4);
+SAME(ACL_RT_MEM_ATTR_RSV, 0); SAME(ACL_RT_MEM_ATTR_MODULE_ID, 1); SAME(ACL_RT_MEM_ATTR_DEVICE_ID, 2);
+SAME(ACL_RT_MEM_ATTR_VA_FLAG, 3);
+SAME(ACL_MEM_ADVISE_SET_READ_MOSTLY, 0); SAME(ACL_MEM_ADVISE_UNSET_READ_MOSTLY, 1);
+SAME(ACL_MEM_ADVISE_SET_PREFERRED_LOCATION, 2); SAME(ACL_MEM_ADVISE_UNSET_PREFERRED_LOCATION, 3);
+SAME(ACL_MEM_ADVISE_SET_ACCESSED_BY, 4); SAME(ACL_MEM_ADVISE_UNSET_ACCESSED_BY, 5);
+SAME(ACL_MEM_LOCATIONTYPE_INVALID, 0); SAME(ACL_MEM_LOCATIONTYPE_DEVICE, 1); SAME(ACL_MEM_LOCATIONTYPE_HOST, 2);
+SAME(ACL_MEM_LOCATIONTYPE_HOST_NUMA, 3); SAME(ACL_MEM_LOCATIONTYPE_HOST_NUMA_CURRENT, 4);
+SAME(ACL_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, 1); SAME(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION, 2);
+SAME(ACL_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, 3); SAME(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE, 4);
+SAME(ACL_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID, 5); SAME(ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, 6);
+SAME(ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE, 7);
+SAME(ACL_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID, 8);
+SAME(ACL_RT_MEM_ATTACH_GLOBAL, 1);
+_Static_assert(sizeof(aclrtMemLocation) == 8 && offsetof(aclrtMemLocation, type) == 4, "aclrtMemLocation layout");
+_Static_assert(sizeof(aclrtMemcpyBatchAttr) == 32 && offsetof(aclrtMemcpyBatchAttr, srcLoc) == 8
+                   && offsetof(aclrtMemcpyBatchAttr, rsv) == 16, "aclrtMemcpyBatchAttr layout");
+_Static_assert(sizeof(aclrtMemManagedLocation) == 8 && offsetof(aclrtMemManagedLocation, id) == 4,
+               "aclrtMemManagedLocation layout");
+_Static_assert(sizeof(aclrtMallocAttrValue) == 8, "aclrtMallocAttrValue layout");
+_Static_assert(sizeof(aclrtMallocAttribute) == 12 && offsetof(aclrtMallocAttribute, value) == 4,
+               "aclrtMallocAttribute layout");
+_Static_assert(sizeof(aclrtMallocConfig) == 16 && offsetof(aclrtMallocConfig, numAttrs) == 8,
+               "aclrtMallocConfig layout");
 
 _Static_assert(sizeof(aclError) == sizeof(int), "aclError is int");
 _Static_assert(sizeof(aclrtMemcpyKind) == sizeof(int), "enums are int-sized");

@@ -59,7 +59,8 @@ impl aclrtMemUsageInfo {
 
 /// Where the memory at `ptr` lives and its page size: `aclrtMalloc` and imported IPC memory are
 /// `ACL_MEM_LOCATION_TYPE_DEVICE` with the device id; `aclrtMallocHost` and registered host
-/// memory are `ACL_MEM_LOCATION_TYPE_HOST`; anything else (`malloc`, the stack, freed memory)
+/// memory are `ACL_MEM_LOCATION_TYPE_HOST`; `aclrtMemAllocManaged` memory is
+/// `ACL_MEM_LOCATION_TYPE_MANAGED` with the device it was made on; anything else (`malloc`, the stack, freed memory)
 /// is `ACL_MEM_LOCATION_TYPE_UNREGISTERED`, with the system page size.
 ///
 /// # Safety
@@ -81,6 +82,9 @@ pub unsafe extern "C" fn aclrtPointerGetAttributes(
             PtrLocation::Host => aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_HOST, 0),
             PtrLocation::Device(d) => {
                 aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_DEVICE, d.unsigned_abs())
+            }
+            PtrLocation::Managed(d) => {
+                aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_MANAGED, d.unsigned_abs())
             }
             PtrLocation::Unregistered => {
                 aclrtMemLocation::new(aclrtMemLocationType::ACL_MEM_LOCATION_TYPE_UNREGISTERED, 0)

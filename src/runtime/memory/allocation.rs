@@ -52,6 +52,11 @@ impl Allocation {
         matches!(self.placement, Placement::Device(_))
     }
 
+    /// Managed memory: host and device memory at once.
+    pub fn is_managed(&self) -> bool {
+        matches!(self.placement, Placement::Managed(_))
+    }
+
     /// Where the runtime view is mapped (the user's address too, unless strict).
     #[cfg(test)]
     pub fn runtime_addr(&self) -> usize {
@@ -83,6 +88,7 @@ pub fn map_new(placement: Placement, len: usize, align: usize, strict: bool) -> 
     let name = match placement {
         Placement::Device(d) => format!("ascendless-device{d}"),
         Placement::Host => "ascendless-host".to_owned(),
+        Placement::Managed(d) => format!("ascendless-managed{d}"),
     };
     let fd = MemFd::create(&name, len).map_err(|e| os_failure(len, e))?;
     map_file(placement, Origin::Owned, Arc::new(fd), 0, len, align, strict)

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::allocation::Allocation;
-use super::registry::Registry;
+use super::registry::{Live, Registry};
 use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID;
 use crate::error::{AclError, AclResult};
@@ -22,7 +22,7 @@ const INTER_DEVICE_TO_DEVICE: i32 = 7;
 
 /// One end of a copy or the target of a fill.
 #[derive(Debug)]
-enum Side {
+pub(super) enum Side {
     /// Memory of one of our allocations, through the runtime view (kept mapped by the span).
     Mapped(RawSpan),
     /// User memory that only the caller can vouch for.
@@ -30,7 +30,7 @@ enum Side {
 }
 
 impl Side {
-    fn vouch(self, vouch: &mut impl FnMut(HostRange) -> RawSpan) -> RawSpan {
+    pub(super) fn vouch(self, vouch: &mut impl FnMut(HostRange) -> RawSpan) -> RawSpan {
         match self {
             Side::Mapped(span) => span,
             Side::User(range) => {
@@ -118,23 +118,23 @@ impl ReadyFill {
 
 /// What a copy kind says one end is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Expect {
+pub(super) enum Expect {
     Device,
     Host,
     /// `ACL_MEMCPY_DEFAULT` (and memset): whatever the registry says the address is.
     Either,
 }
 
-fn invalid(message: String) -> AclError {
+pub(super) fn invalid(message: String) -> AclError {
     AclError::new(ACL_ERROR_RT_PARAM_INVALID, message)
 }
 
-fn null(what: &str) -> AclError {
+pub(super) fn null(what: &str) -> AclError {
     AclError::new(ACL_ERROR_INVALID_PARAM, format!("{what} must not be NULL"))
 }
 
 /// The end of `[addr, addr + len)`, or an error if the range wraps the address space.
-fn end_of(what: &str, addr: usize, len: usize) -> AclResult<usize> {
+pub(super) fn end_of(what: &str, addr: usize, len: usize) -> AclResult<usize> {
     addr.checked_add(len)
         .ok_or_else(|| invalid(format!("{what} {addr:#x} + {len} bytes wraps the address space")))
 }
@@ -150,16 +150,7 @@ impl Registry {
         count: usize,
         kind: i32,
     ) -> AclResult<CopyPlan> {
-        let (dst_is, src_is) = match kind {
-            HOST_TO_HOST => (Expect::Host, Expect::Host),
-            HOST_TO_DEVICE | HOST_TO_BUF_TO_DEVICE => (Expect::Device, Expect::Host),
-            DEVICE_TO_HOST => (Expect::Host, Expect::Device),
-            DEVICE_TO_DEVICE | INNER_DEVICE_TO_DEVICE | INTER_DEVICE_TO_DEVICE => {
-                (Expect::Device, Expect::Device)
-            }
-            DEFAULT => (Expect::Either, Expect::Either),
-            _ => return Err(invalid(format!("copy kind {kind} is not an aclrtMemcpyKind (0..=7)"))),
-        };
+        let (dst_is, src_is) = expectations(kind)?;
         if count == 0 {
             return Ok(CopyPlan { sides: None });
         }
@@ -172,14 +163,12 @@ impl Registry {
         if count > dest_max {
             return Err(invalid(format!("count {count} is larger than destMax {dest_max}")));
         }
-        let dst_end = end_of("dst", dst, count)?;
-        let src_end = end_of("src", src, count)?;
-        if dst < src_end && src < dst_end {
-            return Err(invalid(format!("source {src:#x} and destination {dst:#x} overlap ({count} bytes)")));
-        }
-        let dst_side = self.resolve("dst", dst, count, dst_is, true)?;
-        let src_side = self.resolve("src", src, count, src_is, false)?;
-        Ok(CopyPlan { sides: Some((dst_side, src_side)) })
+        check_disjoint(dst, src, count, count)?;
+        self.with_live(|live| {
+            let dst_side = resolve(live, "dst", dst, count, dst_is, true)?;
+            let src_side = resolve(live, "src", src, count, src_is, false)?;
+            Ok(CopyPlan { sides: Some((dst_side, src_side)) })
+        })
     }
 
     /// Checks an `aclrtMemset(dev, max_count, value, count)`. As the vendor documents, the
@@ -197,79 +186,109 @@ impl Registry {
             return Err(invalid(format!("count {count} is larger than maxCount {max_count}")));
         }
         end_of("devPtr", dev, count)?;
-        Ok(FillPlan { target: Some(self.resolve("devPtr", dev, count, Expect::Either, true)?), byte })
+        let target = self.with_live(|live| resolve(live, "devPtr", dev, count, Expect::Either, true))?;
+        Ok(FillPlan { target: Some(target), byte })
     }
+}
 
-    fn resolve(
-        &self,
-        what: &str,
-        addr: usize,
-        len: usize,
-        expect: Expect,
-        writable: bool,
-    ) -> AclResult<Side> {
-        let found = self.find(addr);
-        let device = found.as_ref().filter(|a| a.is_device());
-        match (expect, device) {
-            // Host memory registered as mapped is device-accessible: the device end of a copy
-            // may be it (through the device pointer, which is the host address).
-            (Expect::Device, None) if self.host.mapped_holding(addr, len).is_some() => {
-                self.host_side(what, addr, len, found, writable)
-            }
-            (Expect::Device, _) | (Expect::Either, Some(_)) => self.device_side(what, addr, len, found),
-            (Expect::Host, _) | (Expect::Either, None) => self.host_side(what, addr, len, found, writable),
+/// What `kind` says the destination and source are; 107000 for a value outside the enum.
+pub(super) fn expectations(kind: i32) -> AclResult<(Expect, Expect)> {
+    Ok(match kind {
+        HOST_TO_HOST => (Expect::Host, Expect::Host),
+        HOST_TO_DEVICE | HOST_TO_BUF_TO_DEVICE => (Expect::Device, Expect::Host),
+        DEVICE_TO_HOST => (Expect::Host, Expect::Device),
+        DEVICE_TO_DEVICE | INNER_DEVICE_TO_DEVICE | INTER_DEVICE_TO_DEVICE => {
+            (Expect::Device, Expect::Device)
         }
-    }
+        DEFAULT => (Expect::Either, Expect::Either),
+        _ => return Err(invalid(format!("copy kind {kind} is not an aclrtMemcpyKind (0..=7)"))),
+    })
+}
 
-    /// The whole range must lie in one live device allocation.
-    fn device_side(
-        &self,
-        what: &str,
-        addr: usize,
-        len: usize,
-        found: Option<Arc<Allocation>>,
-    ) -> AclResult<Side> {
-        match found {
-            Some(a) if a.is_device() => a.runtime_span(addr, len).map(Side::Mapped).ok_or_else(|| {
+/// Refuses overlapping `[dst, dst + dst_len)` and `[src, src + src_len)` (and wrapping ranges).
+pub(super) fn check_disjoint(dst: usize, src: usize, dst_len: usize, src_len: usize) -> AclResult<()> {
+    let dst_end = end_of("dst", dst, dst_len)?;
+    let src_end = end_of("src", src, src_len)?;
+    if dst < src_end && src < dst_end {
+        return Err(invalid(format!("source {src:#x} and destination {dst:#x} overlap")));
+    }
+    Ok(())
+}
+
+/// One end of a copy resolved under the registry's lock: a span of an allocation's runtime
+/// view, or user memory for the FFI layer to vouch for.
+pub(super) fn resolve(
+    live: &Live<'_>,
+    what: &str,
+    addr: usize,
+    len: usize,
+    expect: Expect,
+    writable: bool,
+) -> AclResult<Side> {
+    let found = live.find(addr);
+    // Managed memory is device memory to a kind that says device, and host memory otherwise.
+    let device = found.filter(|a| a.is_device());
+    match (expect, device) {
+        // Host memory registered as mapped is device-accessible: the device end of a copy may
+        // be it (through the device pointer, which is the host address).
+        (Expect::Device, None) if live.host_mapped_holding(addr, len) => {
+            host_side(live, what, addr, len, found, writable)
+        }
+        (Expect::Device, _) | (Expect::Either, Some(_)) => device_side(live, what, addr, len, found),
+        (Expect::Host, _) | (Expect::Either, None) => host_side(live, what, addr, len, found, writable),
+    }
+}
+
+/// The whole range must lie in one live device (or managed) allocation.
+fn device_side(
+    live: &Live<'_>,
+    what: &str,
+    addr: usize,
+    len: usize,
+    found: Option<&Arc<Allocation>>,
+) -> AclResult<Side> {
+    match found {
+        Some(a) if a.is_device() || a.is_managed() => {
+            a.runtime_span(addr, len).map(Side::Mapped).ok_or_else(|| {
                 invalid(format!(
                     "{what} {addr:#x} + {len} bytes runs past the end of its device allocation \
                      ({:#x}, {} bytes)",
                     a.start, a.len
                 ))
-            }),
-            Some(a) => Err(invalid(format!(
-                "{what} {addr:#x} is host memory (aclrtMallocHost at {:#x}), but the copy kind says device",
-                a.start
-            ))),
-            None => Err(invalid(match self.freed_at(addr) {
-                Some(f) => format!(
-                    "{what} {addr:#x} is not device memory (freed: it was in {:#x}, {} bytes)",
-                    f.start, f.len
-                ),
-                None => format!("{what} {addr:#x} is not device memory (freed?)"),
-            })),
+            })
         }
+        Some(a) => Err(invalid(format!(
+            "{what} {addr:#x} is host memory (aclrtMallocHost at {:#x}), but the copy kind says device",
+            a.start
+        ))),
+        None => Err(invalid(match live.freed_at(addr) {
+            Some(f) => format!(
+                "{what} {addr:#x} is not device memory (freed: it was in {:#x}, {} bytes)",
+                f.start, f.len
+            ),
+            None => format!("{what} {addr:#x} is not device memory (freed?)"),
+        })),
     }
+}
 
-    /// The range must not touch device memory; our own host allocations are resolved to
-    /// spans we own, anything else is left for the FFI layer to vouch for.
-    fn host_side(
-        &self,
-        what: &str,
-        addr: usize,
-        len: usize,
-        found: Option<Arc<Allocation>>,
-        writable: bool,
-    ) -> AclResult<Side> {
-        if let Some(d) = self.device_overlapping(addr, len) {
-            return Err(invalid(format!(
-                "{what} {addr:#x} + {len} bytes: kind says host but this is device memory (allocation at {:#x})",
-                d.start
-            )));
-        }
-        Ok(match found.and_then(|a| a.runtime_span(addr, len)) {
-            Some(span) => Side::Mapped(span),
-            None => Side::User(HostRange { addr, len, writable }),
-        })
+/// The range must not touch device memory; our own host (and managed) allocations are resolved
+/// to spans we own, anything else is left for the FFI layer to vouch for.
+fn host_side(
+    live: &Live<'_>,
+    what: &str,
+    addr: usize,
+    len: usize,
+    found: Option<&Arc<Allocation>>,
+    writable: bool,
+) -> AclResult<Side> {
+    if let Some(d) = live.device_overlapping(addr, len) {
+        return Err(invalid(format!(
+            "{what} {addr:#x} + {len} bytes: kind says host but this is device memory (allocation at {:#x})",
+            d.start
+        )));
     }
+    Ok(match found.and_then(|a| a.runtime_span(addr, len)) {
+        Some(span) => Side::Mapped(span),
+        None => Side::User(HostRange { addr, len, writable }),
+    })
 }

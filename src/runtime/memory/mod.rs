@@ -1,6 +1,8 @@
 //! Device and pinned-host memory: `aclrtMalloc`, `aclrtFree`, `aclrtMallocHost`,
 //! `aclrtFreeHost`, the checks behind `aclrtMemcpy`/`aclrtMemset`, `aclrtGetMemInfo`, host
-//! memory registration and pointer attributes.
+//! memory registration and pointer attributes; and, each in a file of its own with its rules,
+//! batches of copies (`batch`), 2D copies (`copy2d`), 32-bit fills (`fill32`), the allocation
+//! variants (`variants`) and managed memory (`managed`).
 //!
 //! # Allocations
 //! Every allocation is its own memfd mapped shared ([`crate::sys`]), so a later IPC layer can
@@ -59,6 +61,19 @@
 //! a new kind of range is one more variant of [`RangeKind`]. The choices where the vendor is
 //! silent are in `docs/memory.md`.
 //!
+//! # Managed memory
+//! `aclrtMemAllocManaged` memory is a third placement, [`Placement::Managed`]: one mapping
+//! (never made inaccessible by strict mode) that host code uses directly and that copies take
+//! as device memory when their kind says device and as host memory otherwise. It is freed with
+//! `aclrtFree`, 2 MiB-aligned, and counts against no capacity. Advice and prefetches are
+//! recorded per 2 MiB chunk (`managed`), as there are no bytes to move.
+//!
+//! # Batches
+//! A batch is planned as one: every copy is checked, under one lock of the registry, before
+//! any byte moves, so a refused batch copies nothing; the failure index names the copy whose
+//! location or direction was wrong. A ready batch holds one span per buffer it touches and runs
+//! as one stream task in the asynchronous form.
+//!
 //! Device ids are not checked here: the device layer resolves and validates them first.
 //!
 //! # Virtual memory
@@ -69,9 +84,13 @@
 //! `vmm.rs`.
 
 mod allocation;
+mod batch;
 mod copy;
+mod copy2d;
+mod fill32;
 mod host_register;
 mod limits;
+mod managed;
 mod physical;
 mod placement;
 mod policy;
@@ -81,26 +100,34 @@ mod registry;
 #[cfg(test)]
 mod tests;
 mod usage;
+mod variants;
 mod vmm;
 
+pub use batch::{BatchArgs, BatchAttr, BatchError, BatchForm, BatchPlan, MAX_SYNC_BATCH, MemLoc, ReadyBatch};
 pub use copy::{CopyPlan, FillPlan, ReadyCopy, ReadyFill};
+pub use copy2d::{Plan2d, Ready2d, Shape};
+pub use fill32::ReadyFill32;
 pub use host_register::HostFlags;
 pub use limits::Limits;
+pub use managed::{Location as ManagedLocation, ManagedRange};
 pub use physical::{Location, PHYSICALS, Physical, Props};
 pub use placement::{AllocKind, Placement};
 pub use ranges::{Location as PtrLocation, MEM_TYPE_DEV, MEM_TYPE_DVPP, MEM_TYPE_RSVD, RangeInfo, RangeKind};
 pub use registration::{engine_reaches_registered_memory, flags_v1, flags_v2};
 pub use registry::Backing;
 pub use usage::Component;
+pub use variants::{CfgAttr, Variant};
 pub use vmm::{ACCESS_NONE, ACCESS_READ, ACCESS_READWRITE};
 
 pub use crate::sys::memfd::MemFd;
 pub use crate::sys::span::{HostRange, RawSpan};
 
 use crate::error::AclResult;
+use managed::ManagedState;
 use registry::Registry;
 
 static REGISTRY: Registry = Registry::new();
+static MANAGED: ManagedState = ManagedState::new();
 
 /// `aclrtMalloc(size, policy)` on `device`: the address for the user.
 pub fn alloc_device(device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
@@ -115,7 +142,58 @@ pub fn alloc_host(size: usize) -> AclResult<usize> {
 
 /// `aclrtFree` (`AllocKind::Device`) or `aclrtFreeHost` (`AllocKind::Host`).
 pub fn free(addr: usize, kind: AllocKind) -> AclResult<()> {
-    REGISTRY.free(addr, kind)
+    REGISTRY.free(addr, kind)?;
+    MANAGED.freed(addr);
+    Ok(())
+}
+
+/// `aclrtMallocAlign32` / `aclrtMallocCached` / `aclrtMallocWithCfg` on `device` (see
+/// `variants` for how each reads `policy`; `aclrtMallocWithCfg`'s attributes are checked
+/// first with [`check_device_cfg`]).
+pub fn alloc_device_variant(
+    device: i32,
+    size: usize,
+    variant: Variant,
+    policy: u32,
+    limits: &Limits,
+) -> AclResult<usize> {
+    super::device::on_release("allocation(s)", release_device);
+    REGISTRY.alloc_device_aligned(device, size, variants::alignment(variant, policy, size), limits)
+}
+
+pub use variants::{check_device_cfg, check_host_cfg};
+
+/// `aclrtMemAllocManaged(size)` while `device` is current: the address, 2 MiB-aligned.
+pub fn alloc_managed(device: i32, size: usize) -> AclResult<usize> {
+    let addr = REGISTRY.alloc_managed(device, size)?;
+    let len = backing(addr).map_or(size, |b| b.len);
+    MANAGED.created(addr, len);
+    Ok(addr)
+}
+
+/// Checks a range of managed memory (`aligned`: a whole number of 2 MiB chunks).
+pub fn managed_range(addr: usize, size: usize, aligned: bool) -> AclResult<ManagedRange> {
+    REGISTRY.managed_range(addr, size, aligned)
+}
+
+/// `aclrtMemManagedAdvise` on a checked range (`device_count` bounds device ids).
+pub fn managed_advise(
+    range: ManagedRange,
+    advise: u32,
+    location: ManagedLocation,
+    device_count: u32,
+) -> AclResult<()> {
+    MANAGED.advise(range, advise, location, device_count)
+}
+
+/// Records a prefetch of `range` to `location` (the prefetch task calls it when it runs).
+pub fn managed_prefetched(range: ManagedRange, location: ManagedLocation) {
+    MANAGED.prefetched(range, location);
+}
+
+/// `aclrtMemManagedGetAttr`: the `int`s to hand out for `attribute` over `range`.
+pub fn managed_attribute(range: ManagedRange, attribute: i32, data_size: usize) -> AclResult<Vec<i32>> {
+    MANAGED.attribute(range, attribute, data_size)
 }
 
 /// Bytes of device memory `device` has allocated (rounded sizes; imports excluded).
@@ -159,6 +237,23 @@ pub fn plan_memset(dev: usize, max_count: usize, value: i32, count: usize) -> Ac
 /// Checks an `aclrtMemAttr` value (0..=17; else `ACL_ERROR_RT_INVALID_MEMORY_TYPE`).
 pub fn check_mem_attr(attr: i32) -> AclResult<()> {
     policy::check_mem_attr(attr)
+}
+
+/// Checks a batch of copies (`aclrtMemcpyBatch` and its forms); `Ok(None)` when every size
+/// is 0. See `batch` for the rules and the failure index.
+pub fn plan_batch(args: &BatchArgs<'_>, form: BatchForm) -> Result<Option<BatchPlan>, BatchError> {
+    REGISTRY.plan_batch(args, form)
+}
+
+/// Checks `aclrtMemcpy2d` (`asynchronous`: `aclrtMemcpy2dAsync`) and resolves what the
+/// registry owns.
+pub fn plan_copy2d(dst: usize, src: usize, shape: Shape, kind: i32, asynchronous: bool) -> AclResult<Plan2d> {
+    REGISTRY.plan_copy2d(dst, src, shape, kind, asynchronous)
+}
+
+/// Checks `aclrtMemsetD32(ptr, mem_size, value, n)`.
+pub fn plan_memset_d32(ptr: usize, mem_size: usize, value: u32, n: usize) -> AclResult<ReadyFill32> {
+    REGISTRY.plan_memset_d32(ptr, mem_size, value, n)
 }
 
 /// `aclrtGetMemInfo(attr)` for `device`: `(free, total)` bytes.

@@ -146,7 +146,8 @@ impl Physical {
     pub fn device(&self) -> Option<i32> {
         match self.placement {
             Placement::Device(d) => Some(d),
-            Placement::Host => None,
+            // Physical allocations are never managed memory.
+            Placement::Host | Placement::Managed(_) => None,
         }
     }
 

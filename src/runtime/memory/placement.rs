@@ -7,6 +7,10 @@ pub enum Placement {
     Device(i32),
     /// Pinned host memory (`aclrtMallocHost`).
     Host,
+    /// Managed (unified) memory of `aclrtMemAllocManaged`, made while this device was current:
+    /// host code and every runtime copy may use it as host and as device memory alike.
+    /// It is freed with `aclrtFree` and counts against no device's capacity.
+    Managed(i32),
 }
 
 /// Which free function the caller used: `aclrtFree` frees device memory of any device,

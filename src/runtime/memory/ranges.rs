@@ -28,6 +28,8 @@ pub enum RangeKind {
     Device { device: i32, imported: bool, reserved: bool },
     /// Pinned host memory from `aclrtMallocHost`.
     PinnedHost,
+    /// Managed memory of `aclrtMemAllocManaged`, made while this device was current.
+    Managed(i32),
     /// The caller's host memory registered with `aclrtHostRegister` / `aclrtHostRegisterV2`.
     RegisteredHost(HostFlags),
     /// Memory the runtime knows nothing of (`malloc`, the stack, freed memory, nothing at all).
@@ -51,6 +53,8 @@ pub enum Location {
     Host,
     /// Memory of this device (`ACL_MEM_LOCATION_TYPE_DEVICE`).
     Device(i32),
+    /// Managed memory, made on this device (`ACL_MEM_LOCATION_TYPE_MANAGED`).
+    Managed(i32),
     /// Host memory the runtime does not know (`ACL_MEM_LOCATION_TYPE_UNREGISTERED`).
     Unregistered,
 }
@@ -61,6 +65,7 @@ impl RangeKind {
     pub fn location(self) -> Location {
         match self {
             RangeKind::Device { device, .. } => Location::Device(device),
+            RangeKind::Managed(device) => Location::Managed(device),
             RangeKind::PinnedHost | RangeKind::RegisteredHost(_) => Location::Host,
             RangeKind::Unregistered => Location::Unregistered,
         }
@@ -74,7 +79,10 @@ impl RangeKind {
             RangeKind::Device { reserved, .. } => {
                 mem_type & MEM_TYPE_DEV != 0 || (reserved && mem_type & MEM_TYPE_RSVD != 0)
             }
-            RangeKind::PinnedHost | RangeKind::RegisteredHost(_) | RangeKind::Unregistered => false,
+            RangeKind::Managed(_)
+            | RangeKind::PinnedHost
+            | RangeKind::RegisteredHost(_)
+            | RangeKind::Unregistered => false,
         }
     }
 }
@@ -95,6 +103,7 @@ impl Registry {
                     RangeKind::Device { device, imported, reserved }
                 }
                 Placement::Host => RangeKind::PinnedHost,
+                Placement::Managed(device) => RangeKind::Managed(device),
             };
             return RangeInfo { kind, range: Some((a.start, a.len)), page_size: a.page_size };
         }

@@ -102,7 +102,7 @@ impl Registry {
         if addr.checked_add(len).is_none() {
             return Err(invalid(format!("{addr:#x} + {len} bytes wraps the address space")));
         }
-        if let Some(d) = self.device_overlapping(addr, len) {
+        if let Some(d) = self.with_live(|l| l.device_overlapping(addr, len).cloned()) {
             return Err(invalid(format!(
                 "{addr:#x} + {len} bytes touches device memory (the allocation at {:#x}); only host \
                  memory can be registered",

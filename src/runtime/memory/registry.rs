@@ -13,6 +13,7 @@ use crate::error::acl_codes::ACL_ERROR_INVALID_PARAM;
 use crate::error::rt_codes::ACL_ERROR_RT_MEMORY_ALLOCATION;
 use crate::error::{AclError, AclResult};
 use crate::sync;
+use crate::sys::mapping::HUGE_PAGE;
 use crate::sys::memfd::MemFd;
 use crate::sys::page_size;
 
@@ -75,7 +76,17 @@ impl Registry {
     }
 
     pub fn alloc_device(&self, device: i32, size: usize, policy: u32, limits: &Limits) -> AclResult<usize> {
-        let align = policy::alignment(policy)?;
+        self.alloc_device_aligned(device, size, policy::alignment(policy)?, limits)
+    }
+
+    /// Device memory aligned (and its size rounded) to `align`, a power of two of at least a page.
+    pub fn alloc_device_aligned(
+        &self,
+        device: i32,
+        size: usize,
+        align: usize,
+        limits: &Limits,
+    ) -> AclResult<usize> {
         let len = rounded(size, align)?;
         self.reserve(device, len as u64, limits.capacity)?;
         let placement = Placement::Device(device);
@@ -91,6 +102,20 @@ impl Registry {
     pub fn alloc_host(&self, size: usize) -> AclResult<usize> {
         let len = rounded(size, page_size())?;
         Ok(self.insert(map_new(Placement::Host, len, page_size(), false)?))
+    }
+
+    /// Managed memory (`aclrtMemAllocManaged`): 2 MiB-aligned, sizes rounded to 2 MiB, never
+    /// inaccessible to host code (strict mode does not apply) and counted against no capacity.
+    pub fn alloc_managed(&self, device: i32, size: usize) -> AclResult<usize> {
+        let len = rounded(size, HUGE_PAGE)?;
+        Ok(self.insert(map_new(Placement::Managed(device), len, HUGE_PAGE, false)?))
+    }
+
+    /// Runs `f` with the table of live allocations locked once: planning a batch of copies
+    /// resolves every address under one lock, not one lock per block.
+    pub fn with_live<R>(&self, f: impl FnOnce(&Live<'_>) -> R) -> R {
+        let inner = sync::lock(&self.inner);
+        f(&Live { live: &inner.live, freed: &inner.freed, host: &self.host })
     }
 
     /// Counts `len` more bytes against `device`'s capacity, or explains why not.
@@ -233,6 +258,11 @@ impl Registry {
                     "{addr:#x} is device memory from aclrtMalloc, passed to {api}; free it with aclrtFree"
                 )));
             }
+            (AllocKind::Host, Placement::Managed(_)) => {
+                return Err(invalid(format!(
+                    "{addr:#x} is managed memory from aclrtMemAllocManaged, passed to {api}; free it with aclrtFree"
+                )));
+            }
             _ => {}
         }
         let alloc = remove(&mut inner, addr);
@@ -309,30 +339,9 @@ impl Registry {
         containing(&sync::lock(&self.inner).live, addr).cloned()
     }
 
-    /// A live device allocation sharing at least one byte with `[addr, addr + len)`.
-    pub fn device_overlapping(&self, addr: usize, len: usize) -> Option<Arc<Allocation>> {
-        let end = addr.saturating_add(len);
-        let inner = sync::lock(&self.inner);
-        // Allocations are disjoint: walk down from the last one starting before `end` until one
-        // ends at or before `addr`.
-        inner
-            .live
-            .range(..end)
-            .rev()
-            .take_while(|(_, a)| a.end() > addr)
-            .map(|(_, a)| a)
-            .find(|a| a.is_device())
-            .cloned()
-    }
-
     #[cfg(test)]
     pub fn freed_remembered(&self) -> usize {
         sync::lock(&self.inner).freed.len()
-    }
-
-    /// The recently freed range containing `addr`, if it is remembered.
-    pub fn freed_at(&self, addr: usize) -> Option<Freed> {
-        freed_at(&sync::lock(&self.inner).freed, addr)
     }
 
     pub fn backing(&self, addr: usize) -> Option<Backing> {
@@ -343,6 +352,57 @@ impl Registry {
             fd: a.file(),
             imported: matches!(a.origin, Origin::Imported | Origin::Mapped { imported: true }),
         })
+    }
+}
+
+/// The live allocations, seen under the registry's lock (see [`Registry::with_live`]).
+pub struct Live<'a> {
+    live: &'a BTreeMap<usize, Arc<Allocation>>,
+    freed: &'a VecDeque<Freed>,
+    /// Registered host memory (its own lock, taken after the allocations' when both are).
+    host: &'a HostRegistrations,
+}
+
+impl Live<'_> {
+    /// Whether `[addr, addr + len)` lies in one registration of host memory as mapped.
+    pub fn host_mapped_holding(&self, addr: usize, len: usize) -> bool {
+        self.host.mapped_holding(addr, len).is_some()
+    }
+
+    /// The allocation containing `addr`, if any.
+    pub fn find(&self, addr: usize) -> Option<&Arc<Allocation>> {
+        containing(self.live, addr)
+    }
+
+    /// A live device allocation sharing at least one byte with `[addr, addr + len)`.
+    pub fn device_overlapping(&self, addr: usize, len: usize) -> Option<&Arc<Allocation>> {
+        let end = addr.saturating_add(len);
+        self.live
+            .range(..end)
+            .rev()
+            .take_while(|(_, a)| a.end() > addr)
+            .map(|(_, a)| a)
+            .find(|a| a.is_device())
+    }
+
+    /// The recently freed range containing `addr`, if it is remembered.
+    pub fn freed_at(&self, addr: usize) -> Option<Freed> {
+        freed_at(self.freed, addr)
+    }
+
+    /// The allocation containing `addr`, or else the gap between allocations it lies in
+    /// (`[end of the one before, start of the one after)`), so a caller resolving many nearby
+    /// addresses can answer the next ones without a lookup.
+    pub fn find_or_gap(&self, addr: usize) -> Result<&Arc<Allocation>, (usize, usize)> {
+        let before = self.live.range(..=addr).next_back().map(|(_, a)| a);
+        match before {
+            Some(a) if addr < a.end() => Ok(a),
+            _ => {
+                let from = before.map_or(0, |a| a.end());
+                let to = self.live.range(addr..).next().map_or(usize::MAX, |(&start, _)| start);
+                Err((from, to))
+            }
+        }
     }
 }
 

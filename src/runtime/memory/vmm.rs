@@ -173,11 +173,11 @@ pub fn malloc_physical(
     };
     let charged = match placement {
         Placement::Device(d) => Some((registry, d)),
-        Placement::Host => None,
+        Placement::Host | Placement::Managed(_) => None,
     };
     let name = match placement {
         Placement::Device(d) => format!("ascendless-physical{d}"),
-        Placement::Host => "ascendless-physical-host".to_owned(),
+        Placement::Host | Placement::Managed(_) => "ascendless-physical-host".to_owned(),
     };
     let fd = match MemFd::create(&name, len) {
         Ok(fd) => fd,
@@ -408,7 +408,8 @@ pub fn map(
 fn own_location(phys: &Physical) -> Location {
     match phys.placement {
         Placement::Device(d) => Location { kind: LOCATION_DEVICE, id: d as u32 },
-        Placement::Host => Location { kind: LOCATION_HOST, id: 0 },
+        // Physical allocations are never managed memory.
+        Placement::Host | Placement::Managed(_) => Location { kind: LOCATION_HOST, id: 0 },
     }
 }
 

@@ -3,6 +3,7 @@
 //! no other test uses.
 
 mod alloc;
+mod batch;
 mod copy;
 
 use std::sync::Arc;
