@@ -686,6 +686,19 @@ fn managed_memory_is_host_memory_and_device_memory_at_once() {
             assert_eq!(aclrtMemAllocManaged(&mut m, n as u64, ACL_RT_MEM_ATTACH_GLOBAL), ACL_SUCCESS);
         }
         assert_eq!(m.addr() % MIB2, 0);
+        // The pointer attributes say managed memory (ACL_MEM_LOCATION_TYPE_MANAGED, 3) of the
+        // device current at allocation, in 2 MiB pages.
+        let mut attrs = ascendless::ffi::acl_rt::pointer::aclrtPtrAttributes {
+            location: ascendless::ffi::acl_rt::location::aclrtMemLocation { id: 9, r#type: 9 },
+            pageSize: 0,
+            rsv: [0; 4],
+        };
+        // SAFETY: valid out-pointer.
+        let rc = unsafe { ascendless::ffi::acl_rt::pointer::aclrtPointerGetAttributes(m, &mut attrs) };
+        assert_eq!(
+            (rc, attrs.location.r#type, attrs.location.id, attrs.pageSize),
+            (ACL_SUCCESS, 3, 0, MIB2 as u32)
+        );
         // Host code writes it directly...
         // SAFETY: managed memory is host-accessible; n bytes.
         let host = unsafe { std::slice::from_raw_parts_mut(m.cast::<u8>(), n) };

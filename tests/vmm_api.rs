@@ -705,3 +705,44 @@ fn an_exporter_that_died_fails_later_imports_promptly() {
         assert_eq!(aclrtReleaseMemAddress(va), ACL_SUCCESS);
     });
 }
+
+/// What the rest of the runtime says of mapped memory: device memory of the allocation's
+/// device, with its granularity as page size, and reserved memory to `aclrtCheckMemType`;
+/// after the unmap, nothing.
+#[test]
+fn pointer_attributes_see_mapped_memory_as_reserved_device_memory() {
+    use ascendless::ffi::acl_rt::pointer::{
+        aclrtCheckMemType, aclrtPointerGetAttributes, aclrtPtrAttributes,
+    };
+    on_thread(|| {
+        assert_eq!(aclrtSetDevice(2), ACL_SUCCESS);
+        let h = malloc_physical(MIB2, 2);
+        let va = reserve_and_map(h, MIB2, 2);
+        let attrs = |p: *const c_void| {
+            let mut a = aclrtPtrAttributes {
+                location: aclrtMemLocation { id: 99, r#type: 99 },
+                pageSize: 0,
+                rsv: [7; 4],
+            };
+            // SAFETY: valid out-pointer.
+            assert_eq!(unsafe { aclrtPointerGetAttributes(p, &mut a) }, ACL_SUCCESS);
+            (a.location.r#type, a.location.id, a.pageSize)
+        };
+        // ACL_MEM_LOCATION_TYPE_DEVICE (1) on device 2, pages of the 2 MiB granularity.
+        assert_eq!(attrs(va.cast::<u8>().wrapping_add(4096).cast()), (1, 2, MIB2 as u32));
+        let check = |mem_type: u32| {
+            let list = [va];
+            let mut result = 9u32;
+            // SAFETY: a list of one address and a valid out-pointer.
+            let rc = unsafe { aclrtCheckMemType(list.as_ptr().cast_mut(), 1, mem_type, &mut result, 0) };
+            assert_eq!(rc, ACL_SUCCESS);
+            result
+        };
+        assert_eq!(check(0x10), 1, "ACL_RT_MEM_TYPE_RSVD");
+        assert_eq!(check(0x2), 1, "ACL_RT_MEM_TYPE_DEV");
+        unmap_and_release(va, h);
+        // ACL_MEM_LOCATION_TYPE_UNREGISTERED (2) once unmapped.
+        assert_eq!(attrs(va).0, 2);
+        assert_eq!(aclrtResetDevice(2), ACL_SUCCESS);
+    });
+}
