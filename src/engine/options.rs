@@ -786,6 +786,22 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// docs/engine-options.md lists every key and every GlobalResourceConfig entry in its tables.
+    #[test]
+    fn the_options_page_lists_every_key_and_entry() {
+        let page =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/engine-options.md")).unwrap();
+        for key in KEYS {
+            assert!(page.contains(&format!("| `{key}`")), "docs/engine-options.md has no row for {key}");
+        }
+        for (entry, _) in global_resource::ENTRIES {
+            assert!(
+                page.contains(&format!("| `{entry}` |")),
+                "docs/engine-options.md has no row for {entry}"
+            );
+        }
+    }
+
     /// Mooncake's maps (transfer_executor_base.cpp): every key it may send.
     #[test]
     fn mooncakes_option_maps_are_taken() {
