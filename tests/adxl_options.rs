@@ -124,12 +124,8 @@ fn mooncakes_option_maps_are_taken_and_engines_transfer() {
         client.register(&mut back);
         let name = CString::new(server_name.as_str()).unwrap();
         // SAFETY: a NUL-terminated name.
-        assert_eq!(
-            unsafe { ascendless_engine_connect(client.0, name.as_ptr(), 3000) },
-            ADXL_SUCCESS,
-            "{what}: {}",
-            last_error()
-        );
+        let connected = unsafe { ascendless_engine_connect(client.0, name.as_ptr(), 3000) };
+        assert_eq!(connected, ADXL_SUCCESS, "{what}: {}", last_error());
         let remote_addr = remote.as_ptr() as usize;
         assert_eq!(
             client.transfer(&server_name, WRITE, &mut local, remote_addr),
