@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::global_resource::{Placement, Protocol};
 use super::value::{invalid, invalid_entry};
 use crate::error::EngineResult;
+use crate::logging::TARGET;
 
 /// Largest file `local_comm_res_path` may name (the vendor's limit).
 pub const MAX_FILE: u64 = 1 << 20;
@@ -62,6 +63,11 @@ impl LocalCommRes {
                 }
             }
         }
+        log::debug!(
+            target: TARGET,
+            "{key}: version {} taken; engines here reach peers by name, so it is not used further",
+            version.as_deref().unwrap_or("(none)")
+        );
         Ok(LocalCommRes { text: text.to_owned(), version })
     }
 
