@@ -58,7 +58,7 @@ impl Core {
     /// the core does not run, are the caller's). Fails when the request workers cannot be set
     /// up.
     pub(super) fn new(name: EngineName, settings: Settings) -> io::Result<Core> {
-        let Settings { options, transport, access, async_timeout, .. } = settings;
+        let Settings { options, transport, access, async_timeout, rdma, .. } = settings;
         Ok(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
@@ -75,7 +75,7 @@ impl Core {
             counters: direct::Counters::default(),
             requests: Requests::new()?,
             notifies: PeerNotifies::default(),
-            ucx: ucx::State::default(),
+            ucx: ucx::State::new(rdma),
         })
     }
 

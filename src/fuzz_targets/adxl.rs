@@ -87,13 +87,27 @@ pub fn engine_options(data: &[u8]) {
             || ((1..=1024).contains(&pool.buffers) && (1..=4096).contains(&pool.buffer_mib)),
         "{pool:?}"
     );
-    assert!(o.rdma_traffic_class % 4 == 0 && o.rdma_service_level <= 7, "{o:?}");
-    let mut written = vec![
-        ("adxl.BufferPool", format!("{}:{}", pool.buffers, pool.buffer_mib)),
-        ("adxl.RdmaTrafficClass", o.rdma_traffic_class.to_string()),
-        ("adxl.RdmaServiceLevel", o.rdma_service_level.to_string()),
-        ("adxl.AutoConnect", u8::from(o.auto_connect).to_string()),
-    ];
+    assert!(o.rdma_traffic_class.is_none_or(|tc| tc % 4 == 0), "{o:?}");
+    assert!(o.rdma_service_level.is_none_or(|sl| sl <= 7), "{o:?}");
+    let mut written = vec![("adxl.AutoConnect", u8::from(o.auto_connect).to_string())];
+    if let Some(p) = o.buffer_pool_option {
+        written.push(("adxl.BufferPool", format!("{}:{}", p.buffers, p.buffer_mib)));
+    }
+    if let Some(tc) = o.rdma_traffic_class {
+        written.push(("adxl.RdmaTrafficClass", tc.to_string()));
+    }
+    if let Some(sl) = o.rdma_service_level {
+        written.push(("adxl.RdmaServiceLevel", sl.to_string()));
+    }
+    if o.fabric_mem {
+        written.push(("EnableUseFabricMem", "1".to_owned()));
+    }
+    if let Some(l) = &o.local_comm_res {
+        written.push(("LocalCommRes", l.text.clone()));
+    }
+    if let Some(g) = &o.global_resource {
+        written.push(("GlobalResourceConfig", g.text.clone()));
+    }
     if let Some(t) = o.transport {
         let t = match t {
             Transport::Auto => "auto",

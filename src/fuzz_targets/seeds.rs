@@ -255,6 +255,19 @@ const OPTIONS: &[(&str, &str)] = &[
     ("secret", "adxl.Secret=a shared secret of the group\nadxl.RemoteAccess=registered"),
     ("secret-empty", "adxl.Secret="),
     ("remote-access-bad", "adxl.RemoteAccess=some"),
+    ("both-spellings", "adxl.BufferPool=2:2\nBufferPool=1:1\nadxl.RdmaTrafficClass=bad\nRdmaTrafficClass=8"),
+    ("fabric", "EnableUseFabricMem=1\nadxl.BufferPool=0:0\nAutoConnect=1"),
+    ("fabric-with-pool", "EnableUseFabricMem=1\nBufferPool=4:8"),
+    (
+        "comm-res-13",
+        "adxl.LocalCommRes={\"version\":\"1.3\",\"net_instance_id\":\"p\",\"endpoint_list\":[{\"protocol\":\"roce\",\"comm_id\":\"10.0.0.1\",\"placement\":\"device\"}]}",
+    ),
+    (
+        "global-resource",
+        "GlobalResourceConfig={\"connect_pool.thread_num\":\"4\",\"connect_pool.task_queue_capacity\":256,\"comm_resource_config.protocol_desc\":[\"roce:device\",\"hccs:device\"],\"fabric_memory\":{\"max_capacity\":\"32\"},\"channel_pool.max_channel\":\"100\",\"channel_pool.high_waterline\":\"0.8\",\"channel_pool.low_waterline\":0.5,\"local_comm_res_path\":\"/nonexistent\"}",
+    ),
+    ("global-resource-bad", "GlobalResourceConfig={\"connect_pool.thread_num\":0}"),
+    ("global-resource-array", "GlobalResourceConfig=[1]"),
     ("no-value", "adxl.AutoConnect"),
     ("empty", ""),
 ];

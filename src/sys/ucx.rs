@@ -35,6 +35,9 @@ mod shim {
     unsafe extern "C" {
         pub fn asl_ucx_init(
             tls: *const c_char,
+            names: *const *const c_char,
+            values: *const *const c_char,
+            count: usize,
             context: *mut *mut c_void,
             worker: *mut *mut c_void,
             efd: *mut c_int,
@@ -189,6 +192,12 @@ pub struct Context {
     busy: AtomicUsize,
 }
 
+/// Whether this host has RDMA devices (InfiniBand or RoCE: `/sys/class/infiniband` lists
+/// them), so UCX's IB transports, and their options, can be in use.
+pub fn rdma_devices_present() -> bool {
+    std::fs::read_dir("/sys/class/infiniband").is_ok_and(|mut d| d.next().is_some())
+}
+
 // SAFETY: the handles are only used under the mutex, which serialises every call on the worker
 // (created UCS_THREAD_MODE_SERIALIZED, which allows any thread one at a time) and on the
 // context's memory maps. The event fd is an integer; polling it from any thread is allowed.
@@ -205,18 +214,30 @@ impl Context {
     /// peer failure, as ours all do. The `self` transport has no such option: it never carries
     /// one of our endpoints (tcp or shared memory reach the own worker instead).
     pub fn new(tls: Option<&str>) -> Result<Arc<Context>, UcxError> {
-        let tls = tls
-            .map(|t| {
-                CString::new(t)
-                    .map_err(|_| UcxError::new(UCS_ERR_INVALID_PARAM, "a transport list with a NUL byte"))
-            })
-            .transpose()?;
+        Context::with_config(tls, &[])
+    }
+
+    /// As [`Context::new`], with more configuration set the same way (`ucp_config_modify`,
+    /// names without `UCX_`: `("IB_SL", "3")`); they win over the environment's.
+    pub fn with_config(tls: Option<&str>, config: &[(&str, String)]) -> Result<Arc<Context>, UcxError> {
+        let text = |t: &str| {
+            CString::new(t).map_err(|_| UcxError::new(UCS_ERR_INVALID_PARAM, "a UCX setting with a NUL byte"))
+        };
+        let tls = tls.map(text).transpose()?;
+        let names = config.iter().map(|(n, _)| text(n)).collect::<Result<Vec<_>, _>>()?;
+        let values = config.iter().map(|(_, v)| text(v)).collect::<Result<Vec<_>, _>>()?;
+        let name_ptrs: Vec<_> = names.iter().map(|n| n.as_ptr()).collect();
+        let value_ptrs: Vec<_> = values.iter().map(|v| v.as_ptr()).collect();
         let (mut context, mut worker, mut efd) = (std::ptr::null_mut(), std::ptr::null_mut(), -1);
-        // SAFETY: `tls` is NULL or a NUL-terminated string alive for the call; the out-pointers
-        // are valid locals, written only on success.
+        // SAFETY: `tls` is NULL or a NUL-terminated string alive for the call; the two arrays
+        // hold `config.len()` pointers each to NUL-terminated strings alive for the call; the
+        // out-pointers are valid locals, written only on success.
         let status = unsafe {
             shim::asl_ucx_init(
                 tls.as_ref().map_or(std::ptr::null(), |t| t.as_ptr()),
+                name_ptrs.as_ptr(),
+                value_ptrs.as_ptr(),
+                config.len(),
                 &mut context,
                 &mut worker,
                 &mut efd,
@@ -1086,6 +1107,15 @@ mod tests {
         local.span.write_slice(&pattern(4096, 7));
         ep.run(Op::Put, &[one(&local, 4096, map.base() + 4096, &rkey)], soon(), || true).unwrap();
         assert_eq!(remote.bytes()[4096..], pattern(4096, 7)[..]);
+    }
+
+    /// The engine's RDMA settings go through ucp_config_modify as transport options: taken
+    /// (UCX applies them to its IB transports) even where only tcp is asked for.
+    #[test]
+    fn transport_settings_are_taken() {
+        let config = [("IB_TRAFFIC_CLASS", "132".to_owned()), ("IB_SL", "4".to_owned())];
+        assert!(Context::with_config(Some("tcp"), &config).is_ok());
+        assert!(Context::with_config(Some("tcp"), &[("IB_SL", "x\0".to_owned())]).is_err());
     }
 
     #[test]

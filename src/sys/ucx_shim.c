@@ -53,8 +53,10 @@ static ucs_status_t asl_ucx_keepalive(ucp_config_t *config)
 }
 
 /* A context (features RMA | WAKEUP) with one serialised worker and its event fd. `tls` NULL
- * keeps UCX's own configuration (UCX_TLS...); otherwise it overrides TLS. */
-ASL_HIDDEN int asl_ucx_init(const char *tls, void **context, void **worker, int *efd)
+ * keeps UCX's own configuration (UCX_TLS...); otherwise it overrides TLS. `names`/`values`
+ * (`count` pairs) are more options, set the same way. */
+ASL_HIDDEN int asl_ucx_init(const char *tls, const char *const *names, const char *const *values, size_t count,
+                            void **context, void **worker, int *efd)
 {
     ucp_config_t *config;
     ucs_status_t status = ucp_config_read(NULL, NULL, &config);
@@ -63,6 +65,11 @@ ASL_HIDDEN int asl_ucx_init(const char *tls, void **context, void **worker, int 
     }
     if (tls != NULL) {
         status = ucp_config_modify(config, "TLS", tls);
+    }
+    /* The engine's own settings (IB_TRAFFIC_CLASS, IB_SL): transport options, which UCX keeps
+     * and applies to the transports that have them. */
+    for (size_t i = 0; status == UCS_OK && i < count; i++) {
+        status = ucp_config_modify(config, names[i], values[i]);
     }
     if (status == UCS_OK) {
         status = asl_ucx_shm_error_handling(config, tls);

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::link::Link;
-use crate::engine::options::Transport;
+use crate::engine::options::{Rdma, Transport};
 use crate::engine::path::direct::Counters;
 use crate::engine::path::tcp::{Local, TransferOp};
 use crate::engine::registry::Registered;
@@ -17,6 +17,11 @@ use crate::error::{EngineError, EngineResult};
 pub struct State {}
 
 impl State {
+    /// RDMA settings have no use without UCX.
+    pub fn new(_rdma: Rdma) -> State {
+        State {}
+    }
+
     pub fn stop(&self) {}
 }
 

@@ -10,7 +10,7 @@ use super::slot::Peer;
 use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::link::{Conn, Link};
 use crate::engine::conn::status::wire_status;
-use crate::engine::options::Transport;
+use crate::engine::options::{Rdma, Transport};
 use crate::engine::path::direct::Counters;
 use crate::engine::path::tcp::{self, Local, TransferOp};
 use crate::engine::registry::Registered;
@@ -20,7 +20,7 @@ use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::sync::{lock, spawn_named};
 use crate::sys::stream_io::{peer_closed, readable, send_all};
-use crate::sys::ucx::{Context, Item, MemMap, Op, RunError};
+use crate::sys::ucx::{Context, Item, MemMap, Op, RunError, rdma_devices_present};
 
 /// How long the progress thread waits on the worker's event descriptor before it looks
 /// whether the engine is finalizing.
@@ -38,6 +38,32 @@ pub fn check_built(_transport: Transport) -> EngineResult<()> {
 #[derive(Default)]
 pub struct State {
     started: OnceLock<Result<Arc<Running>, String>>,
+    /// What the context is configured with beyond UCX's own configuration.
+    config: Vec<(&'static str, String)>,
+}
+
+/// UCX's names for the engine's RDMA settings: `RdmaTrafficClass` is the IB/RoCE traffic
+/// class (`UCX_IB_TRAFFIC_CLASS`, the same 8 bits: DSCP << 2 on RoCE), `RdmaServiceLevel` the
+/// InfiniBand service level (`UCX_IB_SL`). Only settings that were given (option or `HCCL_`
+/// variable) are passed, so UCX's own configuration stays in charge otherwise.
+pub fn rdma_config(rdma: Rdma) -> Vec<(&'static str, String)> {
+    let mut config = Vec::new();
+    if let Some(tc) = rdma.traffic_class {
+        config.push(("IB_TRAFFIC_CLASS", tc.to_string()));
+    }
+    if let Some(sl) = rdma.service_level {
+        config.push(("IB_SL", sl.to_string()));
+    }
+    config
+}
+
+impl State {
+    /// The state of an engine with these RDMA settings. They are set only on a host with RDMA
+    /// devices: elsewhere no UCX transport has them, and UCX would warn that they are unused.
+    pub fn new(rdma: Rdma) -> State {
+        let config = if rdma_devices_present() { rdma_config(rdma) } else { Vec::new() };
+        State { started: OnceLock::new(), config }
+    }
 }
 
 /// A started context: its worker's progress thread and the registered memory it mapped.
@@ -59,7 +85,7 @@ struct Mapped {
 
 impl State {
     fn get(&self, dialer: &Dialer) -> Result<Arc<Running>, String> {
-        self.started.get_or_init(|| start(dialer)).clone()
+        self.started.get_or_init(|| start(dialer, &self.config)).clone()
     }
 
     fn running(&self) -> Option<Arc<Running>> {
@@ -79,8 +105,8 @@ impl State {
     }
 }
 
-fn start(dialer: &Dialer) -> Result<Arc<Running>, String> {
-    let ctx = Context::new(None).map_err(|e| e.to_string())?;
+fn start(dialer: &Dialer, config: &[(&'static str, String)]) -> Result<Arc<Running>, String> {
+    let ctx = Context::with_config(None, config).map_err(|e| e.to_string())?;
     let stop = Arc::new(AtomicBool::new(false));
     let thread = {
         let (ctx, stop) = (ctx.clone(), stop.clone());
@@ -100,7 +126,7 @@ fn start(dialer: &Dialer) -> Result<Arc<Running>, String> {
     for r in dialer.registry.all() {
         running.map(&r);
     }
-    log::debug!(target: TARGET, "engine {}: UCX started", dialer.name);
+    log::debug!(target: TARGET, "engine {}: UCX started (settings {config:?})", dialer.name);
     Ok(running)
 }
 
@@ -449,5 +475,21 @@ fn run(
             link.ucx.forget(&peer);
             Run::Done(Err(EngineError::new(ADXL_FAILED, format!("transfer with {remote} over UCX: {e}"))))
         }
+    }
+}
+
+#[cfg(test)]
+mod rdma_tests {
+    use super::*;
+
+    #[test]
+    fn rdma_settings_are_ucx_ib_options_when_given() {
+        assert!(rdma_config(Rdma::default()).is_empty());
+        let config = rdma_config(Rdma { traffic_class: Some(132), service_level: Some(4) });
+        assert_eq!(config, [("IB_TRAFFIC_CLASS", "132".to_owned()), ("IB_SL", "4".to_owned())]);
+        assert_eq!(
+            rdma_config(Rdma { traffic_class: None, service_level: Some(0) }),
+            [("IB_SL", "0".to_owned())]
+        );
     }
 }
