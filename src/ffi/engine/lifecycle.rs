@@ -38,8 +38,9 @@ pub extern "C" fn ascendless_engine_destroy(engine: AscendlessEngine) -> EngineS
 
 /// `AdxlEngine::Initialize`: `local_engine` is `ip`, `ip:port`, `[ipv6]` or `[ipv6]:port`
 /// (with a port > 0 the engine listens there); the options are `num_options` key/value pairs
-/// (`adxl.BufferPool`, `adxl.RdmaTrafficClass`, `adxl.RdmaServiceLevel`, `AutoConnect`,
-/// `adxl.LocalCommRes`, or the short spellings). A bad name, option or pointer is
+/// (`BufferPool`, `RdmaTrafficClass`, `RdmaServiceLevel`, `LocalCommRes`, each also with the
+/// `adxl.` prefix, `AutoConnect`, `EnableUseFabricMem`, `GlobalResourceConfig`, and
+/// ascendless's own keys: docs/engine-options.md). A bad name, option or pointer is
 /// `ADXL_PARAM_INVALID`; an engine already initialised, or a port that cannot be bound,
 /// `ADXL_FAILED`. An engine may be initialised again after `ascendless_engine_finalize`.
 ///
