@@ -182,6 +182,7 @@ impl Reply {
             1 => Some(ExportKind::Notify),
             2 => Some(ExportKind::Memory),
             3 => Some(ExportKind::Physical),
+            4 => Some(ExportKind::Event),
             k => return Err(WireError::Kind(k)),
         };
         match (status, kind) {
@@ -205,6 +206,7 @@ fn kind_byte(kind: ExportKind) -> u8 {
         ExportKind::Notify => 1,
         ExportKind::Memory => 2,
         ExportKind::Physical => 3,
+        ExportKind::Event => 4,
     }
 }
 

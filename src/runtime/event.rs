@@ -7,14 +7,26 @@
 //! A record its stream discards without running (`aclrtStreamAbort`, a forced destroy) can
 //! never complete: threads synchronising with it are released with 107023 rather than left
 //! waiting, as the vendor documents for an abort.
+//!
+//! An IPC event (`ACL_EVENT_IPC`) keeps its sequences in a shared cell instead
+//! ([`super::ipc_event`]), so records and waits of every process that opened it meet there. A
+//! discarded record of an IPC event counts as run for everyone (no process is left waiting
+//! for it; the local synchronising threads still get 107023).
+//!
+//! Each record notes the time it ran (`aclrtEventGetTimestamp`, `aclrtEventElapsedTime`), and
+//! each queued wait is counted until it has run (`aclrtQueryEventWaitStatus`).
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::ipc_event::IpcEvent;
+use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use crate::error::rt_codes::{
-    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_STREAM_ABORT,
+    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR,
+    ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
 use crate::sync;
@@ -27,6 +39,44 @@ struct State {
     completed: u64,
 }
 
+/// How an event was made, which decides what may be done with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `aclrtCreateEvent` / `aclrtCreateEventWithFlag`: counted against the device's events.
+    Pooled,
+    /// `aclrtCreateEventExWithFlag`: not counted; no reset, no `aclrtQueryEvent`, no wait status.
+    Ex,
+}
+
+/// Events of the pool (`Origin::Pooled`) alive in this process.
+static POOLED: AtomicU32 = AtomicU32::new(0);
+static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+/// `aclrtSetOpWaitTimeout`, in seconds (0: none): the bound of stream waits that have none.
+static OP_WAIT_TIMEOUT_S: AtomicU32 = AtomicU32::new(0);
+
+/// Sets the process-wide bound of stream waits queued without a time-out of their own.
+pub fn set_op_wait_timeout(seconds: u32) {
+    OP_WAIT_TIMEOUT_S.store(seconds, Ordering::Relaxed);
+}
+
+/// The bound `aclrtSetOpWaitTimeout` set, if any.
+pub fn op_wait_timeout() -> Option<Duration> {
+    let s = OP_WAIT_TIMEOUT_S.load(Ordering::Relaxed);
+    (s > 0).then(|| Duration::from_secs(u64::from(s)))
+}
+
+/// Live events of the pool, for `aclrtGetEventAvailNum` and the creation limit.
+pub fn pooled_live() -> u32 {
+    POOLED.load(Ordering::Relaxed)
+}
+
+/// Nanoseconds on the process's monotonic clock, the time base of event timestamps.
+pub fn now_ns() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
 pub struct Event {
     state: Mutex<State>,
     changed: Condvar,
@@ -35,15 +85,39 @@ pub struct Event {
     /// `state` is held (a refused submit), so noting it must not take `state`.
     discarded: Mutex<BTreeSet<u64>>,
     pub flags: u32,
+    pub origin: Origin,
+    /// What `aclrtGetEventId` reports.
+    pub id: u32,
+    /// When the latest completed record ran ([`now_ns`]; 0: none yet).
+    stamp_ns: AtomicU64,
+    /// Waits queued on streams, and those that have ended.
+    waits_queued: AtomicU64,
+    waits_ended: AtomicU64,
+    /// The shared state of an IPC event.
+    pub ipc: Option<IpcEvent>,
 }
 
 impl Event {
     pub fn new(flags: u32) -> Event {
+        Event::with(flags, Origin::Pooled, None)
+    }
+
+    /// An event made in the given way; an IPC event brings its shared state.
+    pub fn with(flags: u32, origin: Origin, ipc: Option<IpcEvent>) -> Event {
+        if origin == Origin::Pooled {
+            POOLED.fetch_add(1, Ordering::Relaxed);
+        }
         Event {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             discarded: Mutex::new(BTreeSet::new()),
             flags,
+            origin,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            stamp_ns: AtomicU64::new(0),
+            waits_queued: AtomicU64::new(0),
+            waits_ended: AtomicU64::new(0),
+            ipc,
         }
     }
 
@@ -51,10 +125,15 @@ impl Event {
     pub fn record(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
-        let record = Record { event: Arc::clone(self), seq, ran: false };
+        let shared = self.ipc.as_ref().map(IpcEvent::next_record);
+        let record = Record { event: Arc::clone(self), seq, shared, ran: false };
         stream.submit(Box::new(move |_| {
             let mut record = record;
             record.ran = true;
+            record.event.stamp_ns.store(now_ns(), Ordering::Release);
+            if let (Some(ipc), Some(shared)) = (&record.event.ipc, record.shared) {
+                ipc.complete(shared);
+            }
             record.event.complete(seq);
             Ok(())
         }))?;
@@ -62,7 +141,10 @@ impl Event {
         Ok(())
     }
 
-    fn discard(&self, seq: u64) {
+    fn discard(&self, seq: u64, shared: Option<u32>) {
+        if let (Some(ipc), Some(shared)) = (&self.ipc, shared) {
+            ipc.complete(shared);
+        }
         sync::lock(&self.discarded).insert(seq);
         // Without `state` held a waiter may miss this wake-up; waiters look again every
         // CANCEL_POLL.
@@ -91,31 +173,46 @@ impl Event {
         }))
     }
 
+    /// Whether every record queued so far (in any process, for an IPC event) has run.
+    pub fn is_complete(&self) -> bool {
+        if let Some(ipc) = &self.ipc {
+            return ipc.is_done(ipc.recorded());
+        }
+        let s = sync::lock(&self.state);
+        s.completed >= s.recorded
+    }
+
+    /// Whether every wait queued on a stream for this event has ended.
+    pub fn waits_complete(&self) -> bool {
+        self.waits_ended.load(Ordering::Acquire) >= self.waits_queued.load(Ordering::Acquire)
+    }
+
+    /// When the latest record ran ([`now_ns`]), if it has run: `None` while a record is
+    /// pending or the event was never recorded.
+    pub fn timestamp_ns(&self) -> Option<u64> {
+        let stamp = self.stamp_ns.load(Ordering::Acquire);
+        (self.is_complete() && stamp != 0).then_some(stamp)
+    }
+
     /// Blocks until the latest record queued before this call has run. `None` waits without
     /// limit; on time-out the error is 507047; 107023 when that record was discarded.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
+        if let Some(ipc) = &self.ipc {
+            return self.synchronize_shared(ipc, timeout);
+        }
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut s = sync::lock(&self.state);
         let target = s.recorded;
         while s.completed < target {
             if sync::lock(&self.discarded).contains(&target) {
-                return Err(AclError::new(
-                    ACL_ERROR_RT_STREAM_ABORT,
-                    "the event's record was discarded: its stream was aborted or destroyed",
-                ));
+                return Err(discarded());
             }
             s = match deadline {
                 None => sync::wait_timeout(&self.changed, s, CANCEL_POLL).0,
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        return Err(AclError::new(
-                            ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
-                            format!(
-                                "event not complete after {} ms",
-                                timeout.unwrap_or_default().as_millis()
-                            ),
-                        ));
+                        return Err(sync_timeout(timeout));
                     }
                     sync::wait_timeout(&self.changed, s, (d - now).min(CANCEL_POLL)).0
                 }
@@ -124,25 +221,111 @@ impl Event {
         Ok(())
     }
 
-    /// Queues on `stream` a wait for the latest record queued before this call.
-    pub fn wait_on(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
-        let target = sync::lock(&self.state).recorded;
-        let event = Arc::clone(self);
-        stream.submit(Box::new(move |ctx| event.wait_in_task(target, ctx)))
+    fn synchronize_shared(&self, ipc: &IpcEvent, timeout: Option<Duration>) -> AclResult<()> {
+        let target = ipc.recorded();
+        let local = sync::lock(&self.state).recorded;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        match ipc.wait(target, deadline, || ipc.peer_lost(timeout.is_none()).is_some()) {
+            Ok(()) if sync::lock(&self.discarded).contains(&local) && !self.local_done(local) => Err(discarded()),
+            Ok(()) => Ok(()),
+            Err(WaitEnd::TimedOut) => Err(sync_timeout(timeout)),
+            Err(WaitEnd::Stopped) => Err(peer_error(ipc, timeout.is_none())),
+        }
     }
 
-    fn wait_in_task(&self, target: u64, ctx: &TaskCtx) -> AclResult<()> {
+    fn local_done(&self, seq: u64) -> bool {
+        sync::lock(&self.state).completed >= seq
+    }
+
+    /// Queues on `stream` a wait for the latest record queued before this call. `timeout`
+    /// bounds the wait (`None`: the `aclrtSetOpWaitTimeout` bound, if any); a wait that times
+    /// out fails its task with 107019, which the stream's synchronisation reports.
+    pub fn wait_on(self: &Arc<Self>, stream: &Stream, timeout: Option<Duration>) -> AclResult<()> {
+        let timeout = timeout.or_else(op_wait_timeout);
+        let target = sync::lock(&self.state).recorded;
+        let shared = self.ipc.as_ref().map(IpcEvent::recorded);
+        let guard = WaitCount(Arc::clone(self));
+        self.waits_queued.fetch_add(1, Ordering::AcqRel);
+        stream.submit(Box::new(move |ctx| {
+            let event = &guard.0;
+            let deadline = timeout.map(|t| Instant::now() + t);
+            match (&event.ipc, shared) {
+                (Some(ipc), Some(shared)) => event.wait_shared(ipc, shared, deadline, ctx),
+                _ => event.wait_in_task(target, deadline, ctx),
+            }
+        }))
+    }
+
+    fn wait_shared(&self, ipc: &IpcEvent, target: u32, deadline: Option<Instant>, ctx: &TaskCtx) -> AclResult<()> {
+        let unlimited = deadline.is_none();
+        match ipc.wait(target, deadline, || ctx.cancelled() || ipc.peer_lost(unlimited).is_some()) {
+            Ok(()) => Ok(()),
+            Err(WaitEnd::TimedOut) => Err(wait_timeout()),
+            Err(WaitEnd::Stopped) if ctx.cancelled() => Err(cancelled()),
+            Err(WaitEnd::Stopped) => Err(peer_error(ipc, unlimited)),
+        }
+    }
+
+    fn wait_in_task(&self, target: u64, deadline: Option<Instant>, ctx: &TaskCtx) -> AclResult<()> {
         let mut s = sync::lock(&self.state);
         while s.completed < target {
             if ctx.cancelled() {
-                return Err(AclError::new(
-                    ACL_ERROR_RT_INTERNAL_ERROR,
-                    "event wait cancelled: stream destroyed",
-                ));
+                return Err(cancelled());
             }
-            s = sync::wait_timeout(&self.changed, s, CANCEL_POLL).0;
+            let mut slice = CANCEL_POLL;
+            if let Some(d) = deadline {
+                let now = Instant::now();
+                if now >= d {
+                    return Err(wait_timeout());
+                }
+                slice = slice.min(d - now);
+            }
+            s = sync::wait_timeout(&self.changed, s, slice).0;
         }
         Ok(())
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.origin == Origin::Pooled {
+            POOLED.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+fn discarded() -> AclError {
+    AclError::new(ACL_ERROR_RT_STREAM_ABORT, "the event's record was discarded: its stream was aborted or destroyed")
+}
+
+fn sync_timeout(timeout: Option<Duration>) -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+        format!("event not complete after {} ms", timeout.unwrap_or_default().as_millis()),
+    )
+}
+
+fn wait_timeout() -> AclError {
+    AclError::new(ACL_ERROR_RT_WAIT_TIMEOUT, "a stream's wait for an event timed out before the event's record ran")
+}
+
+fn cancelled() -> AclError {
+    AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "event wait cancelled: stream destroyed or aborted")
+}
+
+fn peer_error(ipc: &IpcEvent, unlimited: bool) -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_IPC_ERROR,
+        ipc.peer_lost(unlimited).unwrap_or("the other process of this IPC event is gone"),
+    )
+}
+
+/// A queued wait: counts as ended when its task has run or was dropped.
+struct WaitCount(Arc<Event>);
+
+impl Drop for WaitCount {
+    fn drop(&mut self) {
+        self.0.waits_ended.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -150,13 +333,14 @@ impl Event {
 struct Record {
     event: Arc<Event>,
     seq: u64,
+    shared: Option<u32>,
     ran: bool,
 }
 
 impl Drop for Record {
     fn drop(&mut self) {
         if !self.ran {
-            self.event.discard(self.seq);
+            self.event.discard(self.seq, self.shared);
         }
     }
 }
@@ -191,8 +375,8 @@ mod tests {
         let (open, blocker) = gate();
         a.submit(Box::new(blocker)).unwrap();
         e.record(&a).unwrap();
-        e.wait_on(&b).unwrap();
-        e.wait_on(&c).unwrap();
+        e.wait_on(&b, None).unwrap();
+        e.wait_on(&c, None).unwrap();
         let after_b = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&after_b);
         b.submit(Box::new(move |_| {
@@ -234,7 +418,7 @@ mod tests {
         let (_open, blocker) = gate();
         a.submit(Box::new(blocker)).unwrap();
         e.record(&a).unwrap();
-        e.wait_on(&b).unwrap();
+        e.wait_on(&b, None).unwrap();
         let started = Instant::now();
         b.close(true);
         assert!(started.elapsed() < Duration::from_secs(5));
