@@ -7,6 +7,7 @@ pub mod device_ids;
 pub(crate) mod drain;
 pub(crate) mod event;
 pub(crate) mod ipc_event;
+pub(crate) mod value;
 pub mod init;
 pub mod memory;
 pub mod notify;
