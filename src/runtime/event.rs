@@ -226,7 +226,9 @@ impl Event {
         let local = sync::lock(&self.state).recorded;
         let deadline = timeout.map(|t| Instant::now() + t);
         match ipc.wait(target, deadline, || ipc.peer_lost(timeout.is_none()).is_some()) {
-            Ok(()) if sync::lock(&self.discarded).contains(&local) && !self.local_done(local) => Err(discarded()),
+            Ok(()) if sync::lock(&self.discarded).contains(&local) && !self.local_done(local) => {
+                Err(discarded())
+            }
             Ok(()) => Ok(()),
             Err(WaitEnd::TimedOut) => Err(sync_timeout(timeout)),
             Err(WaitEnd::Stopped) => Err(peer_error(ipc, timeout.is_none())),
@@ -256,7 +258,13 @@ impl Event {
         }))
     }
 
-    fn wait_shared(&self, ipc: &IpcEvent, target: u32, deadline: Option<Instant>, ctx: &TaskCtx) -> AclResult<()> {
+    fn wait_shared(
+        &self,
+        ipc: &IpcEvent,
+        target: u32,
+        deadline: Option<Instant>,
+        ctx: &TaskCtx,
+    ) -> AclResult<()> {
         let unlimited = deadline.is_none();
         match ipc.wait(target, deadline, || ctx.cancelled() || ipc.peer_lost(unlimited).is_some()) {
             Ok(()) => Ok(()),
@@ -295,7 +303,10 @@ impl Drop for Event {
 }
 
 fn discarded() -> AclError {
-    AclError::new(ACL_ERROR_RT_STREAM_ABORT, "the event's record was discarded: its stream was aborted or destroyed")
+    AclError::new(
+        ACL_ERROR_RT_STREAM_ABORT,
+        "the event's record was discarded: its stream was aborted or destroyed",
+    )
 }
 
 fn sync_timeout(timeout: Option<Duration>) -> AclError {
@@ -306,7 +317,10 @@ fn sync_timeout(timeout: Option<Duration>) -> AclError {
 }
 
 fn wait_timeout() -> AclError {
-    AclError::new(ACL_ERROR_RT_WAIT_TIMEOUT, "a stream's wait for an event timed out before the event's record ran")
+    AclError::new(
+        ACL_ERROR_RT_WAIT_TIMEOUT,
+        "a stream's wait for an event timed out before the event's record ran",
+    )
 }
 
 fn cancelled() -> AclError {

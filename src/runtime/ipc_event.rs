@@ -94,7 +94,12 @@ impl IpcEvent {
 
     /// Blocks until record `target` has run, `deadline` passes, or `stop()` turns true (checked
     /// at least every [`CANCEL_POLL`]).
-    pub fn wait(&self, target: u32, deadline: Option<Instant>, stop: impl Fn() -> bool) -> Result<(), WaitEnd> {
+    pub fn wait(
+        &self,
+        target: u32,
+        deadline: Option<Instant>,
+        stop: impl Fn() -> bool,
+    ) -> Result<(), WaitEnd> {
         for _ in 0..SPINS {
             if self.is_done(target) {
                 return Ok(());

@@ -187,7 +187,10 @@ pub fn import_notify(key: &str, flags: u64, s: &Settings) -> AclResult<u64> {
 /// A new IPC event's shared state: a cell of its own file, ready to be exported.
 pub fn new_ipc_event() -> AclResult<IpcEvent> {
     let own = cell::alone().map_err(|e| {
-        AclError::new(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, format!("cannot allocate the IPC event's memory: {e}"))
+        AclError::new(
+            ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+            format!("cannot allocate the IPC event's memory: {e}"),
+        )
     })?;
     Ok(IpcEvent::new(own, None))
 }
@@ -200,7 +203,9 @@ pub fn export_event(e: &Event, s: &Settings) -> AclResult<[u8; ipc_event::HANDLE
         ));
     };
     if ipc.imported() {
-        return Err(invalid("this event was opened from another process's handle; only its creator exports it"));
+        return Err(invalid(
+            "this event was opened from another process's handle; only its creator exports it",
+        ));
     }
     check_import_supported("IPC events", s)?;
     let mut export = sync::lock(&ipc.export);
@@ -232,8 +237,9 @@ pub fn open_event(handle: &[u8; ipc_event::HANDLE_SIZE], s: &Settings) -> AclRes
     if got.kind != ExportKind::Event {
         return Err(invalid("this handle names another kind of export, not an IPC event"));
     }
-    let cell = Cell::import(got.fd, got.offset as usize)
-        .map_err(|e| AclError::new(ACL_ERROR_RT_IPC_ERROR, format!("cannot map the opened IPC event: {e}")))?;
+    let cell = Cell::import(got.fd, got.offset as usize).map_err(|e| {
+        AclError::new(ACL_ERROR_RT_IPC_ERROR, format!("cannot map the opened IPC event: {e}"))
+    })?;
     Ok(Event::with(IPC_EVENT_FLAG, Origin::Ex, Some(IpcEvent::new(cell, Some(got.link)))))
 }
 

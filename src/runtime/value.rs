@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use super::event::op_wait_timeout;
 use super::memory::{self, Placement};
 use super::stream::{Stream, TaskCtx};
-use crate::error::rt_codes::{ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_WAIT_TIMEOUT};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_WAIT_TIMEOUT,
+};
 use crate::error::{AclError, AclResult};
 use crate::sys::word::SharedWord;
 
@@ -56,9 +58,9 @@ fn word_at(addr: usize) -> AclResult<SharedWord> {
     if !matches!(b.placement, Placement::Device(_)) {
         return Err(invalid(format!("devAddr {addr:#x} is not device memory (use aclrtMalloc)")));
     }
-    memory::runtime_span(addr, 8)
-        .and_then(SharedWord::new)
-        .ok_or_else(|| invalid(format!("the 8 bytes at devAddr {addr:#x} run past the end of the allocation")))
+    memory::runtime_span(addr, 8).and_then(SharedWord::new).ok_or_else(|| {
+        invalid(format!("the 8 bytes at devAddr {addr:#x} run past the end of the allocation"))
+    })
 }
 
 /// `aclrtValueWrite`: queues the store of `value` at `addr` on `stream`.
@@ -85,7 +87,13 @@ pub fn wait(addr: usize, value: u64, flag: u32, stream: &Stream) -> AclResult<()
     stream.submit(Box::new(move |ctx| wait_in_task(&word, value, flag, bound, ctx)))
 }
 
-fn wait_in_task(word: &SharedWord, value: u64, flag: u32, bound: Option<Duration>, ctx: &TaskCtx) -> AclResult<()> {
+fn wait_in_task(
+    word: &SharedWord,
+    value: u64,
+    flag: u32,
+    bound: Option<Duration>,
+    ctx: &TaskCtx,
+) -> AclResult<()> {
     for _ in 0..SPINS {
         if satisfied(flag, word.load(), value) {
             return Ok(());
@@ -110,7 +118,10 @@ fn wait_in_task(word: &SharedWord, value: u64, flag: u32, bound: Option<Duration
             if now >= d {
                 return Err(AclError::new(
                     ACL_ERROR_RT_WAIT_TIMEOUT,
-                    format!("value wait not satisfied within the aclrtSetOpWaitTimeout bound ({} s)", bound.unwrap_or_default().as_secs()),
+                    format!(
+                        "value wait not satisfied within the aclrtSetOpWaitTimeout bound ({} s)",
+                        bound.unwrap_or_default().as_secs()
+                    ),
                 ));
             }
             slice = slice.min(d - now);

@@ -28,9 +28,9 @@ pub(crate) mod safe_copy;
 pub mod socket;
 pub mod span;
 pub mod stream_io;
-pub mod word;
 #[cfg(feature = "ucx")]
 pub mod ucx;
+pub mod word;
 
 /// The system page size (what every mapping is rounded to).
 pub fn page_size() -> usize {

@@ -118,14 +118,18 @@ unsafe fn create(event: *mut aclrtEvent, flag: u32) -> AclResult<()> {
         return Err(invalid(format!("unknown event flag bits {:#x}", flag & !KNOWN_FLAGS)));
     }
     if flag & ACL_EVENT_EXTERNAL != 0 && flag != ACL_EVENT_EXTERNAL {
-        return Err(invalid(format!("event flag {flag:#x}: ACL_EVENT_EXTERNAL cannot be OR-ed with other flags")));
+        return Err(invalid(format!(
+            "event flag {flag:#x}: ACL_EVENT_EXTERNAL cannot be OR-ed with other flags"
+        )));
     }
     context::current()?;
     let limit = event_limit(config::settings().product);
     if event::pooled_live() >= limit {
         return Err(AclError::new(
             ACL_ERROR_RT_NO_EVENT_RESOURCE,
-            format!("{limit} events exist already, the product's limit; destroy some, or use aclrtCreateEventExWithFlag"),
+            format!(
+                "{limit} events exist already, the product's limit; destroy some, or use aclrtCreateEventExWithFlag"
+            ),
         ));
     }
     out.write(to_c(EVENTS.insert(Event::new(flag))));
@@ -218,7 +222,9 @@ fn wait(stream: aclrtStream, event: aclrtEvent, timeout: Option<Duration>) -> Ac
 /// Refuses what events of `aclrtCreateEventExWithFlag` do not support (207000, the vendor's).
 fn no_ex(e: &Event, what: &str) -> AclResult<()> {
     if e.origin == Origin::Ex {
-        return Err(not_supported(format!("{what} is not supported on events of aclrtCreateEventExWithFlag")));
+        return Err(not_supported(format!(
+            "{what} is not supported on events of aclrtCreateEventExWithFlag"
+        )));
     }
     Ok(())
 }
@@ -244,7 +250,9 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(event, "event") }?;
         if flag & ACL_EVENT_IPC != 0 && flag != ACL_EVENT_IPC {
-            return Err(invalid(format!("event flag {flag:#x}: ACL_EVENT_IPC cannot be OR-ed with other flags")));
+            return Err(invalid(format!(
+                "event flag {flag:#x}: ACL_EVENT_IPC cannot be OR-ed with other flags"
+            )));
         }
         if flag != ACL_EVENT_IPC && (flag == 0 || flag & !EX_FLAGS != 0) {
             return Err(invalid(format!(
@@ -256,7 +264,9 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
         let ipc = if flag == ACL_EVENT_IPC {
             let s = config::settings();
             if s.virtual_instance || !s.product.supports_ipc_import() {
-                return Err(not_supported("IPC events are not supported on this product or in a virtual instance"));
+                return Err(not_supported(
+                    "IPC events are not supported on this product or in a virtual instance",
+                ));
             }
             Some(share::new_ipc_event()?)
         } else {
@@ -274,7 +284,10 @@ pub unsafe extern "C" fn aclrtCreateEventExWithFlag(event: *mut aclrtEvent, flag
 /// # Safety
 /// `handle` is NULL or valid for a write of an `aclrtIpcEventHandle`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut aclrtIpcEventHandle) -> aclError {
+pub unsafe extern "C" fn aclrtIpcGetEventHandle(
+    event: aclrtEvent,
+    handle: *mut aclrtIpcEventHandle,
+) -> aclError {
     acl_call("aclrtIpcGetEventHandle", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(handle, "handle") }?;
@@ -293,7 +306,10 @@ pub unsafe extern "C" fn aclrtIpcGetEventHandle(event: aclrtEvent, handle: *mut 
 /// # Safety
 /// `event` is NULL or valid for a write of an `aclrtEvent`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtIpcOpenEventHandle(handle: aclrtIpcEventHandle, event: *mut aclrtEvent) -> aclError {
+pub unsafe extern "C" fn aclrtIpcOpenEventHandle(
+    handle: aclrtIpcEventHandle,
+    event: *mut aclrtEvent,
+) -> aclError {
     acl_call("aclrtIpcOpenEventHandle", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(event, "event") }?;
@@ -342,7 +358,11 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
 /// Queues a wait bounded by `timeout` ms (0: no limit; negative: 107000). A wait that times out
 /// fails its task with 107019, which the stream's synchronisation reports.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtStreamWaitEventWithTimeout(stream: aclrtStream, event: aclrtEvent, timeout: i32) -> aclError {
+pub extern "C" fn aclrtStreamWaitEventWithTimeout(
+    stream: aclrtStream,
+    event: aclrtEvent,
+    timeout: i32,
+) -> aclError {
     acl_call("aclrtStreamWaitEventWithTimeout", || {
         let t = u64::try_from(timeout)
             .map_err(|_| invalid(format!("timeout {timeout} ms: use 0 (no limit) or more")))?;
@@ -387,7 +407,10 @@ pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEv
 /// # Safety
 /// `status` is NULL or valid for a write of an `aclrtEventRecordedStatus`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatus) -> aclError {
+pub unsafe extern "C" fn aclrtQueryEventStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventRecordedStatus,
+) -> aclError {
     acl_call("aclrtQueryEventStatus", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(status, "status") }?;
@@ -407,7 +430,10 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut a
 /// # Safety
 /// `status` is NULL or valid for a write of an `aclrtEventWaitStatus`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *mut aclrtEventWaitStatus) -> aclError {
+pub unsafe extern "C" fn aclrtQueryEventWaitStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventWaitStatus,
+) -> aclError {
     acl_call("aclrtQueryEventWaitStatus", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(status, "status") }?;
@@ -430,7 +456,11 @@ pub unsafe extern "C" fn aclrtQueryEventWaitStatus(event: aclrtEvent, status: *m
 /// `ms` is NULL or valid for a write of a `float`.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError {
+pub unsafe extern "C" fn aclrtEventElapsedTime(
+    ms: *mut f32,
+    startEvent: aclrtEvent,
+    endEvent: aclrtEvent,
+) -> aclError {
     acl_call("aclrtEventElapsedTime", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(ms, "ms") }?;

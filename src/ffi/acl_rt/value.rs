@@ -30,7 +30,12 @@ fn address(dev_addr: *mut c_void) -> AclResult<usize> {
 /// reserved: 0. A stream of another process waiting on the word with `aclrtValueWait` wakes.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtValueWrite(
+    devAddr: *mut c_void,
+    value: u64,
+    flag: u32,
+    stream: aclrtStream,
+) -> aclError {
     acl_call("aclrtValueWrite", || {
         let addr = address(devAddr)?;
         value::write(addr, value, flag, &*context::stream_for_work(raw(stream))?)
@@ -43,7 +48,12 @@ pub extern "C" fn aclrtValueWrite(devAddr: *mut c_void, value: u64, flag: u32, s
 /// after the `aclrtSetOpWaitTimeout` bound (the task fails with 107019).
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtValueWait(devAddr: *mut c_void, value: u64, flag: u32, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtValueWait(
+    devAddr: *mut c_void,
+    value: u64,
+    flag: u32,
+    stream: aclrtStream,
+) -> aclError {
     acl_call("aclrtValueWait", || {
         let addr = address(devAddr)?;
         value::wait(addr, value, flag, &*context::stream_for_work(raw(stream))?)
