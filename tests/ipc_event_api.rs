@@ -266,6 +266,9 @@ fn a_killed_exporter_ends_the_importers_waits_with_an_error_quickly() {
     assert!(killed.elapsed() < Duration::from_secs(2), "promptly: {:?}", killed.elapsed());
     assert_eq!(stream, ACL_ERROR_RT_IPC_ERROR);
     assert_eq!(event, ACL_ERROR_RT_IPC_ERROR);
+    assert_eq!(aclrtRecordEvent(e, s), ACL_ERROR_RT_IPC_ERROR, "a record would reach no one");
+    assert_eq!(aclrtStreamWaitEvent(s, e), ACL_SUCCESS);
+    assert_eq!(aclrtSynchronizeStreamWithTimeout(s, 5_000), ACL_ERROR_RT_IPC_ERROR, "a later wait too");
     assert_eq!(aclrtDestroyEvent(e), ACL_SUCCESS);
     assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
     let _ = std::fs::remove_file(path);

@@ -121,8 +121,17 @@ impl Event {
         }
     }
 
-    /// Queues a record on `stream`.
+    /// Queues a record on `stream`. On an opened IPC event whose creator has exited the record
+    /// could reach no one: 507022, found when it is queued (as for an imported notify).
     pub fn record(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
+        if let Some(link) = self.ipc.as_ref().and_then(|i| i.link.as_ref()) {
+            if link.exporter_gone() {
+                return Err(AclError::new(
+                    ACL_ERROR_RT_IPC_ERROR,
+                    "the process that created this IPC event exited: recording it reaches no one",
+                ));
+            }
+        }
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
         let shared = self.ipc.as_ref().map(IpcEvent::next_record);
@@ -148,7 +157,7 @@ impl Event {
         sync::lock(&self.discarded).insert(seq);
         // Without `state` held a waiter may miss this wake-up; waiters look again every
         // CANCEL_POLL.
-        self.changed.notify_all();
+        self.wake_local();
     }
 
     fn complete(&self, seq: u64) {
@@ -157,7 +166,16 @@ impl Event {
         drop(s);
         // Discarded records up to a completed one no longer matter to anyone.
         sync::lock(&self.discarded).retain(|&d| d > seq);
-        self.changed.notify_all();
+        self.wake_local();
+    }
+
+    /// Wakes the threads waiting on `changed`. Nobody waits there on an IPC event (its waits
+    /// sleep on the shared cell), and a condition variable's wake-up is a system call: the
+    /// ping-pong case would pay it on every record.
+    fn wake_local(&self) {
+        if self.ipc.is_none() {
+            self.changed.notify_all();
+        }
     }
 
     /// Queues a reset on `stream`: when it runs, every record so far counts as complete, so
