@@ -323,8 +323,8 @@ mod tests {
         r[6] = 200;
         assert_eq!(Reply::decode(&r), Err(WireError::Status(200)));
         let mut r = Reply::refusal(Status::Revoked).encode();
-        r[7] = 4;
-        assert_eq!(Reply::decode(&r), Err(WireError::Kind(4)));
+        r[7] = 5;
+        assert_eq!(Reply::decode(&r), Err(WireError::Kind(5)));
         r[7] = 1;
         assert_eq!(Reply::decode(&r), Err(WireError::Inconsistent("refusing")));
         let mut r = Reply::refusal(Status::Ok).encode();
