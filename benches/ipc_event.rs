@@ -6,7 +6,8 @@
 //! A wait targets the record queued last when it is queued (the vendor's semantics), so the two
 //! hosts queue their tasks in lock-step over a pipe first, while the parent's stream is held by
 //! a value wait; then the gate opens and the streams ping-pong on their own, the parent's stream
-//! timestamping every round trip. The baseline does the same exchange with two futex words in a
+//! timestamping every round trip. A second case does the same exchange with `aclrtValueWrite`
+//! and `aclrtValueWait` on two words of IPC memory (the value-wait wake-up). The baseline does the same exchange with two futex words in a
 //! shared page (the same spin-then-sleep waiting). `cargo bench --bench ipc_event` prints
 //! p50/p99 round trips and the ratio; under `cargo test` a few hundred round trips only.
 
@@ -25,6 +26,7 @@ use ascendless::ffi::acl_rt::event::{
     ACL_EVENT_IPC, ACL_IPC_EVENT_HANDLE_SIZE, aclrtCreateEventExWithFlag, aclrtIpcEventHandle,
     aclrtIpcGetEventHandle, aclrtIpcOpenEventHandle, aclrtRecordEvent, aclrtStreamWaitEvent,
 };
+use ascendless::ffi::acl_rt::ipc::{aclrtIpcMemGetExportKey, aclrtIpcMemImportByKey};
 use ascendless::ffi::acl_rt::memory::aclrtMalloc;
 use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
 use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
@@ -204,6 +206,63 @@ fn event_child(parent_handle: &str, n: usize) {
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
 }
 
+// ---- value waits on IPC memory, through streams ----
+
+/// Two words of device memory 64 bytes apart: the parent writes `ping` and waits on `pong`,
+/// the child the other way round. Values are explicit, so every task is queued up front.
+fn value_parent(n: usize) -> Vec<Duration> {
+    check(aclrtSetDevice(0), "aclrtSetDevice");
+    let (mut stream, mut mem) = (null_mut(), null_mut());
+    let mut key = [0 as std::ffi::c_char; 65];
+    // SAFETY: valid out-pointers; a 65-byte key buffer.
+    unsafe {
+        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
+        check(aclrtMalloc(&mut mem, 4096, 0), "aclrtMalloc");
+        check(aclrtIpcMemGetExportKey(mem, 4096, key.as_mut_ptr(), 65, 1), "aclrtIpcMemGetExportKey");
+    }
+    // SAFETY: the call wrote a NUL-terminated key.
+    let key = unsafe { std::ffi::CStr::from_ptr(key.as_ptr()) }.to_str().unwrap().to_owned();
+    // SAFETY: inside the 4096-byte allocation.
+    let pong = unsafe { mem.byte_add(64) };
+    let mut child =
+        Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("value:{key}:{n}")).spawn().unwrap();
+    let origin = Instant::now();
+    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
+    for i in 0..n {
+        check(aclrtValueWrite(mem, i as u64 + 1, 0, stream), "aclrtValueWrite");
+        check(aclrtValueWait(pong, i as u64 + 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
+        let stamps = Arc::clone(&stamps);
+        s.submit(Box::new(move |_| {
+            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            Ok(())
+        }))
+        .unwrap();
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    assert!(child.wait().unwrap().success());
+    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+}
+
+fn value_child(key: &str, n: usize) {
+    check(aclrtSetDevice(1), "aclrtSetDevice");
+    let (mut stream, mut mem) = (null_mut(), null_mut());
+    let key = std::ffi::CString::new(key).unwrap();
+    // SAFETY: valid out-pointers and C string.
+    unsafe {
+        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
+        check(aclrtIpcMemImportByKey(&mut mem, key.as_ptr(), 0), "aclrtIpcMemImportByKey");
+    }
+    // SAFETY: inside the imported 4096 bytes.
+    let pong = unsafe { mem.byte_add(64) };
+    for i in 0..n {
+        check(aclrtValueWait(mem, i as u64 + 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
+        check(aclrtValueWrite(pong, i as u64 + 1, 0, stream), "aclrtValueWrite");
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+}
+
 // ---- report ----
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
@@ -217,6 +276,7 @@ fn main() {
         let (arg, n) = rest.rsplit_once(':').unwrap();
         match kind {
             "raw" => raw_child(arg, n.parse().unwrap()),
+            "value" => value_child(arg, n.parse().unwrap()),
             _ => event_child(arg, n.parse().unwrap()),
         }
         return;
@@ -226,10 +286,13 @@ fn main() {
     let warm = n / 10;
     let mut raw = raw_parent(n);
     let mut ours = event_parent(n);
+    let mut values = value_parent(n);
     raw.drain(..warm);
     ours.drain(..warm.min(ours.len()));
+    values.drain(..warm.min(values.len()));
     raw.sort();
     ours.sort();
+    values.sort();
     let (r50, r99) = (percentile(&raw, 0.5), percentile(&raw, 0.99));
     let (o50, o99) = (percentile(&ours, 0.5), percentile(&ours, 0.99));
     println!("IPC event ping-pong between two processes ({} round trips after {warm} warm-up):", raw.len());
@@ -239,5 +302,12 @@ fn main() {
         "  ratio (ascendless / raw)     p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
         o50 / r50,
         o99 / r99
+    );
+    let (v50, v99) = (percentile(&values, 0.5), percentile(&values, 0.99));
+    println!("  ascendless value wait/write  p50 {v50:8.2} us   p99 {v99:8.2} us   (IPC memory)");
+    println!(
+        "  ratio (value / raw)          p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
+        v50 / r50,
+        v99 / r99
     );
 }
