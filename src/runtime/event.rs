@@ -484,4 +484,81 @@ mod tests {
         assert!(e.record(&a).is_err(), "a closed stream refuses, without deadlocking");
         e.synchronize(Some(Duration::ZERO)).unwrap();
     }
+
+    /// Two events over one cell, as the creator and an opener in two processes see it.
+    fn ipc_pair() -> (Arc<Event>, Arc<Event>) {
+        use crate::runtime::notify::cell::{self, Cell};
+        use crate::sys::memfd::MemFd;
+        let c = cell::alone().unwrap();
+        let dup = c.page_fd().as_fd().try_clone_to_owned().unwrap();
+        let other = Cell::import(MemFd::from(dup), 0).unwrap();
+        (
+            Arc::new(Event::with(0x40, Origin::Ex, Some(IpcEvent::new(c, None)))),
+            Arc::new(Event::with(0x40, Origin::Ex, Some(IpcEvent::new(other, None)))),
+        )
+    }
+
+    #[test]
+    fn an_ipc_events_records_release_waits_on_the_other_side_and_back() {
+        let (mine, theirs) = ipc_pair();
+        let a = Stream::new(0, 1).unwrap();
+        let b = Stream::new(0, 1).unwrap();
+        let (open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        mine.record(&a).unwrap();
+        assert!(!theirs.is_complete(), "the other side sees the pending record");
+        theirs.wait_on(&b, None).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(b.pending(), 1, "the wait holds the other stream");
+        open.store(true, Ordering::Release);
+        b.synchronize(Some(Duration::from_secs(5))).unwrap();
+        assert!(theirs.is_complete() && mine.is_complete());
+        // Back: the other side records, this side synchronises on it.
+        theirs.record(&b).unwrap();
+        mine.synchronize(Some(Duration::from_secs(5))).unwrap();
+        assert!(mine.timestamp_ns().is_some(), "a record that ran here has a time");
+    }
+
+    #[test]
+    fn a_discarded_ipc_record_releases_the_other_side_and_fails_the_local_sync() {
+        let (mine, theirs) = ipc_pair();
+        let a = Stream::new(0, 1).unwrap();
+        let (_open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        mine.record(&a).unwrap();
+        let waiter = {
+            let mine = Arc::clone(&mine);
+            std::thread::spawn(move || mine.synchronize(None))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        a.abort(Duration::from_secs(10)).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
+        theirs.synchronize(Some(Duration::ZERO)).expect("no process is left waiting for it");
+    }
+
+    #[test]
+    fn wait_status_counts_queued_waits_until_they_end() {
+        let a = Stream::new(0, 1).unwrap();
+        let b = Stream::new(0, 1).unwrap();
+        let e = Arc::new(Event::new(0));
+        assert!(e.waits_complete());
+        let (open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        e.record(&a).unwrap();
+        e.wait_on(&b, None).unwrap();
+        assert!(!e.waits_complete());
+        assert!(e.timestamp_ns().is_none());
+        open.store(true, Ordering::Release);
+        b.synchronize(Some(Duration::from_secs(5))).unwrap();
+        assert!(e.waits_complete());
+        assert!(e.timestamp_ns().is_some());
+        // A wait with a time-out fails its task with 107019.
+        let (_open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        e.record(&a).unwrap();
+        e.wait_on(&b, Some(Duration::from_millis(30))).unwrap();
+        assert_eq!(b.synchronize(Some(Duration::from_secs(5))).unwrap_err().code, ACL_ERROR_RT_WAIT_TIMEOUT);
+        assert!(e.waits_complete(), "a failed wait has ended too");
+        a.close(true);
+    }
 }

@@ -1,5 +1,6 @@
-//! IPC export and import of notifies and device memory (`aclrtNotifyGetExportKey`,
-//! `aclrtNotifyImportByKey`, `aclrtIpcMem*`), on the transport of [`crate::ipc`].
+//! IPC export and import of notifies, events and device memory (`aclrtNotifyGetExportKey`,
+//! `aclrtNotifyImportByKey`, `aclrtIpcGetEventHandle`, `aclrtIpcOpenEventHandle`,
+//! `aclrtIpcMem*`), on the transport of [`crate::ipc`].
 //!
 //! Rules (the vendor's, and our choices where it is silent; the README repeats them):
 //! - Export flags: notify 0 or 2, memory 0 or 1 (else 107000); the flag that disables pid
