@@ -275,6 +275,33 @@ fn a_killed_exporter_ends_the_importers_waits_with_an_error_quickly() {
 }
 
 #[test]
+fn a_killed_opener_ends_the_creators_waits_without_limit_when_none_is_left() {
+    assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+    let path = handle_path("killed-opener");
+    let e = ipc_event();
+    assert_eq!(save_handle(e, &path), ACL_SUCCESS);
+    let mut b = peer();
+    assert_eq!(code(&mut b, &format!("open_event {path}")), 0);
+    b.send("export_mem");
+    assert_eq!(b.reply_words("export_mem")[0], "0");
+    assert_eq!(code(&mut b, "block_then_record"), 0, "the opener's record stays pending");
+    assert_eq!(status(e), aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY);
+    let (tx, rx) = mpsc::channel();
+    let raw_e = e as usize;
+    std::thread::spawn(move || tx.send(aclrtSynchronizeEvent(raw_e as *mut c_void)).unwrap());
+    assert!(rx.recv_timeout(Duration::from_millis(300)).is_err(), "the creator waits while the opener lives");
+    b.child.kill().unwrap();
+    let _ = b.child.wait();
+    let killed = Instant::now();
+    assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(ACL_ERROR_RT_IPC_ERROR));
+    assert!(killed.elapsed() < Duration::from_secs(2), "promptly: {:?}", killed.elapsed());
+    // A wait with a time-out is governed by its time-out, as for notifies.
+    assert_eq!(aclrtSynchronizeEventWithTimeout(e, 50), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+    assert_eq!(aclrtDestroyEvent(e), ACL_SUCCESS);
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
 fn another_users_process_is_refused_the_handle() {
     // SAFETY: getuid has no preconditions.
     if unsafe { libc::getuid() } != 0 {
