@@ -89,6 +89,31 @@
 #define ACL_EVENT_IPC 64u
 
 /*
+ Bytes in an `aclrtIpcEventHandle`.
+ */
+#define ACL_IPC_EVENT_HANDLE_SIZE 64
+
+/*
+ `aclrtRecordEventWithFlag` flag: an ordinary record.
+ */
+#define ACL_EVENT_RECORD_DEFAULT 0u
+
+/*
+ `aclrtRecordEventWithFlag` flag: a record for a captured model's external event.
+ */
+#define ACL_EVENT_RECORD_EXTERNAL 1u
+
+/*
+ `aclrtStreamWaitEventWithFlag` flag: an ordinary wait.
+ */
+#define ACL_EVENT_WAIT_DEFAULT 0u
+
+/*
+ `aclrtStreamWaitEventWithFlag` flag: a wait for a captured model's external event.
+ */
+#define ACL_EVENT_WAIT_EXTERNAL 1u
+
+/*
  `aclrtHostRegisterV2` flag: map the memory for the device (then `aclrtHostGetDevicePointer`).
  */
 #define ACL_HOST_REG_MAPPED (uint64_t)2
@@ -165,6 +190,26 @@
 #define ACL_STREAM_DEVICE_USE_ONLY 32u
 
 /*
+ `aclrtValueWait` flag: wait until `(int64_t)(*devAddr - value) >= 0`.
+ */
+#define ACL_STREAM_WAIT_VALUE_GEQ 0u
+
+/*
+ `aclrtValueWait` flag: wait until `*devAddr == value`.
+ */
+#define ACL_STREAM_WAIT_VALUE_EQ 1u
+
+/*
+ `aclrtValueWait` flag: wait until `(*devAddr & value) != 0`.
+ */
+#define ACL_STREAM_WAIT_VALUE_AND 2u
+
+/*
+ `aclrtValueWait` flag: wait until `~(*devAddr | value) != 0`.
+ */
+#define ACL_STREAM_WAIT_VALUE_NOR 3u
+
+/*
  `aclrtMemExportToShareableHandle` flag: only whitelisted processes may import.
  */
 #define ACL_RT_VMM_EXPORT_FLAG_DEFAULT (uint64_t)0
@@ -173,6 +218,32 @@
  `aclrtMemExportToShareableHandle` flag: any process of the same user may import.
  */
 #define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION (uint64_t)1
+
+/*
+ What the deprecated `aclrtQueryEvent` reports.
+ */
+typedef enum aclrtEventStatus {
+  ACL_EVENT_STATUS_COMPLETE = 0,
+  ACL_EVENT_STATUS_NOT_READY = 1,
+  ACL_EVENT_STATUS_RESERVED = 2,
+} aclrtEventStatus;
+
+/*
+ What `aclrtQueryEventStatus` reports (note: 1 is complete here).
+ */
+typedef enum aclrtEventRecordedStatus {
+  ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
+  ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
+} aclrtEventRecordedStatus;
+
+/*
+ What `aclrtQueryEventWaitStatus` reports (0 is complete here).
+ */
+typedef enum aclrtEventWaitStatus {
+  ACL_EVENT_WAIT_STATUS_COMPLETE = 0,
+  ACL_EVENT_WAIT_STATUS_NOT_READY = 1,
+  ACL_EVENT_WAIT_STATUS_RESERVED = 65535,
+} aclrtEventWaitStatus;
 
 /*
  Whether an engine can reach registered host memory.
@@ -428,6 +499,14 @@ typedef enum aclrtMallocAttrType {
    */
   ACL_RT_MEM_ATTR_VA_FLAG = 3,
 } aclrtMallocAttrType;
+
+/*
+ An IPC event's handle: 64 bytes of plain data (a marker and the export's key) that may be
+ written to a file or a socket and opened by another process with `aclrtIpcOpenEventHandle`.
+ */
+typedef struct aclrtIpcEventHandle {
+  char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
+} aclrtIpcEventHandle;
 
 /*
  A notify: a one-shot signal between streams, possibly of different processes.
@@ -764,7 +843,9 @@ ACL_FUNC_VISIBILITY aclError aclrtCreateEvent(aclrtEvent *event);
 ACL_FUNC_VISIBILITY aclError aclrtCreateEventWithFlag(aclrtEvent *event, uint32_t flag);
 
 /*
- Destroys an event. Waits already queued on streams still complete.
+ Destroys an event. Waits already queued on streams still complete. For an IPC event's
+ creator it withdraws the handle (later opens fail with 107000; opened events keep working);
+ for a process that opened one it ends that import only.
  */
 ACL_FUNC_VISIBILITY aclError aclrtDestroyEvent(aclrtEvent event);
 
@@ -794,6 +875,147 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, 
  (on any stream). One record releases every waiting stream.
  */
 ACL_FUNC_VISIBILITY aclError aclrtStreamWaitEvent(aclrtStream stream, aclrtEvent event);
+
+/*
+ Creates an event outside the device's pool. `flag`: `ACL_EVENT_SYNC`,
+ `ACL_EVENT_CAPTURE_STREAM_PROGRESS` and `ACL_EVENT_TIME_LINE` OR-ed (at least one), or
+ `ACL_EVENT_IPC` alone (an event another process may open); anything else 107000. Without
+ `ACL_EVENT_SYNC` streams cannot wait on it (an IPC event they can).
+
+ # Safety
+ `event` is NULL or valid for a write of an `aclrtEvent`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateEventExWithFlag(aclrtEvent *event, uint32_t flag);
+
+/*
+ Shares an IPC event: writes the 64-byte handle another process of the same user opens with
+ `aclrtIpcOpenEventHandle`. Only events of `aclrtCreateEventExWithFlag(ACL_EVENT_IPC)`, by
+ their creator (107000 otherwise); asking again gives the same handle.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `aclrtIpcEventHandle`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtIpcGetEventHandle(aclrtEvent event,
+                                struct aclrtIpcEventHandle *handle);
+
+/*
+ Opens the IPC event of another process's handle as an event of this one: streams here may
+ wait on what the creator records, and record it too. Waits end with 507022 once the creator
+ has died (at most about 20 ms later). A handle not written by `aclrtIpcGetEventHandle`, or
+ withdrawn by the creator's destroy: 107000; another user's: 207006.
+
+ # Safety
+ `event` is NULL or valid for a write of an `aclrtEvent`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtIpcOpenEventHandle(struct aclrtIpcEventHandle handle,
+                                 aclrtEvent *event);
+
+/*
+ Queues a record; `flag` `ACL_EVENT_RECORD_DEFAULT` (0) records as `aclrtRecordEvent`;
+ `ACL_EVENT_RECORD_EXTERNAL` belongs to model capture, which is not supported (207000).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRecordEventWithFlag(aclrtEvent event,
+                                  aclrtStream stream,
+                                  uint32_t flag);
+
+/*
+ Queues a wait; `flag` `ACL_EVENT_WAIT_DEFAULT` (0) with `timeout` in ms (0: no limit);
+ `ACL_EVENT_WAIT_EXTERNAL` belongs to model capture, which is not supported (207000).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtStreamWaitEventWithFlag(aclrtStream stream,
+                                      aclrtEvent event,
+                                      uint32_t timeout,
+                                      uint32_t flag);
+
+/*
+ Queues a wait bounded by `timeout` ms (0: no limit; negative: 107000). A wait that times out
+ fails its task with 107019, which the stream's synchronisation reports.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtStreamWaitEventWithTimeout(aclrtStream stream,
+                                         aclrtEvent event,
+                                         int32_t timeout);
+
+/*
+ Bounds, in seconds, every later stream wait queued without a time-out of its own (event
+ waits); 0 removes the bound. A wait past it fails its task with 107019.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpWaitTimeout(uint32_t timeout);
+
+/*
+ Deprecated query: `ACL_EVENT_STATUS_COMPLETE` once every record queued has run. Not on
+ events of `aclrtCreateEventExWithFlag` (207000).
+
+ # Safety
+ `status` is NULL or valid for a write of an `aclrtEventStatus`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtQueryEvent(aclrtEvent event, enum aclrtEventStatus *status);
+
+/*
+ `ACL_EVENT_RECORDED_STATUS_COMPLETE` (1) once every record queued (in any process, for an
+ IPC event) has run; never recorded counts as complete.
+
+ # Safety
+ `status` is NULL or valid for a write of an `aclrtEventRecordedStatus`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtQueryEventStatus(aclrtEvent event,
+                               enum aclrtEventRecordedStatus *status);
+
+/*
+ `ACL_EVENT_WAIT_STATUS_COMPLETE` (0) once every stream wait queued for the event has run.
+ Not on events of `aclrtCreateEventExWithFlag` (207000).
+
+ # Safety
+ `status` is NULL or valid for a write of an `aclrtEventWaitStatus`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtQueryEventWaitStatus(aclrtEvent event,
+                                   enum aclrtEventWaitStatus *status);
+
+/*
+ Milliseconds between the runs of the latest records of `startEvent` and `endEvent` (host
+ monotonic clock). Both must have been recorded and have completed (507006 otherwise); not on
+ IPC events (207000).
+
+ # Safety
+ `ms` is NULL or valid for a write of a `float`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtEventElapsedTime(float *ms,
+                               aclrtEvent startEvent,
+                               aclrtEvent endEvent);
+
+/*
+ The time the latest record of `event` ran, in nanoseconds of the host's monotonic clock
+ (since the library's first use of it): 507006 while not recorded or not run; not on IPC
+ events (207000).
+
+ # Safety
+ `timestamp` is NULL or valid for a write of a `uint64_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtEventGetTimestamp(aclrtEvent event, uint64_t *timestamp);
+
+/*
+ The event's id, unique in the process; not on IPC events (207000).
+
+ # Safety
+ `eventId` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId);
+
+/*
+ How many more events `aclrtCreateEvent` / `aclrtCreateEventWithFlag` can make: the
+ product's limit (65536; 1023 on Atlas inference; 65535 on Atlas training) less those alive.
+
+ # Safety
+ `eventCount` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
 
 /*
  Registers `size` bytes of the caller's host memory at `ptr` (4 KiB-aligned: `malloc`'d
@@ -1484,6 +1706,29 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, enum aclrtStre
  as the vendor).
  */
 ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+
+/*
+ Queues on `stream` (NULL: the default stream) the store of the 64-bit `value` at `devAddr`
+ (8-byte aligned device memory, IPC-imported memory included; 107000 otherwise). `flag` is
+ reserved: 0. A stream of another process waiting on the word with `aclrtValueWait` wakes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtValueWrite(void *devAddr,
+                         uint64_t value,
+                         uint32_t flag,
+                         aclrtStream stream);
+
+/*
+ Queues on `stream` (NULL: the default stream) a wait that holds its later tasks until the
+ 64-bit word at `devAddr` satisfies `flag` (`ACL_STREAM_WAIT_VALUE_GEQ`, `_EQ`, `_AND`,
+ `_NOR`) against `value`. The wait ends early when the stream is aborted or destroyed, or
+ after the `aclrtSetOpWaitTimeout` bound (the task fails with 107019).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtValueWait(void *devAddr,
+                        uint64_t value,
+                        uint32_t flag,
+                        aclrtStream stream);
 
 /*
  Reserves `size` bytes of address space (rounded up to whole pages; nothing is accessible

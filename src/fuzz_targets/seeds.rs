@@ -317,6 +317,7 @@ fn ipc_wire() -> Vec<(&'static str, Vec<u8>)> {
         ("grant-memory", granted(ExportKind::Memory).encode().to_vec()),
         ("import-id", Request::ImportId { pid: 0x1234, id: 0x1234 << 42 | 0x2a }.encode().to_vec()),
         ("grant-physical", granted(ExportKind::Physical).encode().to_vec()),
+        ("grant-event", granted(ExportKind::Event).encode().to_vec()),
         ("refused-unknown", Reply::refusal(Status::UnknownKey).encode().to_vec()),
         ("refused-busy", Reply::refusal(Status::Busy).encode().to_vec()),
         ("bad-magic", with(0, b'X')),

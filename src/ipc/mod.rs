@@ -1,4 +1,4 @@
-//! Export and import between processes: the transport under IPC notifies and IPC memory.
+//! Export and import between processes: the transport under IPC notifies, IPC events and IPC memory.
 //!
 //! # How it works
 //! An exporting process runs one *broker*: a thread serving an abstract-namespace Unix socket

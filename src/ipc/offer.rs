@@ -12,6 +12,9 @@ pub enum ExportKind {
     Memory,
     /// A physical allocation (`aclrtMallocPhysical`) shared by a shareable handle.
     Physical,
+    /// An IPC event's shared cell (`aclrtIpcGetEventHandle`): same cells as a notify, read as
+    /// a record sequence and a completion sequence.
+    Event,
 }
 
 #[derive(Debug)]

@@ -182,6 +182,7 @@ impl Reply {
             1 => Some(ExportKind::Notify),
             2 => Some(ExportKind::Memory),
             3 => Some(ExportKind::Physical),
+            4 => Some(ExportKind::Event),
             k => return Err(WireError::Kind(k)),
         };
         match (status, kind) {
@@ -205,6 +206,7 @@ fn kind_byte(kind: ExportKind) -> u8 {
         ExportKind::Notify => 1,
         ExportKind::Memory => 2,
         ExportKind::Physical => 3,
+        ExportKind::Event => 4,
     }
 }
 
@@ -321,8 +323,8 @@ mod tests {
         r[6] = 200;
         assert_eq!(Reply::decode(&r), Err(WireError::Status(200)));
         let mut r = Reply::refusal(Status::Revoked).encode();
-        r[7] = 4;
-        assert_eq!(Reply::decode(&r), Err(WireError::Kind(4)));
+        r[7] = 5;
+        assert_eq!(Reply::decode(&r), Err(WireError::Kind(5)));
         r[7] = 1;
         assert_eq!(Reply::decode(&r), Err(WireError::Inconsistent("refusing")));
         let mut r = Reply::refusal(Status::Ok).encode();

@@ -7,14 +7,26 @@
 //! A record its stream discards without running (`aclrtStreamAbort`, a forced destroy) can
 //! never complete: threads synchronising with it are released with 107023 rather than left
 //! waiting, as the vendor documents for an abort.
+//!
+//! An IPC event (`ACL_EVENT_IPC`) keeps its sequences in a shared cell instead
+//! ([`super::ipc_event`]), so records and waits of every process that opened it meet there. A
+//! discarded record of an IPC event counts as run for everyone (no process is left waiting
+//! for it; the local synchronising threads still get 107023).
+//!
+//! Each record notes the time it ran (`aclrtEventGetTimestamp`, `aclrtEventElapsedTime`), and
+//! each queued wait is counted until it has run (`aclrtQueryEventWaitStatus`).
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
+use super::ipc_event::IpcEvent;
+use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use crate::error::rt_codes::{
-    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_STREAM_ABORT,
+    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR,
+    ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
 use crate::sync;
@@ -27,6 +39,44 @@ struct State {
     completed: u64,
 }
 
+/// How an event was made, which decides what may be done with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// `aclrtCreateEvent` / `aclrtCreateEventWithFlag`: counted against the device's events.
+    Pooled,
+    /// `aclrtCreateEventExWithFlag`: not counted; no reset, no `aclrtQueryEvent`, no wait status.
+    Ex,
+}
+
+/// Events of the pool (`Origin::Pooled`) alive in this process.
+static POOLED: AtomicU32 = AtomicU32::new(0);
+static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+/// `aclrtSetOpWaitTimeout`, in seconds (0: none): the bound of stream waits that have none.
+static OP_WAIT_TIMEOUT_S: AtomicU32 = AtomicU32::new(0);
+
+/// Sets the process-wide bound of stream waits queued without a time-out of their own.
+pub fn set_op_wait_timeout(seconds: u32) {
+    OP_WAIT_TIMEOUT_S.store(seconds, Ordering::Relaxed);
+}
+
+/// The bound `aclrtSetOpWaitTimeout` set, if any.
+pub fn op_wait_timeout() -> Option<Duration> {
+    let s = OP_WAIT_TIMEOUT_S.load(Ordering::Relaxed);
+    (s > 0).then(|| Duration::from_secs(u64::from(s)))
+}
+
+/// Live events of the pool, for `aclrtGetEventAvailNum` and the creation limit.
+pub fn pooled_live() -> u32 {
+    POOLED.load(Ordering::Relaxed)
+}
+
+/// Nanoseconds on the process's monotonic clock, the time base of event timestamps.
+pub fn now_ns() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
 pub struct Event {
     state: Mutex<State>,
     changed: Condvar,
@@ -35,26 +85,64 @@ pub struct Event {
     /// `state` is held (a refused submit), so noting it must not take `state`.
     discarded: Mutex<BTreeSet<u64>>,
     pub flags: u32,
+    pub origin: Origin,
+    /// What `aclrtGetEventId` reports.
+    pub id: u32,
+    /// When the latest completed record ran ([`now_ns`]; 0: none yet).
+    stamp_ns: AtomicU64,
+    /// Waits queued on streams, and those that have ended.
+    waits_queued: AtomicU64,
+    waits_ended: AtomicU64,
+    /// The shared state of an IPC event.
+    pub ipc: Option<IpcEvent>,
 }
 
 impl Event {
     pub fn new(flags: u32) -> Event {
+        Event::with(flags, Origin::Pooled, None)
+    }
+
+    /// An event made in the given way; an IPC event brings its shared state.
+    pub fn with(flags: u32, origin: Origin, ipc: Option<IpcEvent>) -> Event {
+        if origin == Origin::Pooled {
+            POOLED.fetch_add(1, Ordering::Relaxed);
+        }
         Event {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             discarded: Mutex::new(BTreeSet::new()),
             flags,
+            origin,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            stamp_ns: AtomicU64::new(0),
+            waits_queued: AtomicU64::new(0),
+            waits_ended: AtomicU64::new(0),
+            ipc,
         }
     }
 
-    /// Queues a record on `stream`.
+    /// Queues a record on `stream`. On an opened IPC event whose creator has exited the record
+    /// could reach no one: 507022, found when it is queued (as for an imported notify).
     pub fn record(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
+        if let Some(link) = self.ipc.as_ref().and_then(|i| i.link.as_ref()) {
+            if link.exporter_gone() {
+                return Err(AclError::new(
+                    ACL_ERROR_RT_IPC_ERROR,
+                    "the process that created this IPC event exited: recording it reaches no one",
+                ));
+            }
+        }
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
-        let record = Record { event: Arc::clone(self), seq, ran: false };
+        let shared = self.ipc.as_ref().map(IpcEvent::next_record);
+        let record = Record { event: Arc::clone(self), seq, shared, ran: false };
         stream.submit(Box::new(move |_| {
             let mut record = record;
             record.ran = true;
+            record.event.stamp_ns.store(now_ns(), Ordering::Release);
+            if let (Some(ipc), Some(shared)) = (&record.event.ipc, record.shared) {
+                ipc.complete(shared);
+            }
             record.event.complete(seq);
             Ok(())
         }))?;
@@ -62,11 +150,14 @@ impl Event {
         Ok(())
     }
 
-    fn discard(&self, seq: u64) {
+    fn discard(&self, seq: u64, shared: Option<u32>) {
+        if let (Some(ipc), Some(shared)) = (&self.ipc, shared) {
+            ipc.complete(shared);
+        }
         sync::lock(&self.discarded).insert(seq);
         // Without `state` held a waiter may miss this wake-up; waiters look again every
         // CANCEL_POLL.
-        self.changed.notify_all();
+        self.wake_local();
     }
 
     fn complete(&self, seq: u64) {
@@ -75,7 +166,16 @@ impl Event {
         drop(s);
         // Discarded records up to a completed one no longer matter to anyone.
         sync::lock(&self.discarded).retain(|&d| d > seq);
-        self.changed.notify_all();
+        self.wake_local();
+    }
+
+    /// Wakes the threads waiting on `changed`. Nobody waits there on an IPC event (its waits
+    /// sleep on the shared cell), and a condition variable's wake-up is a system call: the
+    /// ping-pong case would pay it on every record.
+    fn wake_local(&self) {
+        if self.ipc.is_none() {
+            self.changed.notify_all();
+        }
     }
 
     /// Queues a reset on `stream`: when it runs, every record so far counts as complete, so
@@ -91,31 +191,46 @@ impl Event {
         }))
     }
 
+    /// Whether every record queued so far (in any process, for an IPC event) has run.
+    pub fn is_complete(&self) -> bool {
+        if let Some(ipc) = &self.ipc {
+            return ipc.is_done(ipc.recorded());
+        }
+        let s = sync::lock(&self.state);
+        s.completed >= s.recorded
+    }
+
+    /// Whether every wait queued on a stream for this event has ended.
+    pub fn waits_complete(&self) -> bool {
+        self.waits_ended.load(Ordering::Acquire) >= self.waits_queued.load(Ordering::Acquire)
+    }
+
+    /// When the latest record ran ([`now_ns`]), if it has run: `None` while a record is
+    /// pending or the event was never recorded.
+    pub fn timestamp_ns(&self) -> Option<u64> {
+        let stamp = self.stamp_ns.load(Ordering::Acquire);
+        (self.is_complete() && stamp != 0).then_some(stamp)
+    }
+
     /// Blocks until the latest record queued before this call has run. `None` waits without
     /// limit; on time-out the error is 507047; 107023 when that record was discarded.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
+        if let Some(ipc) = &self.ipc {
+            return self.synchronize_shared(ipc, timeout);
+        }
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut s = sync::lock(&self.state);
         let target = s.recorded;
         while s.completed < target {
             if sync::lock(&self.discarded).contains(&target) {
-                return Err(AclError::new(
-                    ACL_ERROR_RT_STREAM_ABORT,
-                    "the event's record was discarded: its stream was aborted or destroyed",
-                ));
+                return Err(discarded());
             }
             s = match deadline {
                 None => sync::wait_timeout(&self.changed, s, CANCEL_POLL).0,
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
-                        return Err(AclError::new(
-                            ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
-                            format!(
-                                "event not complete after {} ms",
-                                timeout.unwrap_or_default().as_millis()
-                            ),
-                        ));
+                        return Err(sync_timeout(timeout));
                     }
                     sync::wait_timeout(&self.changed, s, (d - now).min(CANCEL_POLL)).0
                 }
@@ -124,25 +239,125 @@ impl Event {
         Ok(())
     }
 
-    /// Queues on `stream` a wait for the latest record queued before this call.
-    pub fn wait_on(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
-        let target = sync::lock(&self.state).recorded;
-        let event = Arc::clone(self);
-        stream.submit(Box::new(move |ctx| event.wait_in_task(target, ctx)))
+    fn synchronize_shared(&self, ipc: &IpcEvent, timeout: Option<Duration>) -> AclResult<()> {
+        let target = ipc.recorded();
+        let local = sync::lock(&self.state).recorded;
+        let deadline = timeout.map(|t| Instant::now() + t);
+        match ipc.wait(target, deadline, || ipc.peer_lost(timeout.is_none()).is_some()) {
+            Ok(()) if sync::lock(&self.discarded).contains(&local) && !self.local_done(local) => {
+                Err(discarded())
+            }
+            Ok(()) => Ok(()),
+            Err(WaitEnd::TimedOut) => Err(sync_timeout(timeout)),
+            Err(WaitEnd::Stopped) => Err(peer_error(ipc, timeout.is_none())),
+        }
     }
 
-    fn wait_in_task(&self, target: u64, ctx: &TaskCtx) -> AclResult<()> {
+    fn local_done(&self, seq: u64) -> bool {
+        sync::lock(&self.state).completed >= seq
+    }
+
+    /// Queues on `stream` a wait for the latest record queued before this call. `timeout`
+    /// bounds the wait (`None`: the `aclrtSetOpWaitTimeout` bound, if any); a wait that times
+    /// out fails its task with 107019, which the stream's synchronisation reports.
+    pub fn wait_on(self: &Arc<Self>, stream: &Stream, timeout: Option<Duration>) -> AclResult<()> {
+        let timeout = timeout.or_else(op_wait_timeout);
+        let target = sync::lock(&self.state).recorded;
+        let shared = self.ipc.as_ref().map(IpcEvent::recorded);
+        let guard = WaitCount(Arc::clone(self));
+        self.waits_queued.fetch_add(1, Ordering::AcqRel);
+        stream.submit(Box::new(move |ctx| {
+            let event = &guard.0;
+            let deadline = timeout.map(|t| Instant::now() + t);
+            match (&event.ipc, shared) {
+                (Some(ipc), Some(shared)) => event.wait_shared(ipc, shared, deadline, ctx),
+                _ => event.wait_in_task(target, deadline, ctx),
+            }
+        }))
+    }
+
+    fn wait_shared(
+        &self,
+        ipc: &IpcEvent,
+        target: u32,
+        deadline: Option<Instant>,
+        ctx: &TaskCtx,
+    ) -> AclResult<()> {
+        let unlimited = deadline.is_none();
+        match ipc.wait(target, deadline, || ctx.cancelled() || ipc.peer_lost(unlimited).is_some()) {
+            Ok(()) => Ok(()),
+            Err(WaitEnd::TimedOut) => Err(wait_timeout()),
+            Err(WaitEnd::Stopped) if ctx.cancelled() => Err(cancelled()),
+            Err(WaitEnd::Stopped) => Err(peer_error(ipc, unlimited)),
+        }
+    }
+
+    fn wait_in_task(&self, target: u64, deadline: Option<Instant>, ctx: &TaskCtx) -> AclResult<()> {
         let mut s = sync::lock(&self.state);
         while s.completed < target {
             if ctx.cancelled() {
-                return Err(AclError::new(
-                    ACL_ERROR_RT_INTERNAL_ERROR,
-                    "event wait cancelled: stream destroyed",
-                ));
+                return Err(cancelled());
             }
-            s = sync::wait_timeout(&self.changed, s, CANCEL_POLL).0;
+            let mut slice = CANCEL_POLL;
+            if let Some(d) = deadline {
+                let now = Instant::now();
+                if now >= d {
+                    return Err(wait_timeout());
+                }
+                slice = slice.min(d - now);
+            }
+            s = sync::wait_timeout(&self.changed, s, slice).0;
         }
         Ok(())
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.origin == Origin::Pooled {
+            POOLED.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+fn discarded() -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_STREAM_ABORT,
+        "the event's record was discarded: its stream was aborted or destroyed",
+    )
+}
+
+fn sync_timeout(timeout: Option<Duration>) -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_EVENT_SYNC_TIMEOUT,
+        format!("event not complete after {} ms", timeout.unwrap_or_default().as_millis()),
+    )
+}
+
+fn wait_timeout() -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_WAIT_TIMEOUT,
+        "a stream's wait for an event timed out before the event's record ran",
+    )
+}
+
+fn cancelled() -> AclError {
+    AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "event wait cancelled: stream destroyed or aborted")
+}
+
+fn peer_error(ipc: &IpcEvent, unlimited: bool) -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_IPC_ERROR,
+        ipc.peer_lost(unlimited).unwrap_or("the other process of this IPC event is gone"),
+    )
+}
+
+/// A queued wait: counts as ended when its task has run or was dropped.
+struct WaitCount(Arc<Event>);
+
+impl Drop for WaitCount {
+    fn drop(&mut self) {
+        self.0.waits_ended.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -150,13 +365,14 @@ impl Event {
 struct Record {
     event: Arc<Event>,
     seq: u64,
+    shared: Option<u32>,
     ran: bool,
 }
 
 impl Drop for Record {
     fn drop(&mut self) {
         if !self.ran {
-            self.event.discard(self.seq);
+            self.event.discard(self.seq, self.shared);
         }
     }
 }
@@ -191,8 +407,8 @@ mod tests {
         let (open, blocker) = gate();
         a.submit(Box::new(blocker)).unwrap();
         e.record(&a).unwrap();
-        e.wait_on(&b).unwrap();
-        e.wait_on(&c).unwrap();
+        e.wait_on(&b, None).unwrap();
+        e.wait_on(&c, None).unwrap();
         let after_b = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&after_b);
         b.submit(Box::new(move |_| {
@@ -234,7 +450,7 @@ mod tests {
         let (_open, blocker) = gate();
         a.submit(Box::new(blocker)).unwrap();
         e.record(&a).unwrap();
-        e.wait_on(&b).unwrap();
+        e.wait_on(&b, None).unwrap();
         let started = Instant::now();
         b.close(true);
         assert!(started.elapsed() < Duration::from_secs(5));
@@ -267,5 +483,82 @@ mod tests {
         a.close(false);
         assert!(e.record(&a).is_err(), "a closed stream refuses, without deadlocking");
         e.synchronize(Some(Duration::ZERO)).unwrap();
+    }
+
+    /// Two events over one cell, as the creator and an opener in two processes see it.
+    fn ipc_pair() -> (Arc<Event>, Arc<Event>) {
+        use crate::runtime::notify::cell::{self, Cell};
+        use crate::sys::memfd::MemFd;
+        let c = cell::alone().unwrap();
+        let dup = c.page_fd().as_fd().try_clone_to_owned().unwrap();
+        let other = Cell::import(MemFd::from(dup), 0).unwrap();
+        (
+            Arc::new(Event::with(0x40, Origin::Ex, Some(IpcEvent::new(c, None)))),
+            Arc::new(Event::with(0x40, Origin::Ex, Some(IpcEvent::new(other, None)))),
+        )
+    }
+
+    #[test]
+    fn an_ipc_events_records_release_waits_on_the_other_side_and_back() {
+        let (mine, theirs) = ipc_pair();
+        let a = Stream::new(0, 1).unwrap();
+        let b = Stream::new(0, 1).unwrap();
+        let (open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        mine.record(&a).unwrap();
+        assert!(!theirs.is_complete(), "the other side sees the pending record");
+        theirs.wait_on(&b, None).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        assert_eq!(b.pending(), 1, "the wait holds the other stream");
+        open.store(true, Ordering::Release);
+        b.synchronize(Some(Duration::from_secs(5))).unwrap();
+        assert!(theirs.is_complete() && mine.is_complete());
+        // Back: the other side records, this side synchronises on it.
+        theirs.record(&b).unwrap();
+        mine.synchronize(Some(Duration::from_secs(5))).unwrap();
+        assert!(mine.timestamp_ns().is_some(), "a record that ran here has a time");
+    }
+
+    #[test]
+    fn a_discarded_ipc_record_releases_the_other_side_and_fails_the_local_sync() {
+        let (mine, theirs) = ipc_pair();
+        let a = Stream::new(0, 1).unwrap();
+        let (_open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        mine.record(&a).unwrap();
+        let waiter = {
+            let mine = Arc::clone(&mine);
+            std::thread::spawn(move || mine.synchronize(None))
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        a.abort(Duration::from_secs(10)).unwrap();
+        assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
+        theirs.synchronize(Some(Duration::ZERO)).expect("no process is left waiting for it");
+    }
+
+    #[test]
+    fn wait_status_counts_queued_waits_until_they_end() {
+        let a = Stream::new(0, 1).unwrap();
+        let b = Stream::new(0, 1).unwrap();
+        let e = Arc::new(Event::new(0));
+        assert!(e.waits_complete());
+        let (open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        e.record(&a).unwrap();
+        e.wait_on(&b, None).unwrap();
+        assert!(!e.waits_complete());
+        assert!(e.timestamp_ns().is_none());
+        open.store(true, Ordering::Release);
+        b.synchronize(Some(Duration::from_secs(5))).unwrap();
+        assert!(e.waits_complete());
+        assert!(e.timestamp_ns().is_some());
+        // A wait with a time-out fails its task with 107019.
+        let (_open, blocker) = gate();
+        a.submit(Box::new(blocker)).unwrap();
+        e.record(&a).unwrap();
+        e.wait_on(&b, Some(Duration::from_millis(30))).unwrap();
+        assert_eq!(b.synchronize(Some(Duration::from_secs(5))).unwrap_err().code, ACL_ERROR_RT_WAIT_TIMEOUT);
+        assert!(e.waits_complete(), "a failed wait has ended too");
+        a.close(true);
     }
 }

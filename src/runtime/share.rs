@@ -1,5 +1,6 @@
-//! IPC export and import of notifies and device memory (`aclrtNotifyGetExportKey`,
-//! `aclrtNotifyImportByKey`, `aclrtIpcMem*`), on the transport of [`crate::ipc`].
+//! IPC export and import of notifies, events and device memory (`aclrtNotifyGetExportKey`,
+//! `aclrtNotifyImportByKey`, `aclrtIpcGetEventHandle`, `aclrtIpcOpenEventHandle`,
+//! `aclrtIpcMem*`), on the transport of [`crate::ipc`].
 //!
 //! Rules (the vendor's, and our choices where it is silent; the README repeats them):
 //! - Export flags: notify 0 or 2, memory 0 or 1 (else 107000); the flag that disables pid
@@ -30,6 +31,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use super::event::{Event, Origin};
+use super::ipc_event::{self, IpcEvent};
 use super::memory;
 use super::notify::cell::{self, CELL_SIZE, Cell};
 use super::notify::{self, Notify};
@@ -44,6 +47,8 @@ use crate::sync;
 pub const IMPORT_TIMEOUT: Duration = Duration::from_secs(5);
 
 const NOTIFY_EXPORT_NO_PID_CHECK: u64 = 0x2;
+/// `ACL_EVENT_IPC`, the flag of every IPC event.
+pub const IPC_EVENT_FLAG: u32 = 0x40;
 const NOTIFY_IMPORT_PEER_ACCESS: u64 = 0x2;
 const MEM_EXPORT_NO_PID_CHECK: u64 = 0x1;
 const MEM_IMPORT_PEER_ACCESS: u64 = 0x1;
@@ -165,6 +170,87 @@ pub fn import_notify(key: &str, flags: u64, s: &Settings) -> AclResult<u64> {
     let cell = Cell::import(got.fd, got.offset as usize)
         .map_err(|e| AclError::new(ACL_ERROR_RT_IPC_ERROR, format!("cannot map the imported notify: {e}")))?;
     Ok(notify::adopt_import(cell, device, got.notify_id, got.link))
+}
+
+// ---- IPC events ----
+//
+// Rules (the vendor's, and our choices where it is silent):
+// - Only events made by aclrtCreateEventExWithFlag(ACL_EVENT_IPC) are exported (107000), by
+//   their creator (an opened event: 107000). A second aclrtIpcGetEventHandle gives the same
+//   handle again.
+// - The vendor has no whitelist call for IPC events, so an export is open to any process of
+//   the creator's user, as a notify exported with ..._DISABLE_PID_VALIDATION: the kernel's word
+//   on the importer (SO_PEERCRED) refuses other users with 207006.
+// - Destroying the creator's event withdraws the export: later opens fail with 107000; events
+//   opened already keep working (they map the cell). An opener's destroy ends its import only.
+// - Not supported (207000) where IPC import is not (virtual instance, Atlas 200I/500 A2).
+
+/// A new IPC event's shared state: a cell of its own file, ready to be exported.
+pub fn new_ipc_event() -> AclResult<IpcEvent> {
+    let own = cell::alone().map_err(|e| {
+        AclError::new(
+            ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+            format!("cannot allocate the IPC event's memory: {e}"),
+        )
+    })?;
+    Ok(IpcEvent::new(own, None))
+}
+
+/// `aclrtIpcGetEventHandle`: exports the event (once) and returns its 64-byte handle.
+pub fn export_event(e: &Event, s: &Settings) -> AclResult<[u8; ipc_event::HANDLE_SIZE]> {
+    let Some(ipc) = e.ipc.as_ref() else {
+        return Err(invalid(
+            "only an event created by aclrtCreateEventExWithFlag with ACL_EVENT_IPC can be shared",
+        ));
+    };
+    if ipc.imported() {
+        return Err(invalid(
+            "this event was opened from another process's handle; only its creator exports it",
+        ));
+    }
+    check_import_supported("IPC events", s)?;
+    let mut export = sync::lock(&ipc.export);
+    if let Some((key, _)) = export.as_ref() {
+        return Ok(ipc_event::handle_bytes(key));
+    }
+    let importers = Arc::new(Importers::default());
+    let key = ipc::export(Offer {
+        kind: ExportKind::Event,
+        fd: Arc::clone(ipc.cell.page_fd()),
+        offset: ipc.cell.offset() as u64,
+        len: CELL_SIZE as u64,
+        device: -1,
+        notify_id: e.id,
+        validate_pid: false,
+        importers: Arc::clone(&importers),
+    })?;
+    *export = Some((key, importers));
+    Ok(ipc_event::handle_bytes(&key))
+}
+
+/// `aclrtIpcOpenEventHandle`: the event another process exported, as an event of this one.
+pub fn open_event(handle: &[u8; ipc_event::HANDLE_SIZE], s: &Settings) -> AclResult<Event> {
+    check_import_supported("IPC events", s)?;
+    context::current_device()?;
+    let key = ipc_event::handle_key(handle)
+        .ok_or_else(|| invalid("this aclrtIpcEventHandle was not written by aclrtIpcGetEventHandle"))?;
+    let got = ipc::import(&key, IMPORT_TIMEOUT)?;
+    if got.kind != ExportKind::Event {
+        return Err(invalid("this handle names another kind of export, not an IPC event"));
+    }
+    let cell = Cell::import(got.fd, got.offset as usize).map_err(|e| {
+        AclError::new(ACL_ERROR_RT_IPC_ERROR, format!("cannot map the opened IPC event: {e}"))
+    })?;
+    Ok(Event::with(IPC_EVENT_FLAG, Origin::Ex, Some(IpcEvent::new(cell, Some(got.link)))))
+}
+
+/// `aclrtDestroyEvent` of an exported event: later opens of its handle fail.
+pub fn withdraw_event(e: &Event) {
+    if let Some(ipc) = &e.ipc {
+        if let Some((key, _)) = sync::lock(&ipc.export).take() {
+            let _ = ipc::revoke(&key);
+        }
+    }
 }
 
 // ---- memory ----

@@ -14,6 +14,7 @@
 //! - [`futex`]: cross-process wait and wake on a word of shared memory;
 //! - [`random`]: the kernel's random numbers, for secrets;
 //! - [`safe_copy`]: copies at addresses nobody vouches for, where a bad one is `EFAULT`;
+//! - [`word`]: a 64-bit word of shared memory that stream tasks write and sleep on;
 //! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`], and the
 //!   few other socket calls `std` lacks (peeking for a closed peer, a listener's backlog);
 //! - `ucx` (feature `ucx`): UCX one-sided get and put, through a C shim over the system's UCX.
@@ -29,6 +30,7 @@ pub mod span;
 pub mod stream_io;
 #[cfg(feature = "ucx")]
 pub mod ucx;
+pub mod word;
 
 /// The system page size (what every mapping is rounded to).
 pub fn page_size() -> usize {

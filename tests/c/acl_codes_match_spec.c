@@ -101,6 +101,21 @@ _Static_assert(offsetof(aclrtMemAccessDesc, location) == 4, "aclrtMemAccessDesc 
 _Static_assert(offsetof(aclrtMemAccessDesc, rsv) == 12, "aclrtMemAccessDesc layout");
 _Static_assert(sizeof(aclrtMemFabricHandle) == 128, "aclrtMemFabricHandle layout");
 
+/* Events, IPC events and stream memory operations (acl/acl_rt.h). */
+SAME(ACL_EVENT_SYNC, 0x1u); SAME(ACL_EVENT_CAPTURE_STREAM_PROGRESS, 0x2u); SAME(ACL_EVENT_TIME_LINE, 0x8u);
+SAME(ACL_EVENT_DEVICE_USE_ONLY, 0x10u); SAME(ACL_EVENT_EXTERNAL, 0x20u); SAME(ACL_EVENT_IPC, 0x40u);
+SAME(ACL_IPC_EVENT_HANDLE_SIZE, 64);
+SAME(ACL_EVENT_RECORD_DEFAULT, 0); SAME(ACL_EVENT_RECORD_EXTERNAL, 1);
+SAME(ACL_EVENT_WAIT_DEFAULT, 0); SAME(ACL_EVENT_WAIT_EXTERNAL, 1);
+SAME(ACL_STREAM_WAIT_VALUE_GEQ, 0); SAME(ACL_STREAM_WAIT_VALUE_EQ, 1);
+SAME(ACL_STREAM_WAIT_VALUE_AND, 2); SAME(ACL_STREAM_WAIT_VALUE_NOR, 3);
+SAME(ACL_EVENT_STATUS_COMPLETE, 0); SAME(ACL_EVENT_STATUS_NOT_READY, 1); SAME(ACL_EVENT_STATUS_RESERVED, 2);
+SAME(ACL_EVENT_RECORDED_STATUS_NOT_READY, 0); SAME(ACL_EVENT_RECORDED_STATUS_COMPLETE, 1);
+SAME(ACL_EVENT_WAIT_STATUS_COMPLETE, 0); SAME(ACL_EVENT_WAIT_STATUS_NOT_READY, 1);
+SAME(ACL_EVENT_WAIT_STATUS_RESERVED, 0xFFFF);
+_Static_assert(sizeof(aclrtIpcEventHandle) == 64 && _Alignof(aclrtIpcEventHandle) == 1, "aclrtIpcEventHandle layout");
+_Static_assert(sizeof(aclrtEventRecordedStatus) == 4 && sizeof(aclrtEventWaitStatus) == 4, "event enums are ints");
+
 int is_repeat(aclError e);
 int is_repeat(aclError e) {
     switch (e) {

@@ -20,6 +20,7 @@ pub mod memory_batch;
 pub mod notify;
 pub mod pointer;
 pub mod stream;
+pub mod value;
 pub mod vmm;
 
 use std::ffi::c_void;

@@ -49,7 +49,9 @@ pub enum WaitEnd {
 }
 
 impl Cell {
-    fn word(&self, at: usize) -> &AtomicU32 {
+    /// The 32-bit word at byte `at` of the cell (0, 4, ..., 60). Notifies use the first two;
+    /// an IPC event reads the same cell with a layout of its own (`runtime::ipc_event`).
+    pub fn word(&self, at: usize) -> &AtomicU32 {
         self.page.map.atomic_u32(self.offset + at).expect("cells lie inside their page")
     }
 

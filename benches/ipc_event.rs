@@ -1,0 +1,313 @@
+//! IPC event ping-pong between two processes, through streams, against a raw shared-memory
+//! futex ping-pong measured in the same run.
+//!
+//! Each process creates an IPC event and opens the other's. The parent's stream records its
+//! event and waits on the child's; the child's stream waits on the parent's and records its own.
+//! A wait targets the record queued last when it is queued (the vendor's semantics), so the two
+//! hosts queue their tasks in lock-step over a pipe first, while the parent's stream is held by
+//! a value wait; then the gate opens and the streams ping-pong on their own, the parent's stream
+//! timestamping every round trip. A second case does the same exchange with `aclrtValueWrite`
+//! and `aclrtValueWait` on two words of IPC memory (the value-wait wake-up). The baseline does the same exchange with two futex words in a
+//! shared page (the same spin-then-sleep waiting). `cargo bench --bench ipc_event` prints
+//! p50/p99 round trips and the ratio; under `cargo test` a few hundred round trips only.
+
+use std::ffi::c_void;
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::AsRawFd;
+use std::process::{Command, Stdio};
+use std::ptr::null_mut;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ascendless::error::acl_codes::ACL_SUCCESS;
+use ascendless::ffi::acl_rt::device::aclrtSetDevice;
+use ascendless::ffi::acl_rt::event::{
+    ACL_EVENT_IPC, ACL_IPC_EVENT_HANDLE_SIZE, aclrtCreateEventExWithFlag, aclrtIpcEventHandle,
+    aclrtIpcGetEventHandle, aclrtIpcOpenEventHandle, aclrtRecordEvent, aclrtStreamWaitEvent,
+};
+use ascendless::ffi::acl_rt::ipc::{aclrtIpcMemGetExportKey, aclrtIpcMemImportByKey};
+use ascendless::ffi::acl_rt::memory::aclrtMalloc;
+use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
+use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
+use ascendless::sys::futex;
+use ascendless::sys::mapping::Mapping;
+use ascendless::sys::memfd::MemFd;
+
+const ROLE: &str = "ASCENDLESS_BENCH_IPC_EVENT_ROLE";
+const SPINS: u32 = 2000;
+
+fn check(rc: i32, what: &str) {
+    assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
+}
+
+fn rounds(full: bool) -> usize {
+    if full { 20_000 } else { 300 }
+}
+
+// ---- the baseline: two futex words in a shared page ----
+
+/// Waits until `word` reaches `target`, spinning first, then sleeping on the futex (counted in
+/// `sleepers` so the other side only makes the wake system call when someone sleeps).
+fn raw_wait(word: &AtomicU32, sleepers: &AtomicU32, target: u32) {
+    for _ in 0..SPINS {
+        if word.load(Ordering::Acquire) >= target {
+            return;
+        }
+        std::hint::spin_loop();
+    }
+    sleepers.fetch_add(1, Ordering::SeqCst);
+    loop {
+        let v = word.load(Ordering::SeqCst);
+        if v >= target {
+            break;
+        }
+        futex::wait(word, v, Some(Duration::from_secs(5)));
+    }
+    sleepers.fetch_sub(1, Ordering::SeqCst);
+}
+
+fn raw_post(word: &AtomicU32, sleepers: &AtomicU32, value: u32) {
+    word.store(value, Ordering::SeqCst);
+    if sleepers.load(Ordering::SeqCst) > 0 {
+        futex::wake(word, 1);
+    }
+}
+
+struct Words<'a> {
+    ping: &'a AtomicU32,
+    ping_sleepers: &'a AtomicU32,
+    pong: &'a AtomicU32,
+    pong_sleepers: &'a AtomicU32,
+}
+
+fn words(map: &Mapping) -> Words<'_> {
+    let w = |at| map.atomic_u32(at).unwrap();
+    Words { ping: w(0), ping_sleepers: w(4), pong: w(64), pong_sleepers: w(68) }
+}
+
+fn raw_parent(n: usize) -> Vec<Duration> {
+    let file = MemFd::create("ascendless-bench-event", 4096).unwrap();
+    let map = Mapping::shared_rw(&file, 4096, 4096).unwrap();
+    let path = format!("/proc/{}/fd/{}", std::process::id(), file.as_fd().as_raw_fd());
+    let mut child =
+        Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("raw:{path}:{n}")).spawn().unwrap();
+    let w = words(&map);
+    let mut times = Vec::with_capacity(n);
+    let mut last = Instant::now();
+    for i in 1..=n as u32 {
+        raw_post(w.ping, w.ping_sleepers, i);
+        raw_wait(w.pong, w.pong_sleepers, i);
+        let now = Instant::now();
+        times.push(now - last);
+        last = now;
+    }
+    assert!(child.wait().unwrap().success());
+    times
+}
+
+fn raw_child(path: &str, n: usize) {
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
+    let file = MemFd::from(std::os::fd::OwnedFd::from(file));
+    let map = Mapping::shared_rw(&file, 4096, 4096).unwrap();
+    let w = words(&map);
+    for i in 1..=n as u32 {
+        raw_wait(w.ping, w.ping_sleepers, i);
+        raw_post(w.pong, w.pong_sleepers, i);
+    }
+}
+
+// ---- the IPC events, through streams ----
+
+fn handle_hex(e: *mut c_void) -> String {
+    let mut h = aclrtIpcEventHandle { reserved: [0; ACL_IPC_EVENT_HANDLE_SIZE] };
+    // SAFETY: valid out-pointer.
+    check(unsafe { aclrtIpcGetEventHandle(e, &mut h) }, "aclrtIpcGetEventHandle");
+    h.reserved.iter().map(|&c| format!("{:02x}", c as u8)).collect()
+}
+
+fn open_hex(text: &str) -> *mut c_void {
+    let mut h = aclrtIpcEventHandle { reserved: [0; ACL_IPC_EVENT_HANDLE_SIZE] };
+    for (i, d) in h.reserved.iter_mut().enumerate() {
+        *d = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap() as _;
+    }
+    let mut e = null_mut();
+    // SAFETY: valid out-pointer.
+    check(unsafe { aclrtIpcOpenEventHandle(h, &mut e) }, "aclrtIpcOpenEventHandle");
+    e
+}
+
+fn setup(device: i32) -> (*mut c_void, *mut c_void) {
+    check(aclrtSetDevice(device), "aclrtSetDevice");
+    let (mut stream, mut own) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers.
+    unsafe {
+        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
+        check(aclrtCreateEventExWithFlag(&mut own, ACL_EVENT_IPC), "aclrtCreateEventExWithFlag");
+    }
+    (stream, own)
+}
+
+fn event_parent(n: usize) -> Vec<Duration> {
+    let (stream, own) = setup(0);
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .env(ROLE, format!("event:{}:{n}", handle_hex(own)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut to_child = child.stdin.take().unwrap();
+    let mut from_child = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    from_child.read_line(&mut line).unwrap();
+    let peer = open_hex(line.trim());
+    // The gate holds this stream until every task is queued.
+    let mut gate = null_mut();
+    // SAFETY: valid out-pointer.
+    check(unsafe { aclrtMalloc(&mut gate, 4096, 0) }, "aclrtMalloc");
+    check(aclrtValueWait(gate, 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
+    let origin = Instant::now();
+    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
+    for i in 0..n {
+        check(aclrtRecordEvent(own, stream), "aclrtRecordEvent");
+        writeln!(to_child, "{i}").unwrap();
+        line.clear();
+        from_child.read_line(&mut line).unwrap();
+        check(aclrtStreamWaitEvent(stream, peer), "aclrtStreamWaitEvent");
+        let stamps = Arc::clone(&stamps);
+        s.submit(Box::new(move |_| {
+            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            Ok(())
+        }))
+        .unwrap();
+    }
+    check(aclrtValueWrite(gate, 1, 0, null_mut()), "aclrtValueWrite");
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    drop(to_child);
+    assert!(child.wait().unwrap().success());
+    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+}
+
+fn event_child(parent_handle: &str, n: usize) {
+    let (stream, own) = setup(1);
+    let parent = open_hex(parent_handle);
+    let out = std::io::stdout();
+    writeln!(out.lock(), "{}", handle_hex(own)).unwrap();
+    let input = std::io::stdin();
+    let mut lines = input.lock().lines();
+    for i in 0..n {
+        lines.next().unwrap().unwrap();
+        check(aclrtStreamWaitEvent(stream, parent), "aclrtStreamWaitEvent");
+        check(aclrtRecordEvent(own, stream), "aclrtRecordEvent");
+        writeln!(out.lock(), "{i}").unwrap();
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+}
+
+// ---- value waits on IPC memory, through streams ----
+
+/// Two words of device memory 64 bytes apart: the parent writes `ping` and waits on `pong`,
+/// the child the other way round. Values are explicit, so every task is queued up front.
+fn value_parent(n: usize) -> Vec<Duration> {
+    check(aclrtSetDevice(0), "aclrtSetDevice");
+    let (mut stream, mut mem) = (null_mut(), null_mut());
+    let mut key = [0 as std::ffi::c_char; 65];
+    // SAFETY: valid out-pointers; a 65-byte key buffer.
+    unsafe {
+        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
+        check(aclrtMalloc(&mut mem, 4096, 0), "aclrtMalloc");
+        check(aclrtIpcMemGetExportKey(mem, 4096, key.as_mut_ptr(), 65, 1), "aclrtIpcMemGetExportKey");
+    }
+    // SAFETY: the call wrote a NUL-terminated key.
+    let key = unsafe { std::ffi::CStr::from_ptr(key.as_ptr()) }.to_str().unwrap().to_owned();
+    // SAFETY: inside the 4096-byte allocation.
+    let pong = unsafe { mem.byte_add(64) };
+    let mut child =
+        Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("value:{key}:{n}")).spawn().unwrap();
+    let origin = Instant::now();
+    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
+    for i in 0..n {
+        check(aclrtValueWrite(mem, i as u64 + 1, 0, stream), "aclrtValueWrite");
+        check(aclrtValueWait(pong, i as u64 + 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
+        let stamps = Arc::clone(&stamps);
+        s.submit(Box::new(move |_| {
+            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+            Ok(())
+        }))
+        .unwrap();
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    assert!(child.wait().unwrap().success());
+    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
+    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+}
+
+fn value_child(key: &str, n: usize) {
+    check(aclrtSetDevice(1), "aclrtSetDevice");
+    let (mut stream, mut mem) = (null_mut(), null_mut());
+    let key = std::ffi::CString::new(key).unwrap();
+    // SAFETY: valid out-pointers and C string.
+    unsafe {
+        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
+        check(aclrtIpcMemImportByKey(&mut mem, key.as_ptr(), 0), "aclrtIpcMemImportByKey");
+    }
+    // SAFETY: inside the imported 4096 bytes.
+    let pong = unsafe { mem.byte_add(64) };
+    for i in 0..n {
+        check(aclrtValueWait(mem, i as u64 + 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
+        check(aclrtValueWrite(pong, i as u64 + 1, 0, stream), "aclrtValueWrite");
+    }
+    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+}
+
+// ---- report ----
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)].as_secs_f64() * 1e6
+}
+
+fn main() {
+    if let Ok(role) = std::env::var(ROLE) {
+        let mut parts = role.splitn(2, ':');
+        let (kind, rest) = (parts.next().unwrap(), parts.next().unwrap());
+        let (arg, n) = rest.rsplit_once(':').unwrap();
+        match kind {
+            "raw" => raw_child(arg, n.parse().unwrap()),
+            "value" => value_child(arg, n.parse().unwrap()),
+            _ => event_child(arg, n.parse().unwrap()),
+        }
+        return;
+    }
+    let full = std::env::args().any(|a| a == "--bench");
+    let n = rounds(full);
+    let warm = n / 10;
+    let mut raw = raw_parent(n);
+    let mut ours = event_parent(n);
+    let mut values = value_parent(n);
+    raw.drain(..warm);
+    ours.drain(..warm.min(ours.len()));
+    values.drain(..warm.min(values.len()));
+    raw.sort();
+    ours.sort();
+    values.sort();
+    let (r50, r99) = (percentile(&raw, 0.5), percentile(&raw, 0.99));
+    let (o50, o99) = (percentile(&ours, 0.5), percentile(&ours, 0.99));
+    println!("IPC event ping-pong between two processes ({} round trips after {warm} warm-up):", raw.len());
+    println!("  raw futex ping-pong          p50 {r50:8.2} us   p99 {r99:8.2} us");
+    println!("  ascendless IPC event+stream  p50 {o50:8.2} us   p99 {o99:8.2} us");
+    println!(
+        "  ratio (ascendless / raw)     p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
+        o50 / r50,
+        o99 / r99
+    );
+    let (v50, v99) = (percentile(&values, 0.5), percentile(&values, 0.99));
+    println!("  ascendless value wait/write  p50 {v50:8.2} us   p99 {v99:8.2} us   (IPC memory)");
+    println!(
+        "  ratio (value / raw)          p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
+        v50 / r50,
+        v99 / r99
+    );
+}
