@@ -157,6 +157,10 @@ fn numbers_and_layouts_are_the_vendors() {
     run(Command::new("c++")
         .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
         .arg(&include)
+        .arg(root().join("tests/c/hixl_codes_agree.cpp")));
+    run(Command::new("c++")
+        .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+        .arg(&include)
         .arg(root().join("tests/c/flag_types.cpp")));
 }
 
@@ -413,7 +417,7 @@ fn compatibility_table_matches_the_exports() {
             } else {
                 // A member is `Class::Member(args)`; a class's row covers `Class::anything`.
                 let prefix =
-                    if name.contains("::AdxlEngine::") { format!("{name}(") } else { format!("{name}::") };
+                    if name.contains("::AdxlEngine::") || name.contains("::Hixl::") { format!("{name}(") } else { format!("{name}::") };
                 cxx_exports.iter().any(|s| s.starts_with(&prefix))
             };
             let vendor_c = plain_c && name.starts_with("acl");
@@ -429,6 +433,13 @@ fn compatibility_table_matches_the_exports() {
                 )),
                 _ => {}
             }
+        }
+    }
+    // Every member of hixl::Hixl has a row of its own (the HIXL table).
+    for member in cxx_exports.iter().filter(|s| s.starts_with("hixl::Hixl::")) {
+        let name = member.split('(').next().unwrap().to_owned();
+        if !state_of.contains_key(&name) {
+            problems.push(format!("{name} is exported but has no row: add `| `{name}` | works | ... |` to the HIXL table"));
         }
     }
     for name in declared_c_functions() {
