@@ -484,6 +484,36 @@ fn vendor_cxx_symbols() -> BTreeSet<String> {
 }
 
 #[test]
+fn hixl_header_declares_the_vendors_names() {
+    // The names include/hixl/hixl.h makes a caller link against, under both string ABIs, are
+    // the HIXL members of the vendor's list (C2/D2 are the library's own, not a caller's).
+    let vendor: BTreeSet<String> = vendor_cxx_symbols()
+        .into_iter()
+        .filter(|s| s.starts_with("_ZN4hixl") && !s.ends_with("C2Ev") && !s.ends_with("D2Ev"))
+        .collect();
+    assert_eq!(vendor.len(), 19, "the list holds the spec's 19 caller-side HIXL names");
+    let dir = scratch("hixl-members");
+    for abi in ["0", "1"] {
+        let obj = dir.join(format!("members{abi}.o"));
+        run(Command::new("c++")
+            .args(["-std=c++17", "-O0", "-c", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg("-o")
+            .arg(&obj)
+            .arg(root().join("tests/c/hixl_members.cpp")));
+        let undefined: BTreeSet<String> = run(Command::new("nm").arg("-u").arg(&obj))
+            .lines()
+            .filter_map(|l| l.split_whitespace().last())
+            .filter(|n| n.starts_with("_ZN4hixl"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(undefined, vendor, "ABI {abi}: the header's names differ from the vendor's");
+    }
+}
+
+#[test]
 fn cxx_exports_are_exactly_the_vendors_names() {
     let vendor = vendor_cxx_symbols();
     assert!(
