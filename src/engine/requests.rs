@@ -121,19 +121,13 @@ impl Requests {
                 return true;
             }
             let Some(request) = weak.upgrade() else { return false };
-            let status = match request.outcome() {
-                Outcome::Waiting => {
-                    if !skip_waiting {
-                        out.push(Polled { handle: *handle, user_data: request.user_data, status: TRANSFER_WAITING });
-                    }
-                    return true;
+            let status = request.status_now();
+            if status == TRANSFER_WAITING {
+                if !skip_waiting {
+                    out.push(Polled { handle: *handle, user_data: request.user_data, status });
                 }
-                Outcome::Completed => TRANSFER_COMPLETED,
-                Outcome::Failed { status, .. } if status == crate::error::engine_status::ADXL_TIMEOUT => {
-                    TRANSFER_TIMEOUT
-                }
-                Outcome::Failed { .. } => TRANSFER_FAILED,
-            };
+                return true;
+            }
             // Freed by a single poll in the meantime: already reported there.
             if Request::release(*handle, "transfer request").is_ok() {
                 out.push(Polled { handle: *handle, user_data: request.user_data, status });
@@ -247,6 +241,17 @@ impl Request {
 
     pub fn outcome(&self) -> Outcome {
         lock(&self.state).clone()
+    }
+
+    /// The `TRANSFER_*` value to report now (a time-out is TIMEOUT, any other failure FAILED),
+    /// without copying the outcome's message.
+    pub fn status_now(&self) -> i32 {
+        match &*lock(&self.state) {
+            Outcome::Waiting => TRANSFER_WAITING,
+            Outcome::Completed => TRANSFER_COMPLETED,
+            Outcome::Failed { status, .. } if *status == crate::error::engine_status::ADXL_TIMEOUT => TRANSFER_TIMEOUT,
+            Outcome::Failed { .. } => TRANSFER_FAILED,
+        }
     }
 
     pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
