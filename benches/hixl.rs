@@ -65,15 +65,32 @@ mod native {
             ok("connect", unsafe { ascendless_engine_connect(self.0, remote.as_ptr(), 5000) });
         }
 
-        pub fn submit(&self, remote: &CString, local: usize, far: usize, n: usize, piece: usize) -> Vec<*mut c_void> {
+        pub fn submit(
+            &self,
+            remote: &CString,
+            local: usize,
+            far: usize,
+            n: usize,
+            piece: usize,
+        ) -> Vec<*mut c_void> {
             (0..n)
                 .map(|i| {
-                    let d = AscendlessTransferDesc { local_addr: local + i * piece, remote_addr: far + i * piece, len: piece };
+                    let d = AscendlessTransferDesc {
+                        local_addr: local + i * piece,
+                        remote_addr: far + i * piece,
+                        len: piece,
+                    };
                     let mut req: *mut c_void = std::ptr::null_mut();
                     // SAFETY: one descriptor of runtime memory; live out-parameter.
                     ok("transfer", unsafe {
                         ascendless_engine_transfer_async_with_user_data(
-                            self.0, remote.as_ptr(), 1, &d, 1, (i + 1) as *const c_void, &mut req,
+                            self.0,
+                            remote.as_ptr(),
+                            1,
+                            &d,
+                            1,
+                            (i + 1) as *const c_void,
+                            &mut req,
                         )
                     });
                     req
@@ -85,7 +102,9 @@ mod native {
         pub fn barrier(&self, remote: &CString) {
             let (n, m) = (CString::new("barrier").unwrap(), CString::new("").unwrap());
             // SAFETY: NUL-terminated strings.
-            ok("notify", unsafe { ascendless_engine_send_notify(self.0, remote.as_ptr(), n.as_ptr(), m.as_ptr(), 30_000) });
+            ok("notify", unsafe {
+                ascendless_engine_send_notify(self.0, remote.as_ptr(), n.as_ptr(), m.as_ptr(), 30_000)
+            });
         }
 
         /// One GetTransferStatus per request; the ones still waiting.
@@ -103,7 +122,10 @@ mod native {
             let (mut out, mut n): (*mut AscendlessTransferResult, usize) = (std::ptr::null_mut(), 0);
             // SAFETY: live out-parameters; the array is freed with its own function.
             unsafe {
-                ok("statuses", ascendless_engine_get_transfer_statuses(self.0, u32::MAX, 1, &mut out, &mut n));
+                ok(
+                    "statuses",
+                    ascendless_engine_get_transfer_statuses(self.0, u32::MAX, 1, &mut out, &mut n),
+                );
                 ascendless_transfer_results_free(out, n);
             }
             n
@@ -162,10 +184,18 @@ fn batched_status(requests: usize, rounds: usize) {
     }
     let us = |s: f64| s * 1e6 / requests as f64;
     println!("GetTransferStatus (native C API), {requests} x {PIECE} B WRITE over TCP, best of {rounds}:");
-    println!("  all landed, collected: one by one {:7.3} us/request, batched {:7.3} us/request, ratio {:.1}x",
-        us(each), us(batched), each / batched);
-    println!("  submitted and drained while landing: one by one {:7.2} ms, batched {:7.2} ms, ratio {:.2}x",
-        each_wall * 1e3, batched_wall * 1e3, each_wall / batched_wall);
+    println!(
+        "  all landed, collected: one by one {:7.3} us/request, batched {:7.3} us/request, ratio {:.1}x",
+        us(each),
+        us(batched),
+        each / batched
+    );
+    println!(
+        "  submitted and drained while landing: one by one {:7.2} ms, batched {:7.2} ms, ratio {:.2}x",
+        each_wall * 1e3,
+        batched_wall * 1e3,
+        each_wall / batched_wall
+    );
 }
 
 fn connect_fanout(peers: usize, rounds: usize) {

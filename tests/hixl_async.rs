@@ -54,7 +54,8 @@ fn connects_and_disconnects_interleaved_over_many_remotes_end_in_the_latest_stat
         assert_eq!(settle(&client, name, target, Duration::from_secs(20)), target, "{name}");
     }
     // The map lists exactly the connected remotes, and their links carry transfers.
-    let listed: BTreeSet<String> = client.async_connect_statuses().unwrap().into_iter().map(|(n, _)| n).collect();
+    let listed: BTreeSet<String> =
+        client.async_connect_statuses().unwrap().into_iter().map(|(n, _)| n).collect();
     let connected: BTreeSet<String> =
         servers.iter().zip(&want).filter(|(_, c)| **c).map(|((_, n), _)| n.clone()).collect();
     assert_eq!(listed, connected);
@@ -101,7 +102,12 @@ fn a_peer_killed_while_a_connect_waits_on_it_fails_that_connect_only() {
     // The reset ends the wait, not the 8 s time-out.
     assert!(t.elapsed() < Duration::from_secs(6), "CONNECT_FAILED after {:?}", t.elapsed());
     // A failed remote stays listed until a disconnect removes it.
-    assert!(client.async_connect_statuses().unwrap().contains(&(peer_name.clone(), AsyncConnectStatus::ConnectFailed)));
+    assert!(
+        client
+            .async_connect_statuses()
+            .unwrap()
+            .contains(&(peer_name.clone(), AsyncConnectStatus::ConnectFailed))
+    );
     client.disconnect_async(&peer_name, 1000).unwrap();
     assert_eq!(
         settle(&client, &peer_name, AsyncConnectStatus::NotConnect, Duration::from_secs(10)),
@@ -141,7 +147,10 @@ fn a_full_connect_queue_is_resource_exhausted() {
     let (peer, name, _) = Peer::serve(4096, 4);
     common::stop(peer.0.child.id());
     e.connect_async(&name, 3000).unwrap();
-    assert_eq!(settle(&e, &name, AsyncConnectStatus::Connecting, Duration::from_secs(5)), AsyncConnectStatus::Connecting);
+    assert_eq!(
+        settle(&e, &name, AsyncConnectStatus::Connecting, Duration::from_secs(5)),
+        AsyncConnectStatus::Connecting
+    );
     for i in 0..4 {
         e.connect_async(&format!("127.0.0.1:{}", 1000 + i), 1000).unwrap();
     }
@@ -190,7 +199,11 @@ fn batched_status_reports_thousands_of_requests_once_each_in_order_with_their_us
         assert!(t.elapsed() < Duration::from_secs(60), "requests still waiting");
         for p in client.transfer_statuses(u32::MAX, true).unwrap() {
             assert_eq!(p.status, 1, "request {} failed", p.user_data);
-            assert!(!std::mem::replace(&mut seen[p.user_data - 1], true), "request {} reported twice", p.user_data);
+            assert!(
+                !std::mem::replace(&mut seen[p.user_data - 1], true),
+                "request {} reported twice",
+                p.user_data
+            );
         }
     }
     assert_eq!(sum(local, N * PIECE), sum(remote, N * PIECE));
@@ -210,7 +223,8 @@ fn batched_and_single_polls_share_the_requests() {
     client.connect(&name, 3000).unwrap();
     let handles: Vec<u64> = (0..64)
         .map(|i| {
-            let d = [TransferDesc { local_addr: local + i * 1024, remote_addr: remote + i * 1024, len: 1024 }];
+            let d =
+                [TransferDesc { local_addr: local + i * 1024, remote_addr: remote + i * 1024, len: 1024 }];
             client.transfer_async_with(&name, TransferOp::Write, &d, 1000 + i, no_vouch).unwrap()
         })
         .collect();
@@ -220,7 +234,9 @@ fn batched_and_single_polls_share_the_requests() {
         loop {
             match client.transfer_status(*h) {
                 (Some(1), Ok(())) => break,
-                (Some(0), Ok(())) if t.elapsed() < Duration::from_secs(30) => std::thread::sleep(Duration::from_millis(1)),
+                (Some(0), Ok(())) if t.elapsed() < Duration::from_secs(30) => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
                 other => panic!("{other:?}"),
             }
         }
@@ -266,9 +282,7 @@ fn local_only_memory_is_not_offered_to_peers() {
     let server = Engine::new();
     let port = common::ports::free_port();
     let name = format!("127.0.0.1:{port}");
-    server
-        .initialize(&name, &[("adxl.Transport", "tcp"), ("adxl.RemoteAccess", "registered")])
-        .unwrap();
+    server.initialize(&name, &[("adxl.Transport", "tcp"), ("adxl.RemoteAccess", "registered")]).unwrap();
     let private = host_mem(4096, 11);
     let shared = host_mem(4096, 12);
     server.register_mem_with(private, 4096, ascendless::engine::MemType::Host, true, no_vouch).unwrap();

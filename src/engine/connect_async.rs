@@ -215,7 +215,9 @@ fn drain(shared: &Shared, remote: &str) {
         .unwrap_or_else(|_| Err(EngineError::new(ADXL_FAILED, "the connect task panicked")));
         let done = match (task.kind, &result) {
             (TaskKind::Connect, Ok(())) => AsyncConnectStatus::Connected,
-            (TaskKind::Connect, Err(e)) if e.status == ADXL_ALREADY_CONNECTED => AsyncConnectStatus::Connected,
+            (TaskKind::Connect, Err(e)) if e.status == ADXL_ALREADY_CONNECTED => {
+                AsyncConnectStatus::Connected
+            }
             (TaskKind::Connect, Err(e)) => {
                 log::debug!(target: TARGET, "ConnectAsync to {remote} failed ({}): {}", e.status, e.message);
                 AsyncConnectStatus::ConnectFailed
@@ -325,7 +327,8 @@ mod tests {
     #[test]
     fn a_full_queue_is_resource_exhausted() {
         let (runner, go, _) = gated();
-        let pool = ConnectPool::new(ConnectPoolConfig { thread_num: 1, task_queue_capacity: 3 }, runner).unwrap();
+        let pool =
+            ConnectPool::new(ConnectPoolConfig { thread_num: 1, task_queue_capacity: 3 }, runner).unwrap();
         pool.submit("busy", TaskKind::Connect, T).unwrap();
         wait_until(&pool, "busy", Connecting);
         for r in ["b", "c", "d"] {
@@ -360,7 +363,8 @@ mod tests {
             r.fetch_sub(1, AcqRel);
             Ok(())
         });
-        let pool = ConnectPool::new(ConnectPoolConfig { thread_num: 4, task_queue_capacity: 64 }, runner).unwrap();
+        let pool =
+            ConnectPool::new(ConnectPoolConfig { thread_num: 4, task_queue_capacity: 64 }, runner).unwrap();
         let names: Vec<String> = (0..16).map(|i| format!("peer{i}")).collect();
         for n in &names {
             pool.submit(n, TaskKind::Connect, T).unwrap();

@@ -16,6 +16,7 @@ use super::conn::dialer::Dialer;
 use super::conn::link::Link;
 use super::conn::listener;
 use super::conn::served::ServedConns;
+use super::connect_async::ConnectPool;
 use super::links::Links;
 use super::name::EngineName;
 use super::options::{Options, Settings, Transport};
@@ -23,7 +24,6 @@ use super::path::relay::RelayPool;
 use super::path::{direct, shm, ucx};
 use super::peer_notify::PeerNotifies;
 use super::registry::Registry;
-use super::connect_async::ConnectPool;
 use super::requests::{self, Requests};
 use crate::sync::lock;
 

@@ -1,13 +1,14 @@
 //! The transfer engine (safe Rust): Initialize/Finalize, RegisterMem/DeregisterMem,
 //! Connect/Disconnect, TransferSync/TransferAsync and SendNotify/GetNotifies, over TCP, UCX, or
 //! shared memory with engines on the same host. It serves every face: the native C API
-//! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
+//! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` and `hixl::Hixl` in `src/cxx/` (which call
 //! the native C API) and Python's `acl.adxl`; none of their vocabulary belongs here.
 //!
 //! One concern per file. [`Engine`] (here) is the facade; [`core`] wires the services of an
 //! initialised engine together, each with its own file and lock:
 //! - [`links`] (the links this engine made), [`conn::served`] (the connections it serves),
-//!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
+//!   [`requests`] (TransferAsync requests and the workers that run them), [`connect_async`]
+//!   (HIXL's ConnectAsync/DisconnectAsync on a bounded pool), [`peer_notify`] (the
 //!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
 //!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
@@ -70,6 +71,7 @@ use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
 pub use conn::serve::STALL;
+pub use connect_async::{AsyncConnectStatus, ConnectPoolConfig};
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
@@ -77,8 +79,9 @@ pub use options::{DEFAULT_ASYNC_TIMEOUT, HEARTBEAT_INTERVAL, HEARTBEAT_MISSES, S
 pub use path::direct::CounterValues;
 pub use path::tcp::TransferOp;
 pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
-pub use connect_async::{AsyncConnectStatus, ConnectPoolConfig};
-pub use requests::{Outcome, Polled, TRANSFER_COMPLETED, TRANSFER_FAILED, TRANSFER_TIMEOUT, TRANSFER_WAITING};
+pub use requests::{
+    Outcome, Polled, TRANSFER_COMPLETED, TRANSFER_FAILED, TRANSFER_TIMEOUT, TRANSFER_WAITING,
+};
 
 use self::core::Core;
 use crate::error::engine_status::*;
@@ -428,7 +431,9 @@ impl Engine {
                 .filter(|c| !c.stopping.load(Ordering::Acquire))
                 .ok_or_else(|| EngineError::new(ADXL_FAILED, "the engine was finalized"))?;
             match kind {
-                connect_async::TaskKind::Connect => Self::connect_core(&core, remote, Instant::now() + timeout),
+                connect_async::TaskKind::Connect => {
+                    Self::connect_core(&core, remote, Instant::now() + timeout)
+                }
                 connect_async::TaskKind::Disconnect => Self::disconnect_core(&core, remote),
             }
         })

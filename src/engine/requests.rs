@@ -78,7 +78,12 @@ impl Requests {
             capacity: MAX_REQUESTS,
             idle_exit: Some(IDLE_EXIT),
         })?;
-        Ok(Requests { held: Arc::default(), workers, inflight: Mutex::default(), submitted: Mutex::default() })
+        Ok(Requests {
+            held: Arc::default(),
+            workers,
+            inflight: Mutex::default(),
+            submitted: Mutex::default(),
+        })
     }
 
     /// A new request to `remote` of the engine `owner`, carrying `user_data`, counted as held
@@ -249,7 +254,9 @@ impl Request {
         match &*lock(&self.state) {
             Outcome::Waiting => TRANSFER_WAITING,
             Outcome::Completed => TRANSFER_COMPLETED,
-            Outcome::Failed { status, .. } if *status == crate::error::engine_status::ADXL_TIMEOUT => TRANSFER_TIMEOUT,
+            Outcome::Failed { status, .. } if *status == crate::error::engine_status::ADXL_TIMEOUT => {
+                TRANSFER_TIMEOUT
+            }
             Outcome::Failed { .. } => TRANSFER_FAILED,
         }
     }

@@ -77,7 +77,8 @@ pub unsafe extern "C" fn ascendless_engine_get_transfer_statuses(
     adxl_call("ascendless_engine_get_transfer_statuses", || {
         // SAFETY: forwarded from this function's contract.
         let (results, count) = unsafe { (Out::new(results, "results")?, Out::new(count, "count")?) };
-        let polled = resolve::<Engine>(engine, "engine")?.transfer_statuses(max_query_count, skip_waiting != 0)?;
+        let polled =
+            resolve::<Engine>(engine, "engine")?.transfer_statuses(max_query_count, skip_waiting != 0)?;
         let n = polled.len();
         let out: *mut AscendlessTransferResult = if n == 0 {
             std::ptr::null_mut()
@@ -105,7 +106,10 @@ pub unsafe extern "C" fn ascendless_engine_get_transfer_statuses(
 /// `results` is NULL or an array returned by `ascendless_engine_get_transfer_statuses` with
 /// `count` elements, not freed before.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ascendless_transfer_results_free(results: *mut AscendlessTransferResult, count: usize) {
+pub unsafe extern "C" fn ascendless_transfer_results_free(
+    results: *mut AscendlessTransferResult,
+    count: usize,
+) {
     if results.is_null() || count == 0 {
         return;
     }
