@@ -247,7 +247,10 @@ mod tests {
 
     /// A runner whose tasks block until the test lets them go (one message each), recording
     /// what ran.
-    fn gated() -> (Runner, mpsc::Sender<EngineResult<()>>, Arc<Mutex<Vec<(TaskKind, String)>>>) {
+    /// What ran, in order.
+    type Ran = Arc<Mutex<Vec<(TaskKind, String)>>>;
+
+    fn gated() -> (Runner, mpsc::Sender<EngineResult<()>>, Ran) {
         let (tx, rx) = mpsc::channel::<EngineResult<()>>();
         let rx = Mutex::new(rx);
         let log = Arc::new(Mutex::new(Vec::new()));
