@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -216,6 +216,9 @@ pub struct Request {
     /// Which engine made it (the address of its core; requests are checked against it).
     pub(super) owner: usize,
     state: Mutex<Outcome>,
+    /// The `TRANSFER_*` value of `state`, set with it: the batched poll reads this without
+    /// taking the lock.
+    status: AtomicI32,
     done: Condvar,
     /// The engine's count of requests held; decremented when the request is dropped.
     held: Arc<AtomicUsize>,
@@ -238,6 +241,7 @@ impl Request {
             remote: remote.to_owned(),
             owner,
             state: Mutex::new(Outcome::Waiting),
+            status: AtomicI32::new(TRANSFER_WAITING),
             done: Condvar::new(),
             held: held.clone(),
             user_data: 0,
@@ -251,22 +255,25 @@ impl Request {
     /// The `TRANSFER_*` value to report now (a time-out is TIMEOUT, any other failure FAILED),
     /// without copying the outcome's message.
     pub fn status_now(&self) -> i32 {
-        match &*lock(&self.state) {
-            Outcome::Waiting => TRANSFER_WAITING,
-            Outcome::Completed => TRANSFER_COMPLETED,
-            Outcome::Failed { status, .. } if *status == crate::error::engine_status::ADXL_TIMEOUT => {
-                TRANSFER_TIMEOUT
-            }
-            Outcome::Failed { .. } => TRANSFER_FAILED,
-        }
+        self.status.load(Ordering::Acquire)
     }
 
     pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
-        let outcome = match result {
-            Ok(()) => Outcome::Completed,
-            Err(e) => Outcome::Failed { status: e.status, message: e.message.clone(), link_gone },
+        let (outcome, status) = match result {
+            Ok(()) => (Outcome::Completed, TRANSFER_COMPLETED),
+            Err(e) => {
+                let reported = if e.status == crate::error::engine_status::ADXL_TIMEOUT {
+                    TRANSFER_TIMEOUT
+                } else {
+                    TRANSFER_FAILED
+                };
+                (Outcome::Failed { status: e.status, message: e.message.clone(), link_gone }, reported)
+            }
         };
-        *lock(&self.state) = outcome;
+        let mut state = lock(&self.state);
+        *state = outcome;
+        self.status.store(status, Ordering::Release);
+        drop(state);
         self.done.notify_all();
     }
 
