@@ -46,6 +46,17 @@ typedef struct AscendlessEngineCounters {
 } AscendlessEngineCounters;
 
 /*
+ One remote's async connect state, as `ascendless_engine_get_async_connect_statuses` hands
+ it out: the remote's name and its `hixl::AsyncConnectStatus` value (0 `NOT_CONNECT`, 1
+ `CONNECT_PENDING`, 2 `CONNECTING`, 3 `CONNECTED`, 4 `CONNECT_FAILED`, 5
+ `DISCONNECT_PENDING`, 6 `DISCONNECTING`).
+ */
+typedef struct AscendlessAsyncConnectStatus {
+  char *remote_engine;
+  int32_t status;
+} AscendlessAsyncConnectStatus;
+
+/*
  One transfer descriptor; the layout of `adxl::TransferOpDesc` (24 bytes on 64-bit).
  */
 typedef struct AscendlessTransferDesc {
@@ -62,6 +73,17 @@ typedef struct AscendlessTransferDesc {
    */
   size_t len;
 } AscendlessTransferDesc;
+
+/*
+ One request reported by `ascendless_engine_get_transfer_statuses` (`hixl::TransferResult`
+ without its reserved bytes): the request, the `user_data` it was submitted with, and its
+ status (0 `WAITING`, 1 `COMPLETED`, 2 `TIMEOUT`, 3 `FAILED`).
+ */
+typedef struct AscendlessTransferResult {
+  void *req;
+  const void *user_data;
+  int32_t status;
+} AscendlessTransferResult;
 
 /*
  One notify received (`adxl::NotifyDesc`), as `ascendless_engine_get_notifies` hands it
@@ -232,6 +254,24 @@ AdxlStatus ascendless_engine_get_counters(AscendlessEngine engine,
 AdxlStatus ascendless_engine_deregister_mem(AscendlessEngine engine, void *mem_handle);
 
 /*
+ `RegisterMem` of a `MemDesc` whose `local_only` may be set: as
+ `ascendless_engine_register_mem`, but with `local_only` nonzero the region serves only this
+ engine's own transfers (as their local side): it is never offered to peers (not announced,
+ not mapped for peers on the same host, not registered with UCX), and a peer's transfer
+ into it is served as if the range were not registered (refused under
+ `adxl.RemoteAccess=registered` or with the relay pool off).
+
+ # Safety
+ As `ascendless_engine_register_mem`.
+ */
+AdxlStatus ascendless_engine_register_mem_with(AscendlessEngine engine,
+                                               uintptr_t addr,
+                                               size_t len,
+                                               int32_t mem_type,
+                                               int32_t local_only,
+                                               void **mem_handle);
+
+/*
  `AdxlEngine::Connect`: connects to the engine that was initialised with exactly
  `remote_engine` (it must listen: have a port). `timeout_in_millis` <= 0 or a bad name is
  `ADXL_PARAM_INVALID`; already connected `ADXL_ALREADY_CONNECTED`; nobody listening
@@ -256,6 +296,70 @@ AdxlStatus ascendless_engine_connect(AscendlessEngine engine,
 AdxlStatus ascendless_engine_disconnect(AscendlessEngine engine,
                                         const char *remote_engine,
                                         int32_t timeout_in_millis);
+
+/*
+ `Hixl::ConnectAsync`: queues a Connect to `remote_engine` and returns at once; the remote's
+ state is `CONNECT_PENDING`, then `CONNECTING`, then `CONNECTED` (also when it was connected
+ already) or `CONNECT_FAILED`. Tasks for one remote run in submission order; different
+ remotes concurrently, on a pool of 2 workers with room for 128 waiting tasks (the vendor's
+ defaults). `timeout_in_millis` <= 0 or a bad name is `ADXL_PARAM_INVALID`; the queue full
+ `ADXL_RESOURCE_EXHAUSTED`; an engine not initialised `ADXL_FAILED`.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string.
+ */
+AdxlStatus ascendless_engine_connect_async(AscendlessEngine engine,
+                                           const char *remote_engine,
+                                           int32_t timeout_in_millis);
+
+/*
+ `Hixl::DisconnectAsync`: queues a Disconnect from `remote_engine`; the state is
+ `DISCONNECT_PENDING`, then `DISCONNECTING`, then (whatever the result) `NOT_CONNECT`, the
+ remote leaving the table. Errors as `ascendless_engine_connect_async`.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string.
+ */
+AdxlStatus ascendless_engine_disconnect_async(AscendlessEngine engine,
+                                              const char *remote_engine,
+                                              int32_t timeout_in_millis);
+
+/*
+ `Hixl::GetAsyncConnectStatus(remote_engine, status)`: stores in `*status` the state of the
+ latest async task for `remote_engine` (see `AscendlessAsyncConnectStatus`); a remote
+ without one is 0 (`NOT_CONNECT`). NULL pointers: `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string; `status` is NULL or valid for a write
+ of an `int32_t`.
+ */
+AdxlStatus ascendless_engine_get_async_connect_status(AscendlessEngine engine,
+                                                      const char *remote_engine,
+                                                      int32_t *status);
+
+/*
+ `Hixl::GetAsyncConnectStatus(statuses)`: stores every remote whose state is not
+ `NOT_CONNECT` in a new array `*statuses` of `*count` elements (by name), to be freed with
+ `ascendless_async_connect_statuses_free`; none: `*statuses` NULL and `*count` 0. NULL
+ pointers: `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `statuses` and `count` are NULL or valid for a write of their type.
+ */
+AdxlStatus ascendless_engine_get_async_connect_statuses(AscendlessEngine engine,
+                                                        struct AscendlessAsyncConnectStatus **statuses,
+                                                        size_t *count);
+
+/*
+ Frees an array from `ascendless_engine_get_async_connect_statuses` (`count` as it
+ reported); NULL is ignored.
+
+ # Safety
+ `statuses` is NULL or an array returned by `ascendless_engine_get_async_connect_statuses`
+ with `count` elements, not freed before.
+ */
+void ascendless_async_connect_statuses_free(struct AscendlessAsyncConnectStatus *statuses,
+                                            size_t count);
 
 /*
  `AdxlEngine::TransferSync`: `operation` 0 (`READ`) copies each descriptor's remote range
@@ -319,6 +423,50 @@ AdxlStatus ascendless_engine_transfer_async(AscendlessEngine engine,
 AdxlStatus ascendless_engine_get_transfer_status(AscendlessEngine engine,
                                                  void *req,
                                                  int32_t *status);
+
+/*
+ `Hixl::TransferAsync`: `ascendless_engine_transfer_async` with `TransferArgs::user_data`,
+ which `ascendless_engine_get_transfer_statuses` hands back with the request (the library
+ never reads through it).
+
+ # Safety
+ As `ascendless_engine_transfer_async`.
+ */
+AdxlStatus ascendless_engine_transfer_async_with_user_data(AscendlessEngine engine,
+                                                           const char *remote_engine,
+                                                           int32_t operation,
+                                                           const struct AscendlessTransferDesc *op_descs,
+                                                           size_t num_descs,
+                                                           const void *user_data,
+                                                           void **req);
+
+/*
+ `Hixl::GetTransferStatus(args, results)`: one pass over the engine's requests in
+ submission order, storing at most `max_query_count` of them (0: none) in a new array
+ `*results` of `*count` elements, to be freed with `ascendless_transfer_results_free`; none:
+ `*results` NULL and `*count` 0. Requests still `WAITING` are left out when `skip_waiting` is nonzero.
+ A request reported `COMPLETED`, `TIMEOUT` or `FAILED` is freed (its handle is invalid from
+ then on) and not reported again; a request whose link went away is `FAILED`. Works on
+ every transport. NULL pointers: `ADXL_PARAM_INVALID`.
+
+ # Safety
+ `results` and `count` are NULL or valid for a write of their type.
+ */
+AdxlStatus ascendless_engine_get_transfer_statuses(AscendlessEngine engine,
+                                                   uint32_t max_query_count,
+                                                   int32_t skip_waiting,
+                                                   struct AscendlessTransferResult **results,
+                                                   size_t *count);
+
+/*
+ Frees an array from `ascendless_engine_get_transfer_statuses` (`count` as it reported);
+ NULL is ignored.
+
+ # Safety
+ `results` is NULL or an array returned by `ascendless_engine_get_transfer_statuses` with
+ `count` elements, not freed before.
+ */
+void ascendless_transfer_results_free(struct AscendlessTransferResult *results, size_t count);
 
 /*
  `AdxlEngine::SendNotify`: sends `{name, notify_msg}` to `remote_engine` and returns once the

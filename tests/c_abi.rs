@@ -157,6 +157,10 @@ fn numbers_and_layouts_are_the_vendors() {
     run(Command::new("c++")
         .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
         .arg(&include)
+        .arg(root().join("tests/c/hixl_codes_agree.cpp")));
+    run(Command::new("c++")
+        .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+        .arg(&include)
         .arg(root().join("tests/c/flag_types.cpp")));
 }
 
@@ -272,6 +276,55 @@ fn cxx_members_link_and_behave_under_both_string_abis() {
         let port = ports::free_port();
         let out = run(Command::new(&exe).arg(port.to_string()).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
         assert!(out.contains("0 failures"), "{out}");
+    }
+}
+
+/// The HIXL sample (examples-c/hixl-vendor-style) between two processes, and against the ADXL
+/// sample both ways: a hixl::Hixl and an adxl::AdxlEngine are one engine on the wire. The
+/// client connects with ConnectAsync, writes with TransferAsync + user_data and collects with
+/// the batched GetTransferStatus.
+#[test]
+fn hixl_and_adxl_engines_in_two_processes_transfer_to_each_other() {
+    let dir = scratch("hixl-interop");
+    let so = dir.join("libascendless.so.0");
+    let _ = std::fs::remove_file(&so);
+    std::os::unix::fs::symlink(shared_library(), &so).unwrap();
+    let build = |src: &str, abi: &str| {
+        let exe = dir.join(format!("{}{abi}", Path::new(src).file_stem().unwrap().to_str().unwrap()));
+        run(Command::new("c++")
+            .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg("-I")
+            .arg(root().join("include/external/ge_common"))
+            .arg("-I")
+            .arg(root().join("examples-c/vendor-style"))
+            .arg(root().join("examples-c").join(src))
+            .arg("-o")
+            .arg(&exe)
+            .arg(shared_library())
+            .arg(format!("-Wl,-rpath,{}", dir.display())));
+        exe
+    };
+    let hixl_server = build("hixl-vendor-style/hixl_server.cpp", "0");
+    let hixl_client = build("hixl-vendor-style/hixl_client.cpp", "1");
+    let adxl_server = build("vendor-style/adxl_server.cpp", "1");
+    let adxl_client = build("vendor-style/adxl_client.cpp", "0");
+    let script = root().join("examples-c/hixl-vendor-style/run.sh");
+    for (server, client) in
+        [(&hixl_server, &hixl_client), (&adxl_server, &hixl_client), (&hixl_server, &adxl_client)]
+    {
+        let port = ports::free_port();
+        let out = run(Command::new(&script)
+            .arg(server)
+            .arg(client)
+            .arg(port.to_string())
+            .env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
+        assert!(
+            out.contains("verified") && out.contains("server: the client's WRITE arrived intact"),
+            "{server:?} with {client:?}: {out}"
+        );
     }
 }
 
@@ -412,8 +465,11 @@ fn compatibility_table_matches_the_exports() {
                 c_exports.contains(name)
             } else {
                 // A member is `Class::Member(args)`; a class's row covers `Class::anything`.
-                let prefix =
-                    if name.contains("::AdxlEngine::") { format!("{name}(") } else { format!("{name}::") };
+                let prefix = if name.contains("::AdxlEngine::") || name.contains("::Hixl::") {
+                    format!("{name}(")
+                } else {
+                    format!("{name}::")
+                };
                 cxx_exports.iter().any(|s| s.starts_with(&prefix))
             };
             let vendor_c = plain_c && name.starts_with("acl");
@@ -429,6 +485,15 @@ fn compatibility_table_matches_the_exports() {
                 )),
                 _ => {}
             }
+        }
+    }
+    // Every member of hixl::Hixl has a row of its own (the HIXL table).
+    for member in cxx_exports.iter().filter(|s| s.starts_with("hixl::Hixl::")) {
+        let name = member.split('(').next().unwrap().to_owned();
+        if !state_of.contains_key(&name) {
+            problems.push(format!(
+                "{name} is exported but has no row: add `| `{name}` | works | ... |` to the HIXL table"
+            ));
         }
     }
     for name in declared_c_functions() {
@@ -470,6 +535,36 @@ fn vendor_cxx_symbols() -> BTreeSet<String> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(str::to_owned)
         .collect()
+}
+
+#[test]
+fn hixl_header_declares_the_vendors_names() {
+    // The names include/hixl/hixl.h makes a caller link against, under both string ABIs, are
+    // the HIXL members of the vendor's list (C2/D2 are the library's own, not a caller's).
+    let vendor: BTreeSet<String> = vendor_cxx_symbols()
+        .into_iter()
+        .filter(|s| s.starts_with("_ZN4hixl") && !s.ends_with("C2Ev") && !s.ends_with("D2Ev"))
+        .collect();
+    assert_eq!(vendor.len(), 19, "the list holds the spec's 19 caller-side HIXL names");
+    let dir = scratch("hixl-members");
+    for abi in ["0", "1"] {
+        let obj = dir.join(format!("members{abi}.o"));
+        run(Command::new("c++")
+            .args(["-std=c++17", "-O0", "-c", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg("-o")
+            .arg(&obj)
+            .arg(root().join("tests/c/hixl_members.cpp")));
+        let undefined: BTreeSet<String> = run(Command::new("nm").arg("-u").arg(&obj))
+            .lines()
+            .filter_map(|l| l.split_whitespace().last())
+            .filter(|n| n.starts_with("_ZN4hixl"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(undefined, vendor, "ABI {abi}: the header's names differ from the vendor's");
+    }
 }
 
 #[test]

@@ -209,6 +209,8 @@ const HAND_WRITTEN: &[&str] = &[
     "external/ge_common/ge_api_error_codes.h",
     "graph/ascend_string.h",
     "graph/types.h",
+    "hixl/hixl.h",
+    "hixl/hixl_types.h",
 ];
 
 #[test]

@@ -53,11 +53,15 @@ enum MemType { MEM_DEVICE, MEM_HOST };
 /* READ copies remote memory into local memory; WRITE copies local memory into remote memory. */
 enum TransferOp { READ, WRITE };
 
-/* A memory region to register; the reserved bytes must stay zero. 144 bytes. */
+/* A memory region to register; the reserved bytes must stay zero. 144 bytes. `local_only`
+   (taken out of the first reserved byte, as the vendor's newest header does) keeps the region
+   to this engine: it is never offered to peers, whose transfers into it fail as if it were not
+   registered. */
 struct MemDesc {
   uintptr_t addr;
   size_t len;
-  uint8_t reserved[128] = {};
+  bool local_only = false;
+  uint8_t reserved[127] = {};
 };
 
 /* One contiguous copy of `len` bytes between a local and a remote address. 24 bytes. */

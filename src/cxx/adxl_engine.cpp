@@ -2,7 +2,8 @@
 // Implements the vendor interface adxl::AdxlEngine (declared in adxl/adxl_engine.h) on the
 // library's native C API (ascendless.h): every member converts its C++ arguments and calls the
 // matching ascendless_* function, which checks them, catches panics and returns the ADXL
-// status numbers. TransferArgs of TransferAsync carries nothing yet and is ignored.
+// status numbers. TransferArgs of TransferAsync carries nothing yet and is ignored; MemDesc's
+// local_only keeps a registration from peers, as for hixl::Hixl (hixl.cpp).
 //
 // No member lets an exception escape: anything that could throw (allocating the option
 // arrays, appending to GetNotifies' vector) is caught and turned into FAILED.
@@ -67,7 +68,8 @@ void AdxlEngine::Finalize() {
 }
 
 Status AdxlEngine::RegisterMem(const MemDesc &mem, MemType type, MemHandle &mem_handle) {
-  return ascendless_engine_register_mem(ENGINE, mem.addr, mem.len, static_cast<int32_t>(type), &mem_handle);
+  return ascendless_engine_register_mem_with(ENGINE, mem.addr, mem.len, static_cast<int32_t>(type), mem.local_only,
+                                             &mem_handle);
 }
 
 Status AdxlEngine::DeregisterMem(MemHandle mem_handle) {

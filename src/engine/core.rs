@@ -16,6 +16,7 @@ use super::conn::dialer::Dialer;
 use super::conn::link::Link;
 use super::conn::listener;
 use super::conn::served::ServedConns;
+use super::connect_async::ConnectPool;
 use super::links::Links;
 use super::name::EngineName;
 use super::options::{Options, Settings, Transport};
@@ -47,6 +48,8 @@ pub(crate) struct Core {
     pub(super) shm: Mutex<Option<Arc<shm::Server>>>,
     pub(super) counters: direct::Counters,
     pub(super) requests: Requests,
+    /// ConnectAsync/DisconnectAsync (set once the core is shared, as its tasks refer to it).
+    pub(super) connects: std::sync::OnceLock<ConnectPool>,
     /// Notifies received, until GetNotifies.
     pub(super) notifies: PeerNotifies,
     /// The UCX context, once a link or a peer wanted it.
@@ -74,6 +77,7 @@ impl Core {
             shm: Mutex::new(None),
             counters: direct::Counters::default(),
             requests: Requests::new()?,
+            connects: std::sync::OnceLock::new(),
             notifies: PeerNotifies::default(),
             ucx: ucx::State::new(rdma),
         })
@@ -102,6 +106,9 @@ impl Core {
         }
         if let Some(s) = lock(&self.shm).take() {
             s.stop();
+        }
+        if let Some(pool) = self.connects.get() {
+            pool.stop();
         }
         self.served.close_all();
         self.links.close_all();

@@ -1,13 +1,14 @@
 //! The transfer engine (safe Rust): Initialize/Finalize, RegisterMem/DeregisterMem,
 //! Connect/Disconnect, TransferSync/TransferAsync and SendNotify/GetNotifies, over TCP, UCX, or
 //! shared memory with engines on the same host. It serves every face: the native C API
-//! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` in `src/cxx/` (which calls
+//! (`ascendless.h`, `src/ffi/engine/`), the C++ `adxl::AdxlEngine` and `hixl::Hixl` in `src/cxx/` (which call
 //! the native C API) and Python's `acl.adxl`; none of their vocabulary belongs here.
 //!
 //! One concern per file. [`Engine`] (here) is the facade; [`core`] wires the services of an
 //! initialised engine together, each with its own file and lock:
 //! - [`links`] (the links this engine made), [`conn::served`] (the connections it serves),
-//!   [`requests`] (TransferAsync requests and the workers that run them), [`peer_notify`] (the
+//!   [`requests`] (TransferAsync requests and the workers that run them), [`connect_async`]
+//!   (HIXL's ConnectAsync/DisconnectAsync on a bounded pool), [`peer_notify`] (the
 //!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
 //!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
@@ -50,6 +51,7 @@
 pub(crate) mod access;
 pub(crate) mod capability;
 mod conn;
+pub mod connect_async;
 mod core;
 mod heartbeat;
 pub(crate) mod limits;
@@ -69,6 +71,7 @@ use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
 pub use conn::serve::STALL;
+pub use connect_async::{AsyncConnectStatus, ConnectPoolConfig};
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
@@ -76,7 +79,9 @@ pub use options::{DEFAULT_ASYNC_TIMEOUT, HEARTBEAT_INTERVAL, HEARTBEAT_MISSES, S
 pub use path::direct::CounterValues;
 pub use path::tcp::TransferOp;
 pub use peer_notify::{MAX_LEN as MAX_NOTIFY_LEN, Notified};
-pub use requests::{Outcome, TRANSFER_COMPLETED, TRANSFER_FAILED, TRANSFER_TIMEOUT, TRANSFER_WAITING};
+pub use requests::{
+    Outcome, Polled, TRANSFER_COMPLETED, TRANSFER_FAILED, TRANSFER_TIMEOUT, TRANSFER_WAITING,
+};
 
 use self::core::Core;
 use crate::error::engine_status::*;
@@ -147,6 +152,8 @@ enum State {
 /// One ADXL engine. Every method may be called from any thread.
 pub struct Engine {
     state: Mutex<State>,
+    /// The async connect pool's size for the next Initialize.
+    connect_pool: Mutex<ConnectPoolConfig>,
 }
 
 impl Default for Engine {
@@ -208,7 +215,14 @@ fn local_span(
 
 impl Engine {
     pub fn new() -> Engine {
-        Engine { state: Mutex::new(State::New) }
+        Engine { state: Mutex::new(State::New), connect_pool: Mutex::new(ConnectPoolConfig::default()) }
+    }
+
+    /// The worker count and queue capacity of ConnectAsync/DisconnectAsync for the next
+    /// Initialize (the `connect_pool.*` keys of `GlobalResourceConfig`; the vendor's 2 and 128
+    /// until set).
+    pub fn set_connect_pool(&self, config: ConnectPoolConfig) {
+        *lock(&self.connect_pool) = config;
     }
 
     fn core(&self) -> EngineResult<Arc<Core>> {
@@ -255,6 +269,9 @@ impl Engine {
         let core = Core::new(name, settings)
             .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the request workers: {e}")))?;
         let core = Arc::new(core);
+        let pool = connect_async::ConnectPool::new(*lock(&self.connect_pool), Self::connect_runner(&core))
+            .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the connect workers: {e}")))?;
+        let _ = core.connects.set(pool);
         if let Some(addr) = core.name.listen_addr() {
             let thread = serve::start(&core, addr)?;
             *lock(&core.listener) = Some((addr, thread));
@@ -301,6 +318,21 @@ impl Engine {
         addr: usize,
         len: usize,
         mem_type: MemType,
+        vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> EngineResult<u64> {
+        self.register_mem_with(addr, len, mem_type, false, vouch)
+    }
+
+    /// [`Engine::register_mem`] with `MemDesc::local_only`: a local-only region serves this
+    /// engine's own transfers and is never offered to peers (not announced, not mapped for
+    /// same-host peers, not registered with UCX; their requests into it are served as for
+    /// unregistered memory).
+    pub fn register_mem_with(
+        &self,
+        addr: usize,
+        len: usize,
+        mem_type: MemType,
+        local_only: bool,
         mut vouch: impl FnMut(HostRange) -> RawSpan,
     ) -> EngineResult<u64> {
         let core = self.core()?;
@@ -315,7 +347,10 @@ impl Engine {
             MemType::Device => MemKind::Device,
             MemType::Host => MemKind::Host,
         };
-        let r = core.registry.add(addr, span, kind);
+        let r = core.registry.add_with(addr, span, kind, local_only);
+        if local_only {
+            return Ok(r.handle);
+        }
         ucx::registered(&core.ucx, &r);
         if let Some(s) = lock(&core.shm).clone() {
             s.added(&r);
@@ -334,6 +369,7 @@ impl Engine {
             return Err(EngineError::new(ADXL_PARAM_INVALID, "memory handle is NULL"));
         }
         match core.registry.remove(handle) {
+            Some(r) if r.local_only => {}
             Some(r) => {
                 ucx::deregistered(&core.ucx, &r);
                 // Same-host peers drop their mapping before this returns (bounded wait).
@@ -385,10 +421,67 @@ impl Engine {
         core.links.install(remote, Arc::new(link))
     }
 
+    /// What the async connect pool's tasks do: Connect or Disconnect on this core, which they
+    /// do not keep alive (a finalized engine's task fails).
+    fn connect_runner(core: &Arc<Core>) -> connect_async::Runner {
+        let weak = Arc::downgrade(core);
+        Arc::new(move |kind, remote: &str, timeout| {
+            let core = weak
+                .upgrade()
+                .filter(|c| !c.stopping.load(Ordering::Acquire))
+                .ok_or_else(|| EngineError::new(ADXL_FAILED, "the engine was finalized"))?;
+            match kind {
+                connect_async::TaskKind::Connect => {
+                    Self::connect_core(&core, remote, Instant::now() + timeout)
+                }
+                connect_async::TaskKind::Disconnect => Self::disconnect_core(&core, remote),
+            }
+        })
+    }
+
+    fn connect_pool_of(core: &Core) -> EngineResult<&connect_async::ConnectPool> {
+        core.connects.get().ok_or_else(|| EngineError::new(ADXL_FAILED, "the engine is not initialized"))
+    }
+
+    /// `ConnectAsync(remote_engine, timeout)`: queues a Connect (see [`connect_async`]);
+    /// timeout <= 0 or a bad name: PARAM_INVALID; the queue full: RESOURCE_EXHAUSTED.
+    pub fn connect_async(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
+        let core = self.core()?;
+        let timeout = positive_timeout(timeout_ms)?;
+        EngineName::parse(remote)?;
+        Self::connect_pool_of(&core)?.submit(remote, connect_async::TaskKind::Connect, timeout)
+    }
+
+    /// `DisconnectAsync(remote_engine, timeout)`: queues a Disconnect; errors as
+    /// [`Engine::connect_async`].
+    pub fn disconnect_async(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
+        let core = self.core()?;
+        let timeout = positive_timeout(timeout_ms)?;
+        EngineName::parse(remote)?;
+        Self::connect_pool_of(&core)?.submit(remote, connect_async::TaskKind::Disconnect, timeout)
+    }
+
+    /// `GetAsyncConnectStatus(remote_engine, status)`: the state of the remote's latest async
+    /// task; NOT_CONNECT for a remote without one.
+    pub fn async_connect_status(&self, remote: &str) -> EngineResult<AsyncConnectStatus> {
+        let core = self.core()?;
+        Ok(Self::connect_pool_of(&core)?.status(remote))
+    }
+
+    /// `GetAsyncConnectStatus(statuses)`: every remote whose state is not NOT_CONNECT.
+    pub fn async_connect_statuses(&self) -> EngineResult<Vec<(String, AsyncConnectStatus)>> {
+        let core = self.core()?;
+        Ok(Self::connect_pool_of(&core)?.statuses())
+    }
+
     /// `Disconnect(remote_engine, timeout)`: local cleanup happens even when the peer is down.
     pub fn disconnect(&self, remote: &str, timeout_ms: i32) -> EngineResult<()> {
         let core = self.core()?;
         positive_timeout(timeout_ms)?;
+        Self::disconnect_core(&core, remote)
+    }
+
+    fn disconnect_core(core: &Core, remote: &str) -> EngineResult<()> {
         let link = core
             .links
             .remove(remote)
@@ -509,6 +602,19 @@ impl Engine {
         remote: &str,
         op: TransferOp,
         descs: &[TransferDesc],
+        vouch: impl FnMut(HostRange) -> RawSpan,
+    ) -> EngineResult<u64> {
+        self.transfer_async_with(remote, op, descs, 0, vouch)
+    }
+
+    /// [`Engine::transfer_async`] carrying `user_data` (`TransferArgs::user_data`), which the
+    /// batched [`Engine::transfer_statuses`] hands back with the request.
+    pub fn transfer_async_with(
+        &self,
+        remote: &str,
+        op: TransferOp,
+        descs: &[TransferDesc],
+        user_data: usize,
         mut vouch: impl FnMut(HostRange) -> RawSpan,
     ) -> EngineResult<u64> {
         let core = self.core()?;
@@ -518,7 +624,7 @@ impl Engine {
         }
         let locals = Self::locals(&core, op, descs, &mut vouch)?;
         let owner = Arc::as_ptr(&core) as usize;
-        let request = core.requests.start(remote, owner).ok_or_else(|| {
+        let request = core.requests.start(remote, owner, user_data).ok_or_else(|| {
             EngineError::new(
                 ADXL_RESOURCE_EXHAUSTED,
                 format!("already {MAX_REQUESTS} transfer requests held"),
@@ -526,6 +632,7 @@ impl Engine {
         })?;
         let deadline = Instant::now() + core.async_timeout;
         let handle = requests::REQUESTS.insert_arc(request.clone());
+        core.requests.track(handle, &request);
         let tracked = request.clone();
         let job_core = core.clone();
         let job = Box::new(move || {
@@ -605,6 +712,15 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The batched `GetTransferStatus(args, results)`: one pass over this engine's requests
+    /// in submission order, reporting at most `max` (0: none), leaving out the WAITING ones
+    /// when `skip_waiting`; each request reported done is freed and not reported again. Works
+    /// on every path (same host, UCX, TCP, relay).
+    pub fn transfer_statuses(&self, max: u32, skip_waiting: bool) -> EngineResult<Vec<Polled>> {
+        let core = self.core()?;
+        Ok(core.requests.poll_batch(max as usize, skip_waiting))
     }
 
     /// `SendNotify(remote_engine, {name, msg}, timeout)`: returns once the peer has queued the

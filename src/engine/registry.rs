@@ -24,6 +24,10 @@ pub struct Registered {
     pub kind: MemKind,
     /// The bytes of `[addr, addr + len)`, through whatever view may touch them.
     pub span: RawSpan,
+    /// `MemDesc::local_only`: for this engine's own transfers only. Never announced, listed
+    /// in HELLO, mapped for same-host peers or registered with UCX; a peer's request into it
+    /// is served as if the range were not registered.
+    pub local_only: bool,
 }
 
 impl Registered {
@@ -54,9 +58,15 @@ pub struct Registry {
 
 impl Registry {
     /// Records `[addr, addr + span.len())`, reached through `span`, as `kind`.
+    #[cfg(test)]
     pub fn add(&self, addr: usize, span: RawSpan, kind: MemKind) -> Arc<Registered> {
+        self.add_with(addr, span, kind, false)
+    }
+
+    /// [`Registry::add`], kept from peers when `local_only`.
+    pub fn add_with(&self, addr: usize, span: RawSpan, kind: MemKind, local_only: bool) -> Arc<Registered> {
         let handle = MemoryHandle::table().reserve();
-        let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span });
+        let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span, local_only });
         lock(&self.by_addr).insert((r.addr, handle), r.clone());
         r
     }
@@ -78,15 +88,27 @@ impl Registry {
             .cloned()
     }
 
-    /// The registrations to announce in HELLO: at most [`MAX_REGIONS`], the protocol's limit
-    /// (the list is informational; every request is decided with the registry itself).
-    pub fn regions(&self) -> Vec<Region> {
-        lock(&self.by_addr).values().take(MAX_REGIONS).map(|r| r.region()).collect()
+    /// The registration wholly containing `[addr, addr + len)` that peers may use: a
+    /// local-only one is not (a peer's request is then served as for unregistered memory).
+    pub fn find_shared(&self, addr: usize, len: usize) -> Option<Arc<Registered>> {
+        lock(&self.by_addr)
+            .range(..=(addr, u64::MAX))
+            .rev()
+            .map(|(_, r)| r)
+            .find(|r| !r.local_only && r.holds(addr, len))
+            .cloned()
     }
 
-    /// Every registration (for a same-host peer's first list: no limit).
+    /// The registrations to announce in HELLO: at most [`MAX_REGIONS`], the protocol's limit
+    /// (the list is informational; every request is decided with the registry itself).
+    /// Local-only ones are left out.
+    pub fn regions(&self) -> Vec<Region> {
+        lock(&self.by_addr).values().filter(|r| !r.local_only).take(MAX_REGIONS).map(|r| r.region()).collect()
+    }
+
+    /// Every registration peers may use (for a same-host peer's first list: no limit).
     pub fn all(&self) -> Vec<Arc<Registered>> {
-        lock(&self.by_addr).values().cloned().collect()
+        lock(&self.by_addr).values().filter(|r| !r.local_only).cloned().collect()
     }
 
     pub fn clear(&self) {
@@ -129,5 +151,21 @@ mod tests {
         let (h1, h2) = (a.add(x, s1, MemKind::Host).handle, b.add(y, s2, MemKind::Device).handle);
         assert_ne!(h1, h2);
         assert!(b.remove(h1).is_none());
+    }
+
+    #[test]
+    fn local_only_registrations_are_kept_from_peers() {
+        let reg = Registry::default();
+        let ((x, s1), (y, s2)) = (span(64), span(64));
+        let mine = reg.add_with(x, s1, MemKind::Host, true);
+        let shared = reg.add(y, s2, MemKind::Host);
+        assert_eq!(reg.find(x, 64).unwrap().handle, mine.handle);
+        assert!(reg.find_shared(x, 64).is_none());
+        assert_eq!(reg.find_shared(y, 64).unwrap().handle, shared.handle);
+        assert_eq!(reg.regions(), vec![shared.region()]);
+        assert_eq!(reg.all().len(), 1);
+        for a in [x, y] {
+            memory::free(a, memory::AllocKind::Host).unwrap();
+        }
     }
 }

@@ -10,14 +10,16 @@
 //! the TIMEOUT status in its job (the paths stop at the deadline), so it is reported TIMEOUT
 //! only once nothing touches the caller's memory any more.
 
+use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
+use crate::handle::Handle;
 use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
 
 crate::handle_kind!(
@@ -45,6 +47,20 @@ pub struct Requests {
     workers: Pool,
     /// Requests not yet done, so a notify can wait for the transfers submitted before it.
     inflight: Mutex<Vec<Arc<Request>>>,
+    /// Every request held, by handle, in submission order: the batched GetTransferStatus
+    /// walks this once instead of looking each request up in the handle table. Weak, so a
+    /// request the single GetTransferStatus freed is gone from here too (its entry is dropped
+    /// when met, or when the list is compacted).
+    submitted: Mutex<VecDeque<(u64, Weak<Request>)>>,
+}
+
+/// One request reported by [`Requests::poll_batch`]: its handle, the caller's `user_data`
+/// and the status (a `TRANSFER_*` value).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Polled {
+    pub handle: u64,
+    pub user_data: usize,
+    pub status: i32,
 }
 
 impl Requests {
@@ -62,15 +78,68 @@ impl Requests {
             capacity: MAX_REQUESTS,
             idle_exit: Some(IDLE_EXIT),
         })?;
-        Ok(Requests { held: Arc::default(), workers, inflight: Mutex::default() })
+        Ok(Requests {
+            held: Arc::default(),
+            workers,
+            inflight: Mutex::default(),
+            submitted: Mutex::default(),
+        })
     }
 
-    /// A new request to `remote` of the engine `owner`, counted as held and tracked as in
-    /// flight; `None` at [`MAX_REQUESTS`].
-    pub fn start(&self, remote: &str, owner: usize) -> Option<Arc<Request>> {
-        let request = Arc::new(Request::new(remote, owner, &self.held)?);
+    /// A new request to `remote` of the engine `owner`, carrying `user_data`, counted as held
+    /// and tracked as in flight; `None` at [`MAX_REQUESTS`].
+    pub fn start(&self, remote: &str, owner: usize, user_data: usize) -> Option<Arc<Request>> {
+        let mut request = Request::new(remote, owner, &self.held)?;
+        request.user_data = user_data;
+        let request = Arc::new(request);
         lock(&self.inflight).push(request.clone());
         Some(request)
+    }
+
+    /// Records the request's handle, in submission order, for [`Requests::poll_batch`].
+    pub fn track(&self, handle: u64, request: &Arc<Request>) {
+        let mut list = lock(&self.submitted);
+        while list.front().is_some_and(|(_, w)| w.strong_count() == 0) {
+            list.pop_front();
+        }
+        // Requests freed out of order by single polls leave dead entries behind the first
+        // live one: compact once they are as many as the live ones (amortised O(1)).
+        if list.len() > 64 && list.len() > 2 * self.held.load(Ordering::Acquire) {
+            list.retain(|(_, w)| w.strong_count() > 0);
+        }
+        list.push_back((handle, Arc::downgrade(request)));
+    }
+
+    /// The batched GetTransferStatus: one pass over the requests held, oldest first, reporting
+    /// each (the WAITING ones only unless `skip_waiting`) until `max` are reported. A request
+    /// reported COMPLETED, TIMEOUT or FAILED is freed (its handle released) and not reported
+    /// again; a failure because the link went away is FAILED here (the caller learns of it
+    /// from the status, not from an error).
+    pub fn poll_batch(&self, max: usize, skip_waiting: bool) -> Vec<Polled> {
+        let mut out = Vec::new();
+        if max == 0 {
+            return out;
+        }
+        let mut list = lock(&self.submitted);
+        list.retain(|(handle, weak)| {
+            if out.len() >= max {
+                return true;
+            }
+            let Some(request) = weak.upgrade() else { return false };
+            let status = request.status_now();
+            if status == TRANSFER_WAITING {
+                if !skip_waiting {
+                    out.push(Polled { handle: *handle, user_data: request.user_data, status });
+                }
+                return true;
+            }
+            // Freed by a single poll in the meantime: already reported there.
+            if Request::release(*handle, "transfer request").is_ok() {
+                out.push(Polled { handle: *handle, user_data: request.user_data, status });
+            }
+            false
+        });
+        out
     }
 
     /// The request is done: no longer in flight.
@@ -147,9 +216,14 @@ pub struct Request {
     /// Which engine made it (the address of its core; requests are checked against it).
     pub(super) owner: usize,
     state: Mutex<Outcome>,
+    /// The `TRANSFER_*` value of `state`, set with it: the batched poll reads this without
+    /// taking the lock.
+    status: AtomicI32,
     done: Condvar,
     /// The engine's count of requests held; decremented when the request is dropped.
     held: Arc<AtomicUsize>,
+    /// `TransferArgs::user_data`, handed back by the batched GetTransferStatus.
+    pub user_data: usize,
 }
 
 impl Drop for Request {
@@ -167,8 +241,10 @@ impl Request {
             remote: remote.to_owned(),
             owner,
             state: Mutex::new(Outcome::Waiting),
+            status: AtomicI32::new(TRANSFER_WAITING),
             done: Condvar::new(),
             held: held.clone(),
+            user_data: 0,
         })
     }
 
@@ -176,12 +252,28 @@ impl Request {
         lock(&self.state).clone()
     }
 
+    /// The `TRANSFER_*` value to report now (a time-out is TIMEOUT, any other failure FAILED),
+    /// without copying the outcome's message.
+    pub fn status_now(&self) -> i32 {
+        self.status.load(Ordering::Acquire)
+    }
+
     pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
-        let outcome = match result {
-            Ok(()) => Outcome::Completed,
-            Err(e) => Outcome::Failed { status: e.status, message: e.message.clone(), link_gone },
+        let (outcome, status) = match result {
+            Ok(()) => (Outcome::Completed, TRANSFER_COMPLETED),
+            Err(e) => {
+                let reported = if e.status == crate::error::engine_status::ADXL_TIMEOUT {
+                    TRANSFER_TIMEOUT
+                } else {
+                    TRANSFER_FAILED
+                };
+                (Outcome::Failed { status: e.status, message: e.message.clone(), link_gone }, reported)
+            }
         };
-        *lock(&self.state) = outcome;
+        let mut state = lock(&self.state);
+        *state = outcome;
+        self.status.store(status, Ordering::Release);
+        drop(state);
         self.done.notify_all();
     }
 
@@ -260,7 +352,7 @@ mod tests {
     #[test]
     fn a_request_whose_job_panics_fails_and_leaves_the_in_flight_list() {
         let w = Arc::new(Requests::with_workers(1).unwrap());
-        let request = w.start("peer", 1).unwrap();
+        let request = w.start("peer", 1, 0).unwrap();
         let (service, r) = (w.clone(), request.clone());
         w.submit(Box::new(move || {
             let _running = Running::new(&service, &r);

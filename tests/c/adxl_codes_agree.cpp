@@ -18,8 +18,9 @@ static_assert(adxl::FAILED == ADXL_FAILED && ADXL_FAILED == 503900, "FAILED");
 
 static_assert(sizeof(adxl::MemDesc) == 144, "MemDesc");
 static_assert(offsetof(adxl::MemDesc, addr) == 0 && offsetof(adxl::MemDesc, len) == 8 &&
-                  offsetof(adxl::MemDesc, reserved) == 16 && sizeof(adxl::MemDesc::reserved) == 128,
-              "MemDesc fields");
+                  offsetof(adxl::MemDesc, local_only) == 16 && sizeof(adxl::MemDesc::local_only) == 1 &&
+                  offsetof(adxl::MemDesc, reserved) == 17 && sizeof(adxl::MemDesc::reserved) == 127,
+              "MemDesc fields (local_only is the first of the 128 reserved bytes of older headers)");
 static_assert(sizeof(adxl::TransferOpDesc) == 24, "TransferOpDesc");
 static_assert(sizeof(adxl::AdxlEngine) == 8, "AdxlEngine");
 static_assert(sizeof(ge::AscendString) == 16, "AscendString");

@@ -51,7 +51,7 @@ CMAKE
 cmake -DPREFIX="$prefix" -P "$work/arch_glob.cmake" >"$work/out.log" 2>&1 || fail "glob of *-linux: $(cat "$work/out.log")"
 ok "$arch_dir/include and $arch_dir/lib64 are the top-level directories; -I/-L there with -lascendcl builds and runs"
 real=$(readlink -f "$prefix/lib64/libascendless.so")
-for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libllm_datadist.so libgraph.so libgraph_base.so libmetadef.so; do
+for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so; do
     [ "$(readlink -f "$prefix/lib64/$name")" = "$real" ] || fail "$name does not resolve to the library"
 done
 ok "vendor library names all resolve to one library"
@@ -180,6 +180,7 @@ ASCENDLESS_TRANSPORT=tcp quiet "$work/examples/adxl_prefill_decode"
 quiet "$work/examples/runtime_copy"
 ASCENDLESS_STRICT_DEVICE_MEMORY=1 quiet "$work/examples/runtime_copy"
 quiet "$here/examples-c/run_ipc.sh" "$work/examples"
+quiet "$here/examples-c/hixl-vendor-style/run.sh" "$work/examples/hixl_server" "$work/examples/hixl_client" "$(free_port)"
 ok "find_package(Ascendless) project builds with -Wall -Wextra -Werror and runs"
 
 # The vendor's CMake style.
@@ -234,6 +235,23 @@ done
 nm -C "$work/sample1/adxl_client" | grep 'std::__cxx11::' >/dev/null || fail "the ABI 1 sample does not use the new string ABI"
 if nm -C "$work/sample0/adxl_client" | grep 'std::__cxx11::' >/dev/null; then fail "the ABI 0 sample uses the new string ABI"; fi
 ok "vendor-style ADXL sample (ASCEND_PATH, llm_datadist graph ascendcl, -Werror) server/client verify under string ABIs 0 and 1"
+
+# The HIXL sample built the vendor's way (cann_hixl acl_rt, each string ABI), run as two
+# processes; then Hixl and AdxlEngine processes against each other, both ways.
+for abi in 0 1; do
+    quiet cmake -S "$here/examples-c/hixl-vendor-style" -B "$work/hixl$abi" -DCXX11_ABI="$abi"
+    quiet cmake --build "$work/hixl$abi" -j 2
+    ldd "$work/hixl$abi/hixl_client" | grep "=> $prefix/lib64/" >/dev/null ||
+        fail "the HIXL sample (-lcann_hixl) does not use the installed library"
+    quiet "$here/examples-c/hixl-vendor-style/run.sh" "$work/hixl$abi/hixl_server" "$work/hixl$abi/hixl_client" "$(free_port)"
+    grep -q "client: WROTE .* collected by user_data" "$work/out.log" && grep -q "server: the client's WRITE arrived intact" "$work/out.log" ||
+        fail "the HIXL sample (ABI $abi) did not verify its data: $(cat "$work/out.log")"
+done
+quiet "$here/examples-c/hixl-vendor-style/run.sh" "$work/sample0/adxl_server" "$work/hixl0/hixl_client" "$(free_port)"
+grep -q "server: the client's WRITE arrived intact" "$work/out.log" || fail "AdxlEngine server, Hixl client: $(cat "$work/out.log")"
+quiet "$here/examples-c/hixl-vendor-style/run.sh" "$work/hixl1/hixl_server" "$work/sample1/adxl_client" "$(free_port)"
+grep -q "server: the client's WRITE arrived intact" "$work/out.log" || fail "Hixl server, AdxlEngine client: $(cat "$work/out.log")"
+ok "vendor-style HIXL sample (ASCEND_PATH, -lcann_hixl -lacl_rt, -Werror) verifies under string ABIs 0 and 1, and talks to the ADXL sample both ways"
 
 # The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
 # its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.

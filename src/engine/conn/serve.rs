@@ -167,7 +167,7 @@ fn plan(core: &Core, descs: &[Desc]) -> Result<Vec<Target>, Refusal> {
         if addr == 0 || addr.checked_add(len).is_none() {
             return Err(invalid(i, format!("remote range {addr:#x} + {len} bytes is not valid")));
         }
-        let (target, kind) = match core.registry.find(addr, len) {
+        let (target, kind) = match core.registry.find_shared(addr, len) {
             Some(r) => {
                 let k = r.kind;
                 (Target::Direct(r), k)

@@ -20,8 +20,14 @@ mod lifecycle;
 // RegisterMem/DeregisterMem and the counters of each path.
 mod registration;
 
+// RegisterMem of local-only memory.
+mod local_only;
+
 // Connect/Disconnect.
 mod connect;
+
+// ConnectAsync/DisconnectAsync and their states.
+mod async_connect;
 
 // TransferSync and the descriptors.
 mod transfer;
@@ -29,13 +35,19 @@ mod transfer;
 // TransferAsync and its requests.
 mod requests;
 
+// TransferAsync with user data, and the batched GetTransferStatus.
+mod batch_status;
+
 // SendNotify/GetNotifies.
 mod notify;
 
+pub use async_connect::*;
+pub use batch_status::*;
 pub use connect::*;
 pub use handle::{AscendlessEngine, UintptrArg};
 pub use info::*;
 pub use lifecycle::*;
+pub use local_only::*;
 pub use memory::*;
 pub use notify::*;
 pub use registration::*;
