@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::net::TcpListener;
 use std::time::Instant;
 
-use ascendless::engine::{AsyncConnectStatus, ConnectPoolConfig, Engine};
+use ascendless::engine::{AsyncConnectStatus, Engine};
 use ascendless::runtime::memory;
 
 const PIECE: usize = 256;
@@ -243,8 +243,9 @@ fn connect_fanout(peers: usize, rounds: usize) {
     println!("  {peers} Connect calls one after the other: {:7.2} ms", sequential * 1e3);
     for threads in [2, 16] {
         let client = Engine::new();
-        client.set_connect_pool(ConnectPoolConfig { thread_num: threads, task_queue_capacity: 128 });
-        client.initialize("127.0.0.1", OPTIONS).unwrap();
+        let pool =
+            format!(r#"{{"connect_pool.thread_num":{threads},"connect_pool.task_queue_capacity":128}}"#);
+        client.initialize("127.0.0.1", &[OPTIONS[0], ("GlobalResourceConfig", &pool)]).unwrap();
         let mut best = f64::MAX;
         for _ in 0..rounds {
             let t = Instant::now();

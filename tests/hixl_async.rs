@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 mod common;
 
-use ascendless::engine::{AsyncConnectStatus, ConnectPoolConfig, Engine, TransferDesc, TransferOp};
+use ascendless::engine::{AsyncConnectStatus, Engine, TransferDesc, TransferOp};
 use ascendless::error::engine_status::*;
 use common::engines::{self, Peer, ROLE, client_engine, host_mem, no_vouch, register, serving_engine, sum};
 
@@ -35,8 +35,9 @@ fn settle(e: &Engine, remote: &str, want: AsyncConnectStatus, limit: Duration) -
 fn connects_and_disconnects_interleaved_over_many_remotes_end_in_the_latest_state() {
     let servers: Vec<(Engine, String)> = (0..10).map(|_| serving_engine(None)).collect();
     let client = Engine::new();
-    client.set_connect_pool(ConnectPoolConfig { thread_num: 4, task_queue_capacity: 256 });
-    client.initialize("127.0.0.1", &[("adxl.Transport", "tcp")]).unwrap();
+    // The pool's size comes from GlobalResourceConfig, as the vendor's does.
+    let pool = r#"{"connect_pool.thread_num":"4","connect_pool.task_queue_capacity":"256"}"#;
+    client.initialize("127.0.0.1", &[("adxl.Transport", "tcp"), ("GlobalResourceConfig", pool)]).unwrap();
     let mut want = Vec::new();
     for round in 0..4 {
         for (i, (_, name)) in servers.iter().enumerate() {
@@ -141,8 +142,8 @@ fn async_connect_checks_its_arguments_and_needs_initialize() {
 #[test]
 fn a_full_connect_queue_is_resource_exhausted() {
     let e = Engine::new();
-    e.set_connect_pool(ConnectPoolConfig { thread_num: 1, task_queue_capacity: 4 });
-    e.initialize("127.0.0.1", &[("adxl.Transport", "tcp")]).unwrap();
+    let pool = r#"{"connect_pool.thread_num":1,"connect_pool.task_queue_capacity":4}"#;
+    e.initialize("127.0.0.1", &[("adxl.Transport", "tcp"), ("GlobalResourceConfig", pool)]).unwrap();
     // A stopped peer holds the one worker for the whole time-out.
     let (peer, name, _) = Peer::serve(4096, 4);
     common::stop(peer.0.child.id());

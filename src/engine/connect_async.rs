@@ -3,7 +3,7 @@
 //!
 //! Tasks for one remote run one at a time, in submission order (a remote has its own queue,
 //! drained by one pool job at a time); different remotes run concurrently, up to
-//! [`ConnectPoolConfig::thread_num`] at once. At most [`ConnectPoolConfig::task_queue_capacity`]
+//! [`PoolSize::threads`] at once. At most [`PoolSize::queue_capacity`]
 //! tasks wait at once: one more is RESOURCE_EXHAUSTED.
 //!
 //! The reported state is that of the latest task submitted for the remote: a task that is not
@@ -15,6 +15,7 @@
 //! The task itself (what Connect and Disconnect do) is the caller's [`Runner`], so this file
 //! knows nothing of links or the engine's core.
 
+use super::options::ConnectPool as PoolSize;
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
 use std::sync::{Arc, Mutex};
@@ -24,22 +25,6 @@ use crate::error::engine_status::{ADXL_ALREADY_CONNECTED, ADXL_FAILED, ADXL_RESO
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::sync::{Pool, PoolOptions, Refused, lock};
-
-/// The worker pool's size and queue (the `connect_pool.*` keys of `GlobalResourceConfig`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConnectPoolConfig {
-    /// Workers running tasks at once, 1..=64.
-    pub thread_num: usize,
-    /// Tasks waiting at once, 1..=65535.
-    pub task_queue_capacity: usize,
-}
-
-impl Default for ConnectPoolConfig {
-    /// The vendor's constants: 2 workers, 128 waiting tasks.
-    fn default() -> Self {
-        ConnectPoolConfig { thread_num: 2, task_queue_capacity: 128 }
-    }
-}
 
 /// The values of `hixl::AsyncConnectStatus` (the vendor's enum class, in its order).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,13 +86,13 @@ pub struct ConnectPool {
 }
 
 impl ConnectPool {
-    /// A pool of `config.thread_num` workers (started on demand) running tasks with `runner`.
-    pub fn new(config: ConnectPoolConfig, runner: Runner) -> io::Result<ConnectPool> {
-        let capacity = config.task_queue_capacity.max(1);
+    /// A pool of `config.threads` workers (started on demand) running tasks with `runner`.
+    pub fn new(config: PoolSize, runner: Runner) -> io::Result<ConnectPool> {
+        let capacity = config.queue_capacity.max(1);
         let workers = Pool::new(PoolOptions {
             name: "hixl-connect".into(),
             min_workers: 0,
-            max_workers: config.thread_num.max(1),
+            max_workers: config.threads.max(1),
             // A pool job drains one remote, and a remote is drained only while it has tasks
             // waiting, so the jobs never outnumber the waiting tasks.
             capacity,
@@ -118,7 +103,7 @@ impl ConnectPool {
     }
 
     /// Queues a task for `remote`; its state becomes CONNECT_PENDING or DISCONNECT_PENDING.
-    /// [`ConnectPoolConfig::task_queue_capacity`] tasks waiting: RESOURCE_EXHAUSTED; after
+    /// [`PoolSize::queue_capacity`] tasks waiting: RESOURCE_EXHAUSTED; after
     /// [`ConnectPool::stop`]: FAILED.
     pub fn submit(&self, remote: &str, kind: TaskKind, timeout: Duration) -> EngineResult<()> {
         let mut table = lock(&self.shared.table);
@@ -275,7 +260,7 @@ mod tests {
     #[test]
     fn connect_goes_pending_connecting_connected_and_disconnect_removes() {
         let (runner, go, _) = gated();
-        let pool = ConnectPool::new(ConnectPoolConfig::default(), runner).unwrap();
+        let pool = ConnectPool::new(PoolSize::DEFAULT, runner).unwrap();
         assert_eq!(pool.status("a"), NotConnect);
         pool.submit("a", TaskKind::Connect, T).unwrap();
         wait_until(&pool, "a", Connecting);
@@ -293,7 +278,7 @@ mod tests {
     #[test]
     fn failures_and_already_connected() {
         let (runner, go, _) = gated();
-        let pool = ConnectPool::new(ConnectPoolConfig::default(), runner).unwrap();
+        let pool = ConnectPool::new(PoolSize::DEFAULT, runner).unwrap();
         pool.submit("a", TaskKind::Connect, T).unwrap();
         go.send(Err(EngineError::new(crate::error::engine_status::ADXL_TIMEOUT, "slow"))).unwrap();
         wait_until(&pool, "a", ConnectFailed);
@@ -306,7 +291,7 @@ mod tests {
     #[test]
     fn the_latest_task_wins_and_tasks_of_one_remote_run_in_order() {
         let (runner, go, log) = gated();
-        let pool = ConnectPool::new(ConnectPoolConfig::default(), runner).unwrap();
+        let pool = ConnectPool::new(PoolSize::DEFAULT, runner).unwrap();
         pool.submit("a", TaskKind::Connect, T).unwrap();
         wait_until(&pool, "a", Connecting);
         // A disconnect queued behind the running connect: its pending state is not overwritten
@@ -330,8 +315,7 @@ mod tests {
     #[test]
     fn a_full_queue_is_resource_exhausted() {
         let (runner, go, _) = gated();
-        let pool =
-            ConnectPool::new(ConnectPoolConfig { thread_num: 1, task_queue_capacity: 3 }, runner).unwrap();
+        let pool = ConnectPool::new(PoolSize { threads: 1, queue_capacity: 3 }, runner).unwrap();
         pool.submit("busy", TaskKind::Connect, T).unwrap();
         wait_until(&pool, "busy", Connecting);
         for r in ["b", "c", "d"] {
@@ -366,8 +350,7 @@ mod tests {
             r.fetch_sub(1, AcqRel);
             Ok(())
         });
-        let pool =
-            ConnectPool::new(ConnectPoolConfig { thread_num: 4, task_queue_capacity: 64 }, runner).unwrap();
+        let pool = ConnectPool::new(PoolSize { threads: 4, queue_capacity: 64 }, runner).unwrap();
         let names: Vec<String> = (0..16).map(|i| format!("peer{i}")).collect();
         for n in &names {
             pool.submit(n, TaskKind::Connect, T).unwrap();
@@ -383,7 +366,7 @@ mod tests {
     #[test]
     fn a_panicking_task_is_a_failed_connect() {
         let runner: Runner = Arc::new(|_, _: &str, _| panic!("a bug in a connect task"));
-        let pool = ConnectPool::new(ConnectPoolConfig::default(), runner).unwrap();
+        let pool = ConnectPool::new(PoolSize::DEFAULT, runner).unwrap();
         pool.submit("a", TaskKind::Connect, T).unwrap();
         wait_until(&pool, "a", ConnectFailed);
         pool.stop();

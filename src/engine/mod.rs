@@ -71,7 +71,7 @@ use std::time::{Duration, Instant};
 
 pub use conn::admit::HELLO_DEADLINE;
 pub use conn::serve::STALL;
-pub use connect_async::{AsyncConnectStatus, ConnectPoolConfig};
+pub use connect_async::AsyncConnectStatus;
 pub use limits::{
     MAX_LINKS, MAX_NOTIFIES, MAX_PENDING as MAX_PENDING_HELLOS, MAX_REQUESTS, MAX_SAME_HOST_PEERS, MAX_SERVED,
 };
@@ -152,8 +152,6 @@ enum State {
 /// One ADXL engine. Every method may be called from any thread.
 pub struct Engine {
     state: Mutex<State>,
-    /// The async connect pool's size for the next Initialize.
-    connect_pool: Mutex<ConnectPoolConfig>,
 }
 
 impl Default for Engine {
@@ -215,14 +213,7 @@ fn local_span(
 
 impl Engine {
     pub fn new() -> Engine {
-        Engine { state: Mutex::new(State::New), connect_pool: Mutex::new(ConnectPoolConfig::default()) }
-    }
-
-    /// The worker count and queue capacity of ConnectAsync/DisconnectAsync for the next
-    /// Initialize (the `connect_pool.*` keys of `GlobalResourceConfig`; the vendor's 2 and 128
-    /// until set).
-    pub fn set_connect_pool(&self, config: ConnectPoolConfig) {
-        *lock(&self.connect_pool) = config;
+        Engine { state: Mutex::new(State::New) }
     }
 
     fn core(&self) -> EngineResult<Arc<Core>> {
@@ -265,11 +256,12 @@ impl Engine {
         let settings = settle(Options::parse(options.iter().copied())?)?;
         let transport = settings.transport;
         let heartbeat = (settings.heartbeat_interval, settings.heartbeat_misses);
+        let connect_pool = settings.connect_pool;
         ucx::check_built(transport)?;
         let core = Core::new(name, settings)
             .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the request workers: {e}")))?;
         let core = Arc::new(core);
-        let pool = connect_async::ConnectPool::new(*lock(&self.connect_pool), Self::connect_runner(&core))
+        let pool = connect_async::ConnectPool::new(connect_pool, Self::connect_runner(&core))
             .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the connect workers: {e}")))?;
         let _ = core.connects.set(pool);
         if let Some(addr) = core.name.listen_addr() {
