@@ -45,6 +45,9 @@ use crate::sync;
 /// Subscribed threads a process may have at once (the vendor's limit).
 pub const MAX_THREADS: usize = 1024;
 
+/// How often a waiting `process` looks whether its streams still exist.
+const LIVENESS_POLL: Duration = Duration::from_millis(100);
+
 /// A callback bound to its argument; `Err` when it failed (a panic caught at the FFI edge).
 pub type Callback = Box<dyn FnOnce() -> AclResult<()> + Send>;
 
@@ -345,9 +348,7 @@ impl Registry {
     pub fn process(&self, thread: u64, timeout: Option<Duration>) -> AclResult<()> {
         let mailbox = {
             let mut t = sync::lock(&self.tables);
-            if !t.threads.contains_key(&thread) {
-                t.purge();
-            }
+            t.purge();
             match t.threads.get(&thread) {
                 Some(sub) => Arc::clone(&sub.mailbox),
                 None => return Err(not_subscribed(thread, self.subscribe_api)),
@@ -363,22 +364,26 @@ impl Registry {
                 if inbox.closed {
                     return Err(not_subscribed(thread, self.subscribe_api));
                 }
-                inbox = match deadline {
-                    None => sync::wait(&mailbox.ready, inbox),
-                    Some(d) => {
-                        let now = Instant::now();
-                        if now >= d {
-                            return Err(AclError::benign(
-                                ACL_ERROR_RT_REPORT_TIMEOUT,
-                                format!(
-                                    "no callback to run within {} ms",
-                                    timeout.unwrap_or_default().as_millis()
-                                ),
-                            ));
-                        }
-                        sync::wait_timeout(&mailbox.ready, inbox, d - now).0
+                let mut slice = LIVENESS_POLL;
+                if let Some(d) = deadline {
+                    let now = Instant::now();
+                    if now >= d {
+                        return Err(AclError::benign(
+                            ACL_ERROR_RT_REPORT_TIMEOUT,
+                            format!("no callback to run within {} ms", timeout.unwrap_or_default().as_millis()),
+                        ));
                     }
-                };
+                    slice = slice.min(d - now);
+                }
+                let (guard, timed_out) = sync::wait_timeout(&mailbox.ready, inbox, slice);
+                inbox = guard;
+                if timed_out && inbox.jobs.is_empty() {
+                    // Streams destroyed without being unsubscribed: a thread left with none
+                    // has nothing to wait for.
+                    drop(inbox);
+                    sync::lock(&self.tables).purge();
+                    inbox = sync::lock(&mailbox.inbox);
+                }
             }
         };
         let mut first_error = None;
