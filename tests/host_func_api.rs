@@ -481,3 +481,45 @@ fn host_functions_of_a_subscribed_stream_run_in_the_subscribed_thread() {
     r.stop();
     assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
 }
+
+fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Cargo's output directory for this build (holds libascendless.so next to `deps/`).
+fn lib_dir() -> std::path::PathBuf {
+    std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// tests/c/callback.c, built against the generated headers and the shared library (which
+/// `cargo build --lib` makes), runs the vendor sample's report-thread pattern in C.
+#[test]
+fn a_c_program_runs_callbacks_in_its_report_thread() {
+    use std::process::Command;
+    let lib = lib_dir().join("libascendless.so");
+    assert!(lib.exists(), "{} was not built: run `cargo build --lib` (or `make test`)", lib.display());
+    let dir = lib_dir().join("host-func-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let so = dir.join("libascendless.so.0");
+    let _ = std::fs::remove_file(&so);
+    std::os::unix::fs::symlink(&lib, &so).unwrap();
+    let exe = dir.join("callback");
+    let out = Command::new("cc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread", "-I"])
+        .arg(root().join("include"))
+        .arg(root().join("tests/c/callback.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(&lib)
+        .arg(format!("-Wl,-rpath,{}", dir.display()))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).env("ASCEND_GLOBAL_LOG_LEVEL", "4").output().unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && stdout.contains("0 failures"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
