@@ -181,7 +181,8 @@ fn host_functions_run_in_stream_order_with_copies_and_events_and_hold_later_task
     wait_until("the host function to start", || p.started.load(Ordering::SeqCst) == 1);
     std::thread::sleep(Duration::from_millis(50));
     // SAFETY: the buffer is ours; the copy into it is held back.
-    assert_eq!(unsafe { *(host_addr as *const u8) }, 0, "a task after a host function ran before it returned");
+    let first = unsafe { *(host_addr as *const u8) };
+    assert_eq!(first, 0, "a task after a host function ran before it returned");
     let mut status = aclrtEventStatus::ACL_EVENT_STATUS_RESERVED;
     // SAFETY: valid out-pointer.
     assert_eq!(unsafe { aclrtQueryEvent(ev, &mut status) }, ACL_SUCCESS);

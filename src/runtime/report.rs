@@ -167,8 +167,7 @@ pub struct Registry {
 pub static REPORTS: LazyLock<Registry> = LazyLock::new(|| Registry::new("aclrtSubscribeReport"));
 /// `aclrtSubscribeHostFunc` / `aclrtProcessHostFunc`: host functions of a subscribed stream
 /// run in the subscribed thread instead of the stream's worker.
-pub static HOST_FUNCS: LazyLock<Registry> =
-    LazyLock::new(|| Registry::new("aclrtSubscribeHostFunc"));
+pub static HOST_FUNCS: LazyLock<Registry> = LazyLock::new(|| Registry::new("aclrtSubscribeHostFunc"));
 
 impl Registry {
     pub fn new(subscribe_api: &'static str) -> Registry {
@@ -226,7 +225,10 @@ impl Registry {
                 None => {
                     return Err(AclError::new(
                         ACL_ERROR_RT_STREAM_SUBSCRIBE,
-                        format!("the stream has no subscribed thread ({} was not called for it)", self.subscribe_api),
+                        format!(
+                            "the stream has no subscribed thread ({} was not called for it)",
+                            self.subscribe_api
+                        ),
                     ));
                 }
                 Some(s) if s.thread != thread => {
@@ -308,7 +310,8 @@ impl Registry {
         let Some(mailbox) = self.mailbox_of_stream(stream) else {
             return Handed::NoSubscriber(callback);
         };
-        let slot = block.then(|| Arc::new(Slot { state: Mutex::new(State::Queued), changed: Condvar::new() }));
+        let slot =
+            block.then(|| Arc::new(Slot { state: Mutex::new(State::Queued), changed: Condvar::new() }));
         {
             let mut inbox = sync::lock(&mailbox.inbox);
             if inbox.closed {
@@ -370,7 +373,10 @@ impl Registry {
                     if now >= d {
                         return Err(AclError::benign(
                             ACL_ERROR_RT_REPORT_TIMEOUT,
-                            format!("no callback to run within {} ms", timeout.unwrap_or_default().as_millis()),
+                            format!(
+                                "no callback to run within {} ms",
+                                timeout.unwrap_or_default().as_millis()
+                            ),
                         ));
                     }
                     slice = slice.min(d - now);
@@ -425,9 +431,79 @@ fn unsubscribed() -> AclError {
     )
 }
 
+/// Benign: a report thread polls before its subscription and after its unsubscription.
 fn not_subscribed(thread: u64, api: &str) -> AclError {
-    AclError::new(
+    AclError::benign(
         ACL_ERROR_RT_THREAD_SUBSCRIBE,
         format!("thread {thread} serves no stream: bind it to a stream with {api} first"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    fn stream(device: i32) -> StreamRef {
+        StreamRef::Created(Arc::new(Stream::new(device, 1).unwrap()))
+    }
+
+    fn registry() -> &'static Registry {
+        Box::leak(Box::new(Registry::new("test")))
+    }
+
+    #[test]
+    fn blocking_callbacks_hold_the_stream_until_processed() {
+        let r = registry();
+        let s = stream(0);
+        r.subscribe(7, &s).unwrap();
+        let ran = Arc::new(AtomicU32::new(0));
+        for block in [true, false, true] {
+            let ran = Arc::clone(&ran);
+            r.launch(
+                &s,
+                Box::new(move || {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                    Ok(())
+                }),
+                block,
+            )
+            .unwrap();
+        }
+        let e = s.synchronize(Some(Duration::from_millis(30))).unwrap_err();
+        assert_eq!(e.code, crate::error::rt_codes::ACL_ERROR_RT_STREAM_SYNC_TIMEOUT);
+        // Each process runs what is queued; the stream goes on after each blocking one.
+        let start = Instant::now();
+        while ran.load(Ordering::SeqCst) < 3 {
+            assert!(start.elapsed() < Duration::from_secs(10));
+            let _ = r.process(7, Some(Duration::from_millis(20)));
+        }
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(
+            r.process(7, Some(Duration::from_millis(1))).unwrap_err().code,
+            ACL_ERROR_RT_REPORT_TIMEOUT
+        );
+        assert_eq!(r.process(8, None).unwrap_err().code, ACL_ERROR_RT_THREAD_SUBSCRIBE);
+    }
+
+    #[test]
+    fn subscription_rules() {
+        let r = registry();
+        let (a, b, other) = (stream(0), stream(0), stream(1));
+        r.subscribe(1, &a).unwrap();
+        assert_eq!(r.subscribe(2, &a).unwrap_err().code, ACL_ERROR_RT_STREAM_SUBSCRIBE);
+        r.subscribe(1, &b).unwrap();
+        assert_eq!(r.subscribe(1, &other).unwrap_err().code, ACL_ERROR_RT_THREAD_SUBSCRIBE);
+        assert_eq!(r.unsubscribe(2, &a).unwrap_err().code, ACL_ERROR_RT_THREAD_SUBSCRIBE);
+        assert_eq!(r.unsubscribe(1, &other).unwrap_err().code, ACL_ERROR_RT_STREAM_SUBSCRIBE);
+        r.unsubscribe(1, &a).unwrap();
+        assert_eq!(r.launch(&a, Box::new(|| Ok(())), true).unwrap_err().code, ACL_ERROR_RT_STREAM_NO_CB_REG);
+        // A dropped stream's subscription goes with it.
+        drop(b);
+        assert_eq!(
+            r.process(1, Some(Duration::from_millis(1))).unwrap_err().code,
+            ACL_ERROR_RT_THREAD_SUBSCRIBE
+        );
+        r.subscribe(1, &other).unwrap();
+    }
 }

@@ -92,7 +92,11 @@ fn wait_limit(timeout: i32, code: aclError) -> AclResult<Option<Duration>> {
 /// (507000, reported by the next synchronisation). `fn` NULL: 107000.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchHostFunc(stream: aclrtStream, r#fn: aclrtHostFunc, args: *mut c_void) -> aclError {
+pub extern "C" fn aclrtLaunchHostFunc(
+    stream: aclrtStream,
+    r#fn: aclrtHostFunc,
+    args: *mut c_void,
+) -> aclError {
     acl_call("aclrtLaunchHostFunc", || {
         let f = r#fn.ok_or_else(|| AclError::new(ACL_ERROR_RT_PARAM_INVALID, "fn must not be NULL"))?;
         let s = context::stream_for_work(raw(stream))?;
