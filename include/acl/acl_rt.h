@@ -682,7 +682,7 @@ extern "C" {
  `fn(args)` runs in a thread of the runtime (the stream's own worker), and the stream's later
  tasks wait until it returns. On a stream bound with `aclrtSubscribeHostFunc`, the bound
  thread runs it in `aclrtProcessHostFunc` instead. The function must not call the runtime
- (synchronise, launch, free): it would wait for itself. One that unwinds fails its task
+ (synchronise, launch, free): it would wait for itself. A panic out of it fails its task
  (507000, reported by the next synchronisation). `fn` NULL: 107000.
  */
 ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
@@ -701,7 +701,7 @@ ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream
  `ACL_CALLBACK_BLOCK` holds the stream's later tasks until the callback has run;
  `ACL_CALLBACK_NO_BLOCK` does not. A stream without a subscribed thread: 107015. A callback
  whose thread is unsubscribed before it runs is not run (a blocking one fails its task,
- 107015); one that unwinds fails its task (507000).
+ 107015); a panic out of one fails its task (507000).
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtLaunchCallback(aclrtCallback fn,
@@ -714,7 +714,7 @@ aclError aclrtLaunchCallback(aclrtCallback fn,
  limit; 0 and other negatives are 100000) for callbacks of its streams and runs every one
  queued. Nothing to run in time: `ACL_ERROR_RT_REPORT_TIMEOUT` (507012). A thread bound to
  no stream: `ACL_ERROR_RT_THREAD_SUBSCRIBE` (107012), also when its last stream is
- unsubscribed while it waits. A callback that unwound: 507000, after the others ran.
+ unsubscribed while it waits. A callback that panicked: 507000, after the others ran.
  */
 ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
 

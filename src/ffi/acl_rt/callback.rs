@@ -7,9 +7,10 @@
 //! A thread is named by its `pthread_t` cast to `uint64_t`, as the vendor's runtime does
 //! (`std::thread::id` printed by libstdc++ is the same number).
 //!
-//! User callbacks are called here, inside `catch_unwind`: one that unwinds (a C++ exception
-//! through `extern "C-unwind"`, a Rust panic) fails its task with 507000 instead of taking the
-//! process down.
+//! User callbacks are called here, inside `catch_unwind`: a Rust panic unwinding out of one
+//! (through `extern "C-unwind"`) fails its task with 507000 instead of taking the process
+//! down. A C++ exception may be caught the same way or abort the process (Rust leaves it
+//! unspecified): C++ callbacks must not throw, as with the vendor's runtime.
 
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -88,7 +89,7 @@ fn wait_limit(timeout: i32, code: aclError) -> AclResult<Option<Duration>> {
 /// `fn(args)` runs in a thread of the runtime (the stream's own worker), and the stream's later
 /// tasks wait until it returns. On a stream bound with `aclrtSubscribeHostFunc`, the bound
 /// thread runs it in `aclrtProcessHostFunc` instead. The function must not call the runtime
-/// (synchronise, launch, free): it would wait for itself. One that unwinds fails its task
+/// (synchronise, launch, free): it would wait for itself. A panic out of it fails its task
 /// (507000, reported by the next synchronisation). `fn` NULL: 107000.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
@@ -119,7 +120,7 @@ pub extern "C" fn aclrtSubscribeReport(threadId: u64, stream: aclrtStream) -> ac
 /// `ACL_CALLBACK_BLOCK` holds the stream's later tasks until the callback has run;
 /// `ACL_CALLBACK_NO_BLOCK` does not. A stream without a subscribed thread: 107015. A callback
 /// whose thread is unsubscribed before it runs is not run (a blocking one fails its task,
-/// 107015); one that unwinds fails its task (507000).
+/// 107015); a panic out of one fails its task (507000).
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtLaunchCallback(
@@ -149,7 +150,7 @@ pub extern "C" fn aclrtLaunchCallback(
 /// limit; 0 and other negatives are 100000) for callbacks of its streams and runs every one
 /// queued. Nothing to run in time: `ACL_ERROR_RT_REPORT_TIMEOUT` (507012). A thread bound to
 /// no stream: `ACL_ERROR_RT_THREAD_SUBSCRIBE` (107012), also when its last stream is
-/// unsubscribed while it waits. A callback that unwound: 507000, after the others ran.
+/// unsubscribed while it waits. A callback that panicked: 507000, after the others ran.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtProcessReport(timeout: i32) -> aclError {
