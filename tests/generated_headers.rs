@@ -84,6 +84,7 @@ const HEADERS: &[Header] = &[
             "aclrtMemManagedLocationType",
             "aclrtMemManagedRangeAttribute",
             "aclrtMallocAttrType",
+            "aclrtCallbackBlockType",
         ],
         renames: &[],
     },
@@ -128,6 +129,7 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemManagedLocationTypeArg", "aclrtMemManagedLocationType"),
     ("MemManagedRangeAttributeArg", "aclrtMemManagedRangeAttribute"),
     ("MallocAttrTypeArg", "aclrtMallocAttrType"),
+    ("CallbackBlockTypeArg", "aclrtCallbackBlockType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

@@ -501,6 +501,30 @@ typedef enum aclrtMallocAttrType {
 } aclrtMallocAttrType;
 
 /*
+ Whether an `aclrtLaunchCallback` callback holds its stream's later tasks until it has run.
+ */
+typedef enum aclrtCallbackBlockType {
+  /*
+   Later tasks of the stream go on at once.
+   */
+  ACL_CALLBACK_NO_BLOCK = 0,
+  /*
+   Later tasks of the stream wait until the subscribed thread has run the callback.
+   */
+  ACL_CALLBACK_BLOCK = 1,
+} aclrtCallbackBlockType;
+
+/*
+ A host function of `aclrtLaunchHostFunc`.
+ */
+typedef void (*aclrtHostFunc)(void *args);
+
+/*
+ A callback of `aclrtLaunchCallback`, run in the thread subscribed to the stream.
+ */
+typedef void (*aclrtCallback)(void *userData);
+
+/*
  An IPC event's handle: 64 bytes of plain data (a marker and the export's key) that may be
  written to a file or a socket and opened by another process with `aclrtIpcOpenEventHandle`.
  */
@@ -652,6 +676,80 @@ typedef struct aclrtMemFabricHandle {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ Queues on `stream` (NULL: the default stream) a host function: when the stream reaches it,
+ `fn(args)` runs in a thread of the runtime (the stream's own worker), and the stream's later
+ tasks wait until it returns. On a stream bound with `aclrtSubscribeHostFunc`, the bound
+ thread runs it in `aclrtProcessHostFunc` instead. The function must not call the runtime
+ (synchronise, launch, free): it would wait for itself. A panic out of it fails its task
+ (507000, reported by the next synchronisation). `fn` NULL: 107000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtLaunchHostFunc(aclrtStream stream, aclrtHostFunc fn, void *args);
+
+/*
+ Binds the thread `threadId` (its `pthread_t`) to `stream` (NULL: the default stream): the
+ stream's `aclrtLaunchCallback` callbacks run in that thread's `aclrtProcessReport`. A
+ stream has one such thread (107011 for a second); a thread serves streams of one device
+ (107012 otherwise); at most 1024 threads.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/*
+ Queues on `stream` (NULL: the default stream) the callback `fn(userData)`, run once by the
+ thread subscribed to the stream (`aclrtSubscribeReport`) when the stream reaches it.
+ `ACL_CALLBACK_BLOCK` holds the stream's later tasks until the callback has run;
+ `ACL_CALLBACK_NO_BLOCK` does not. A stream without a subscribed thread: 107015. A callback
+ whose thread is unsubscribed before it runs is not run (a blocking one fails its task,
+ 107015); a panic out of one fails its task (507000).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchCallback(aclrtCallback fn,
+                             void *userData,
+                             aclrtCallbackBlockType blockType,
+                             aclrtStream stream);
+
+/*
+ In a thread bound with `aclrtSubscribeReport`: waits up to `timeout` ms (-1: without
+ limit; 0 and other negatives are 100000) for callbacks of its streams and runs every one
+ queued. Nothing to run in time: `ACL_ERROR_RT_REPORT_TIMEOUT` (507012). A thread bound to
+ no stream: `ACL_ERROR_RT_THREAD_SUBSCRIBE` (107012), also when its last stream is
+ unsubscribed while it waits. A callback that panicked: 507000, after the others ran.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtProcessReport(int32_t timeout);
+
+/*
+ Unbinds the thread `threadId` from `stream` (NULL: the default stream). A stream without a
+ subscribed thread: 107011; bound to another thread: 107012. Callbacks of the stream not yet
+ run are dropped (a blocking one fails its task with 107015, so the stream goes on).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUnSubscribeReport(uint64_t threadId, aclrtStream stream);
+
+/*
+ Binds the thread `hostFuncThreadId` (its `pthread_t`) to `exeStream` (not NULL: 100000):
+ the stream's `aclrtLaunchHostFunc` functions then run in that thread's
+ `aclrtProcessHostFunc`, still holding the stream until they return. Same rules as
+ `aclrtSubscribeReport` (one thread per stream, one device per thread).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSubscribeHostFunc(uint64_t hostFuncThreadId,
+                                aclrtStream exeStream);
+
+/*
+ In a thread bound with `aclrtSubscribeHostFunc`: waits up to `timeout` ms (-1: without
+ limit; 0 and other negatives are 107000) for host functions of its streams and runs every
+ one queued. Codes as `aclrtProcessReport`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
+
+/*
+ Unbinds the thread `hostFuncThreadId` from `exeStream`: its host functions run on the
+ stream's worker again; ones handed to the thread and not yet run fail their task (107015).
+ Codes as `aclrtUnSubscribeReport`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId,
+                                  aclrtStream exeStream);
 
 /*
  Creates a context on `deviceId` and makes it current on this thread.

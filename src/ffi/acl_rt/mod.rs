@@ -7,6 +7,7 @@
 // parameters and use them in `std::max` and `printf("%lu")`.
 #![allow(clippy::unnecessary_cast)]
 
+pub mod callback;
 pub mod context;
 pub mod device;
 pub mod event;
