@@ -128,6 +128,15 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemManagedLocationTypeArg", "aclrtMemManagedLocationType"),
     ("MemManagedRangeAttributeArg", "aclrtMemManagedRangeAttribute"),
     ("MallocAttrTypeArg", "aclrtMallocAttrType"),
+    ("StreamAttrArg", "aclrtStreamAttr"),
+    ("StreamConfigAttrArg", "aclrtStreamConfigAttr"),
+    ("ConditionArg", "aclrtCondition"),
+    ("CompareDataTypeArg", "aclrtCompareDataType"),
+    ("CntNotifyRecordModeArg", "aclrtCntNotifyRecordMode"),
+    ("CntNotifyWaitModeArg", "aclrtCntNotifyWaitMode"),
+    ("LastErrLevelArg", "aclrtLastErrLevel"),
+    ("ErrorTypeArg", "aclrtErrorType"),
+    ("AicoreErrorTypeArg", "aclrtAicoreErrorType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

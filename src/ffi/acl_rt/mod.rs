@@ -7,9 +7,11 @@
 // parameters and use them in `std::max` and `printf("%lu")`.
 #![allow(clippy::unnecessary_cast)]
 
+pub mod cnt_notify;
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod exception;
 pub mod host_memory;
 pub mod ipc;
 pub mod location;
@@ -20,6 +22,8 @@ pub mod memory_batch;
 pub mod notify;
 pub mod pointer;
 pub mod stream;
+pub mod stream_attr;
+pub mod stream_config;
 pub mod value;
 pub mod vmm;
 
