@@ -522,6 +522,152 @@ typedef enum aclrtMallocAttrType {
 } aclrtMallocAttrType;
 
 /*
+ A stream attribute.
+ */
+typedef enum aclrtStreamAttr {
+  /*
+   `failureMode`: `ACL_CONTINUE_ON_FAILURE` or `ACL_STOP_ON_FAILURE` (not on a default
+   stream).
+   */
+  ACL_STREAM_ATTR_FAILURE_MODE = 1,
+  /*
+   `overflowSwitch`: 0 or 1 (kept; no kernel runs here to overflow).
+   */
+  ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+  /*
+   `userCustomTag`: any value (kept).
+   */
+  ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+  /*
+   `cacheOpInfoSwitch`: 0 or 1 (kept).
+   */
+  ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+  /*
+   `streamPriority`: 0 (highest) .. 7 (lowest).
+   */
+  ACL_STREAM_ATTR_PRIORITY = 5,
+} aclrtStreamAttr;
+
+/*
+ What `aclrtSetStreamConfigOpt` sets.
+ */
+typedef enum aclrtStreamConfigAttr {
+  /*
+   `workptr` (a `void *`): work memory for model tasks; kept (no model runs here).
+   */
+  ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+  /*
+   `workSize` (a `size_t`): its size; kept.
+   */
+  ACL_RT_STREAM_WORK_SIZE = 1,
+  /*
+   `flag` (a `uint32_t` of `ACL_STREAM_*`), checked as `aclrtCreateStreamWithConfig` does.
+   */
+  ACL_RT_STREAM_FLAG = 2,
+  /*
+   `priority` (a `uint32_t`, 0 highest .. 7 lowest).
+   */
+  ACL_RT_STREAM_PRIORITY = 3,
+} aclrtStreamConfigAttr;
+
+/*
+ A comparison of `aclrtSwitchStream`.
+ */
+typedef enum aclrtCondition {
+  ACL_RT_EQUAL = 0,
+  ACL_RT_NOT_EQUAL = 1,
+  ACL_RT_GREATER = 2,
+  ACL_RT_GREATER_OR_EQUAL = 3,
+  ACL_RT_LESS = 4,
+  ACL_RT_LESS_OR_EQUAL = 5,
+} aclrtCondition;
+
+/*
+ The type of the values `aclrtSwitchStream` compares.
+ */
+typedef enum aclrtCompareDataType {
+  ACL_RT_SWITCH_INT32 = 0,
+  ACL_RT_SWITCH_INT64 = 1,
+} aclrtCompareDataType;
+
+/*
+ How `aclrtCntNotifyRecord` changes the count with its value.
+ */
+typedef enum aclrtCntNotifyRecordMode {
+  /*
+   The count becomes the value.
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE = 0,
+  /*
+   The value is added (the count stops at `UINT32_MAX`).
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE = 1,
+  /*
+   The value's bits are OR-ed in.
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE = 2,
+  /*
+   The count is AND-ed with the value.
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE = 4,
+} aclrtCntNotifyRecordMode;
+
+/*
+ What `aclrtCntNotifyWaitWithTimeout` waits for, comparing the count with its value.
+ */
+typedef enum aclrtCntNotifyWaitMode {
+  /*
+   count < value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE = 0,
+  /*
+   count == value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE = 1,
+  /*
+   count > value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE = 2,
+  /*
+   count >= value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE = 3,
+  /*
+   Every bit of the value is set in the count.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE = 4,
+} aclrtCntNotifyWaitMode;
+
+/*
+ Whose last error `aclrtGetLastError` reads: the calling thread's (the only level).
+ */
+typedef enum aclrtLastErrLevel {
+  ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+/*
+ The kind of a device error.
+ */
+typedef enum aclrtErrorType {
+  ACL_RT_NO_ERROR = 0,
+  ACL_RT_ERROR_MEMORY = 1,
+  ACL_RT_ERROR_L2 = 2,
+  ACL_RT_ERROR_AICORE = 3,
+  ACL_RT_ERROR_LINK = 4,
+  ACL_RT_ERROR_L3_PORT = 5,
+  ACL_RT_ERROR_OTHERS = 65535,
+} aclrtErrorType;
+
+/*
+ Where an AI Core error most likely comes from.
+ */
+typedef enum aclrtAicoreErrorType {
+  ACL_RT_AICORE_ERROR_UNKNOWN = 0,
+  ACL_RT_AICORE_ERROR_SW = 1,
+  ACL_RT_AICORE_ERROR_HW_LOCAL = 2,
+} aclrtAicoreErrorType;
+
+/*
  What a failed task's exception callback is told: read it with the
  `aclrtGet*FromExceptionInfo` accessors, during the callback only.
  */

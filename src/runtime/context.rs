@@ -82,7 +82,10 @@ impl Context {
         if live >= limit {
             return Err(AclError::new(
                 ACL_ERROR_RT_NO_STREAM_RESOURCE,
-                format!("device {} already has {live} streams, the product's limit; destroy some first", self.device),
+                format!(
+                    "device {} already has {live} streams, the product's limit; destroy some first",
+                    self.device
+                ),
             ));
         }
         let stream =

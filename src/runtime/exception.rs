@@ -80,8 +80,13 @@ mod tests {
                 SEEN.fetch_add(1, Ordering::SeqCst);
             }
         });
-        let failure =
-            TaskFailure { task_id: 1, stream_id: 0xdead_0001, thread_id: 2, device_id: 3, error_code: 107020 };
+        let failure = TaskFailure {
+            task_id: 1,
+            stream_id: 0xdead_0001,
+            thread_id: 2,
+            device_id: 3,
+            error_code: 107020,
+        };
         register(0xdead_0001, Arc::clone(&hook));
         register(0xdead_0001, Arc::clone(&hook));
         report(&failure);

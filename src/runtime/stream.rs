@@ -32,11 +32,11 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::exception::{self, TaskFailure};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_ABORT,
     ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
-use super::exception::{self, TaskFailure};
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
 use crate::sync::{self, Pool, PoolOptions};

@@ -121,7 +121,10 @@ pub unsafe extern "C" fn aclrtCntNotifyRecord(
         // SAFETY: one readable value by this function's contract.
         let info = unsafe { slice(info.cast_const(), 1, "info") }?[0];
         let mode = RecordMode::from_raw(info.mode).ok_or_else(|| {
-            AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("info.mode {}: not an aclrtCntNotifyRecordMode (0, 1, 2, 4)", info.mode))
+            AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("info.mode {}: not an aclrtCntNotifyRecordMode (0, 1, 2, 4)", info.mode),
+            )
         })?;
         let n = resolve::<CntNotify>(cntNotify, "cntNotify")?;
         counting::record(&n, &*context::stream_for_work(raw(stream))?, mode, info.value)
@@ -144,13 +147,26 @@ pub unsafe extern "C" fn aclrtCntNotifyWaitWithTimeout(
         // SAFETY: one readable value by this function's contract.
         let info = unsafe { slice(info.cast_const(), 1, "info") }?[0];
         let mode = WaitMode::from_raw(info.mode).ok_or_else(|| {
-            AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("info.mode {}: not an aclrtCntNotifyWaitMode (0..=4)", info.mode))
+            AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("info.mode {}: not an aclrtCntNotifyWaitMode (0..=4)", info.mode),
+            )
         })?;
         if info.isClear > 1 {
-            return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("info.isClear {}: use 0 or 1", info.isClear)));
+            return Err(AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("info.isClear {}: use 0 or 1", info.isClear),
+            ));
         }
         let n = resolve::<CntNotify>(cntNotify, "cntNotify")?;
-        counting::wait(&n, &*context::stream_for_work(raw(stream))?, mode, info.value, info.timeout, info.isClear == 1)
+        counting::wait(
+            &n,
+            &*context::stream_for_work(raw(stream))?,
+            mode,
+            info.value,
+            info.timeout,
+            info.isClear == 1,
+        )
     })
 }
 

@@ -105,7 +105,9 @@ pub struct aclrtErrorInfo {
 fn last_error(api: &str, level: LastErrLevelArg, read: fn() -> aclError) -> aclError {
     boundary(api, crate::error::acl_codes::ACL_ERROR_INTERNAL_ERROR, || {
         if level != aclrtLastErrLevel::ACL_RT_THREAD_LEVEL as i32 {
-            crate::error::record_recent(&format!("{api}: level {level}: only ACL_RT_THREAD_LEVEL (0) exists"));
+            crate::error::record_recent(&format!(
+                "{api}: level {level}: only ACL_RT_THREAD_LEVEL (0) exists"
+            ));
             return ACL_ERROR_RT_PARAM_INVALID;
         }
         read()
@@ -153,7 +155,8 @@ pub extern "C" fn aclrtSetExceptionInfoCallback(callback: aclrtExceptionInfoCall
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInfoCallback) -> aclError {
     acl_call("aclrtExceptionInfoCallbackRegister", || {
-        let cb = callback.ok_or_else(|| AclError::new(ACL_ERROR_INVALID_PARAM, "callback must not be NULL"))?;
+        let cb =
+            callback.ok_or_else(|| AclError::new(ACL_ERROR_INVALID_PARAM, "callback must not be NULL"))?;
         exception::register(cb as usize, hook(cb));
         Ok(())
     })
@@ -164,7 +167,8 @@ pub extern "C" fn aclrtExceptionInfoCallbackRegister(callback: aclrtExceptionInf
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtExceptionInfoCallbackUnregister(callback: aclrtExceptionInfoCallback) -> aclError {
     acl_call("aclrtExceptionInfoCallbackUnregister", || {
-        let cb = callback.ok_or_else(|| AclError::new(ACL_ERROR_INVALID_PARAM, "callback must not be NULL"))?;
+        let cb =
+            callback.ok_or_else(|| AclError::new(ACL_ERROR_INVALID_PARAM, "callback must not be NULL"))?;
         exception::unregister(cb as usize);
         Ok(())
     })
@@ -241,14 +245,18 @@ pub unsafe extern "C" fn aclrtGetErrorVerbose(deviceId: i32, errorInfo: *mut acl
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(errorInfo, "errorInfo") }?;
         crate::runtime::device::check_id(deviceId, settings())?;
-        let none = aclrtMemUceInfo { addr: std::ptr::null_mut(), len: 0, reserved: [0; UCE_INFO_RESERVED_SIZE] };
+        let none =
+            aclrtMemUceInfo { addr: std::ptr::null_mut(), len: 0, reserved: [0; UCE_INFO_RESERVED_SIZE] };
         out.write(aclrtErrorInfo {
             tryRepair: 0,
             hasDetail: 0,
             reserved: [0; 2],
             errorType: aclrtErrorType::ACL_RT_NO_ERROR as i32,
             detail: aclrtErrorInfoDetail {
-                uceInfo: aclrtMemUceInfoArray { arraySize: 0, memUceInfoArray: [none; ACL_RT_MEM_UCE_INFO_MAX_NUM] },
+                uceInfo: aclrtMemUceInfoArray {
+                    arraySize: 0,
+                    memUceInfoArray: [none; ACL_RT_MEM_UCE_INFO_MAX_NUM],
+                },
             },
         });
         Ok(())

@@ -242,7 +242,10 @@ pub extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
 pub extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
     acl_call("aclrtStreamStop", || {
         if stream.is_null() {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "stream must not be NULL: the default stream cannot be stopped"));
+            return Err(AclError::new(
+                ACL_ERROR_INVALID_PARAM,
+                "stream must not be NULL: the default stream cannot be stopped",
+            ));
         }
         context::stream(raw(stream))?.stop()
     })
@@ -334,9 +337,11 @@ pub(crate) fn set_failure_mode(stream: aclrtStream, mode: u64, default_ok: bool)
             format!("failure mode {mode}: use ACL_CONTINUE_ON_FAILURE (0) or ACL_STOP_ON_FAILURE (1)"),
         ));
     }
-    let default_ok = default_ok && matches!(settings().product, Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950);
+    let default_ok =
+        default_ok && matches!(settings().product, Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950);
     let s = context::stream(raw(stream))?;
-    let is_default = stream.is_null() || CONTEXTS.get(s.context).is_ok_and(|c| c.default_handle == raw(stream));
+    let is_default =
+        stream.is_null() || CONTEXTS.get(s.context).is_ok_and(|c| c.default_handle == raw(stream));
     if is_default && !default_ok {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
@@ -392,7 +397,11 @@ const DEVICE_ABORT_MAX: Duration = Duration::from_secs(36 * 60);
 pub extern "C" fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError {
     acl_call("aclrtDeviceTaskAbort", || {
         crate::runtime::device::check_id(deviceId, settings())?;
-        let limit = if timeout == 0 { DEVICE_ABORT_MAX } else { Duration::from_millis(u64::from(timeout)).min(DEVICE_ABORT_MAX) };
+        let limit = if timeout == 0 {
+            DEVICE_ABORT_MAX
+        } else {
+            Duration::from_millis(u64::from(timeout)).min(DEVICE_ABORT_MAX)
+        };
         context::abort_device(deviceId, limit)
     })
 }

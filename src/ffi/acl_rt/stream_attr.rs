@@ -59,12 +59,17 @@ const CACHE_OP: i32 = aclrtStreamAttr::ACL_STREAM_ATTR_CACHE_OP_INFO as i32;
 const PRIORITY: i32 = aclrtStreamAttr::ACL_STREAM_ATTR_PRIORITY as i32;
 
 fn unknown(attr: i32) -> AclError {
-    AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("stream attribute {attr} is not an aclrtStreamAttr (1..=5)"))
+    AclError::new(
+        ACL_ERROR_RT_PARAM_INVALID,
+        format!("stream attribute {attr} is not an aclrtStreamAttr (1..=5)"),
+    )
 }
 
 /// The default stream (NULL) is taken on Atlas A2, A3 and Ascend 950 only, as the vendor's.
 fn check_default(stream: aclrtStream) -> AclResult<()> {
-    if stream.is_null() && !matches!(settings().product, Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950) {
+    if stream.is_null()
+        && !matches!(settings().product, Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950)
+    {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
             "stream must not be NULL on this product: name a stream (aclrtCtxGetCurrentDefaultStream gives the default one)",

@@ -167,13 +167,20 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
         let h = unsafe { &mut *handle };
         match attr {
             0 | 1 if valueSize != 8 => {
-                return Err(AclError::new(ACL_ERROR_INVALID_PARAM, format!("valueSize {valueSize}: a pointer or size_t is 8 bytes")));
+                return Err(AclError::new(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!("valueSize {valueSize}: a pointer or size_t is 8 bytes"),
+                ));
             }
             0 => h.workptr = std::ptr::without_provenance_mut(value as usize),
             1 => h.workSize = value as usize,
             2 => {
-                let flag = u32::try_from(value)
-                    .map_err(|_| AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("flag {value:#x} is not a 32-bit ACL_STREAM_* set")))?;
+                let flag = u32::try_from(value).map_err(|_| {
+                    AclError::new(
+                        ACL_ERROR_RT_PARAM_INVALID,
+                        format!("flag {value:#x} is not a 32-bit ACL_STREAM_* set"),
+                    )
+                })?;
                 check_flags(flag, settings().product)?;
                 h.flag = flag as usize;
             }
@@ -205,14 +212,21 @@ pub unsafe extern "C" fn aclrtSetStreamConfigOpt(
 /// `stream` is NULL or valid for a write of an `aclrtStream`; `handle` as for
 /// `aclrtSetStreamConfigOpt`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCreateStreamV2(stream: *mut aclrtStream, handle: *const aclrtStreamConfigHandle) -> aclError {
+pub unsafe extern "C" fn aclrtCreateStreamV2(
+    stream: *mut aclrtStream,
+    handle: *const aclrtStreamConfigHandle,
+) -> aclError {
     acl_call("aclrtCreateStreamV2", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(stream, "stream") }?;
         let h = checked(handle)?;
         let flag = check_flags(h.flag as u32, settings().product)?;
         let ctx = context::current()?;
-        out.write(to_c(ctx.create_stream(flag, h.priority.min(LEAST_PRIORITY), settings().product.stream_limit())?));
+        out.write(to_c(ctx.create_stream(
+            flag,
+            h.priority.min(LEAST_PRIORITY),
+            settings().product.stream_limit(),
+        )?));
         Ok(())
     })
 }

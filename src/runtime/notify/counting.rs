@@ -98,7 +98,10 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
         return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("flag {flag:#x}: reserved, pass 0")));
     }
     let cell = cell::allocate().map_err(|e| {
-        AclError::new(ACL_ERROR_RT_RESOURCE_ALLOC_FAIL, format!("cannot allocate counting notify memory: {e}"))
+        AclError::new(
+            ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
+            format!("cannot allocate counting notify memory: {e}"),
+        )
     })?;
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     Ok(CNT_NOTIFIES.insert(CntNotify { cell, device, id }))
@@ -196,7 +199,10 @@ mod tests {
         assert!(WaitMode::Equal.passes(2, 2) && !WaitMode::Equal.passes(3, 2));
         assert!(WaitMode::Bigger.passes(3, 2) && !WaitMode::Bigger.passes(2, 2));
         assert!(WaitMode::BiggerOrEqual.passes(2, 2) && !WaitMode::BiggerOrEqual.passes(1, 2));
-        assert!(WaitMode::EqualWithBitmask.passes(0b111, 0b101) && !WaitMode::EqualWithBitmask.passes(0b011, 0b101));
+        assert!(
+            WaitMode::EqualWithBitmask.passes(0b111, 0b101)
+                && !WaitMode::EqualWithBitmask.passes(0b011, 0b101)
+        );
         assert_eq!(RecordMode::from_raw(3), None);
         assert_eq!(WaitMode::from_raw(5), None);
     }
