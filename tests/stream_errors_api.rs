@@ -306,11 +306,12 @@ fn last_error_is_per_thread_peek_keeps_it_get_clears_it() {
         .join()
         .unwrap();
         // A success does not clear it.
-        assert_eq!(stream_id(null_mut()) >= 0, true);
+        assert!(stream_id(null_mut()) >= 0);
         assert_eq!(aclrtGetLastError(level), ACL_ERROR_INVALID_PARAM);
         assert_eq!(aclrtGetLastError(level), ACL_SUCCESS, "get cleared it");
         assert_eq!(aclrtPeekAtLastError(1), ACL_ERROR_RT_PARAM_INVALID, "only the thread level exists");
 
+        // SAFETY: every field of aclrtErrorInfo is plain integers or a NULL-able pointer.
         let mut info: aclrtErrorInfo = unsafe { std::mem::zeroed() };
         info.errorType = 7;
         // SAFETY: valid out-pointer.
@@ -496,10 +497,8 @@ fn counting_notifies_count_compare_and_clear() {
         assert_eq!(unsafe { aclrtCntNotifyRecord(c, producer, &mut bad) }, ACL_ERROR_RT_PARAM_INVALID);
         let mut bad = aclrtCntNotifyWaitInfo { mode: 5, value: 1, timeout: 1, isClear: 0, rsv: [0; 3] };
         // SAFETY: a valid info.
-        assert_eq!(
-            unsafe { aclrtCntNotifyWaitWithTimeout(c, consumer, &mut bad) },
-            ACL_ERROR_RT_PARAM_INVALID
-        );
+        let code = unsafe { aclrtCntNotifyWaitWithTimeout(c, consumer, &mut bad) };
+        assert_eq!(code, ACL_ERROR_RT_PARAM_INVALID);
         // SAFETY: NULL info is refused.
         assert_eq!(unsafe { aclrtCntNotifyRecord(c, producer, null_mut()) }, ACL_ERROR_INVALID_PARAM);
         assert_eq!(aclrtCntNotifyDestroy(c), ACL_SUCCESS);
