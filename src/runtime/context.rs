@@ -260,3 +260,23 @@ pub fn stream_for_work(raw: u64) -> AclResult<StreamRef> {
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_count_against_the_limit_default_streams_included() {
+        // A device number no other test uses.
+        let device = 57;
+        let ctx = Context::create(device, true).unwrap();
+        assert_eq!(streams_on(device), 1, "the default stream counts");
+        let h = ctx.create_stream(0, 2, 2).unwrap();
+        assert_eq!(STREAMS.get(h).unwrap().attrs.priority.load(Ordering::Acquire), 2);
+        assert_eq!(ctx.create_stream(0, 0, 2).unwrap_err().code, ACL_ERROR_RT_NO_STREAM_RESOURCE);
+        assert_eq!(streams_on(device), 2);
+        ctx.destroy(true);
+        assert_eq!(streams_on(device), 0);
+        assert!(STREAMS.get(ctx.default_handle).is_err(), "the default stream's handle goes with it");
+    }
+}

@@ -734,4 +734,84 @@ mod tests {
         s.close(false);
         assert_eq!(s.abort(Duration::from_secs(1)).unwrap_err().code, ACL_ERROR_RT_INVALID_HANDLE);
     }
+
+    fn counter(ran: &Arc<AtomicU64>) -> Task {
+        let r = Arc::clone(ran);
+        Box::new(move |_| {
+            r.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn stop_on_failure_is_the_contexts_and_drops_the_rest() {
+        let mode = Arc::new(AtomicU64::new(0));
+        let a = Stream::with_config(0, 1, 0, 0, Arc::clone(&mode)).unwrap();
+        let b = Stream::with_config(0, 1, 0, 0, Arc::clone(&mode)).unwrap();
+        a.set_failure_mode(STOP_ON_FAILURE);
+        assert_eq!(b.failure_mode(), STOP_ON_FAILURE, "one mode for the context");
+        let ran = Arc::new(AtomicU64::new(0));
+        b.submit(counter(&ran)).unwrap();
+        b.submit(Box::new(|_| Err(AclError::new(507011, "boom")))).unwrap();
+        b.submit(counter(&ran)).unwrap();
+        assert_eq!(b.synchronize(Some(Duration::from_secs(10))).unwrap_err().code, 507011);
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "the task after the failure did not run");
+        assert_eq!(b.submit(counter(&ran)).unwrap_err().code, 507011);
+        b.abort(Duration::from_secs(10)).unwrap();
+        b.submit(counter(&ran)).unwrap();
+        b.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn stop_holds_the_queue_until_an_abort() {
+        let s = Stream::new(0, 1).unwrap();
+        let started = Arc::new(AtomicBool::new(false));
+        let ran = Arc::new(AtomicU64::new(0));
+        s.submit(blocker(&started)).unwrap();
+        s.submit(counter(&ran)).unwrap();
+        wait_for(&started);
+        s.stop().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(s.pending(), 1, "the running task ended, the queued one is held");
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        let e = s.synchronize(Some(Duration::from_millis(50))).unwrap_err();
+        assert_eq!(e.code, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "the stopped task's error is not reported");
+        s.abort(Duration::from_secs(10)).unwrap();
+        assert_eq!(s.pending(), 0);
+        s.submit(counter(&ran)).unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "only the task queued after the abort ran");
+    }
+
+    #[test]
+    fn a_failed_task_is_reported_with_its_index_stream_and_thread() {
+        let s = Stream::new(3, 1).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let id = s.id;
+        super::exception::register(
+            0xfeed_0000 + id as usize,
+            Arc::new(move |f: &TaskFailure| {
+                if f.stream_id == id {
+                    sink.lock().unwrap().push(*f);
+                }
+            }),
+        );
+        s.submit(Box::new(|_| Ok(()))).unwrap();
+        s.submit(Box::new(|_| Err(AclError::new(507011, "boom")))).unwrap();
+        assert!(s.synchronize(Some(Duration::from_secs(10))).is_err());
+        super::exception::unregister(0xfeed_0000 + id as usize);
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            vec![TaskFailure {
+                task_id: 1,
+                stream_id: id,
+                thread_id: crate::sys::thread_id(),
+                device_id: 3,
+                error_code: 507011
+            }]
+        );
+    }
 }
