@@ -264,6 +264,10 @@ fn stop_holds_queued_work_and_a_device_task_abort_discards_it() {
     on_device(2, || {
         let (s, n, buf) = (stream(), notify(), device_buffer());
         assert_eq!(aclrtStreamStop(null_mut()), ACL_ERROR_INVALID_PARAM);
+        let mut def = null_mut();
+        // SAFETY: valid out-pointer.
+        assert_eq!(unsafe { aclrtCtxGetCurrentDefaultStream(&mut def) }, ACL_SUCCESS);
+        assert_eq!(aclrtStreamStop(def), ACL_ERROR_INVALID_PARAM, "nor through its own handle");
         // A wait nobody records, then a copy behind it.
         assert_eq!(aclrtWaitAndResetNotify(n, s, 0), ACL_SUCCESS);
         assert_eq!(queue_fill(buf, 7, s), ACL_SUCCESS);

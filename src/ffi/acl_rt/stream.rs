@@ -247,7 +247,11 @@ pub extern "C" fn aclrtStreamStop(stream: aclrtStream) -> aclError {
                 "stream must not be NULL: the default stream cannot be stopped",
             ));
         }
-        context::stream(raw(stream))?.stop()
+        let s = context::stream(raw(stream))?;
+        if CONTEXTS.get(s.context).is_ok_and(|c| c.default_handle == raw(stream)) {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "a default stream cannot be stopped"));
+        }
+        s.stop()
     })
 }
 

@@ -106,8 +106,8 @@ pub extern "C" fn aclrtCreateStreamConfigHandle() -> *mut aclrtStreamConfigHandl
     })
 }
 
-/// Destroys a configuration from `aclrtCreateStreamConfigHandle` (anything else: 107000...
-/// 100000, as a bad handle).
+/// Destroys a configuration from `aclrtCreateStreamConfigHandle`; anything else (NULL, an
+/// unknown or destroyed one) is 100000.
 ///
 /// # Safety
 /// `handle` is not in use by another thread's call.

@@ -97,6 +97,7 @@ pub fn create(device: i32, flag: u64) -> AclResult<u64> {
     if flag != 0 {
         return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("flag {flag:#x}: reserved, pass 0")));
     }
+    crate::runtime::device::on_release("counting notify(ies)", release_device);
     let cell = cell::allocate().map_err(|e| {
         AclError::new(
             ACL_ERROR_RT_RESOURCE_ALLOC_FAIL,
@@ -112,6 +113,15 @@ pub fn destroy(n: Arc<CntNotify>) {
     if let Ok(n) = Arc::try_unwrap(n) {
         cell::release(n.cell);
     }
+}
+
+/// Destroys the counting notifies of `device` (its last use was reset); their handles become
+/// stale, as on the device.
+pub fn release_device(device: i32) -> usize {
+    let gone = CNT_NOTIFIES.remove_where(|n| n.device == device);
+    let count = gone.len();
+    gone.into_iter().for_each(destroy);
+    count
 }
 
 impl CntNotify {
@@ -223,5 +233,12 @@ mod tests {
         wait(&n, &waiter, WaitMode::Equal, 9, 1, false).unwrap();
         let e = waiter.synchronize(Some(Duration::from_secs(10))).unwrap_err();
         assert_eq!(e.code, ACL_ERROR_RT_TASK_TIMEOUT, "{e}");
+    }
+
+    #[test]
+    fn a_device_reset_releases_its_counting_notifies() {
+        let h = create(58, 0).unwrap();
+        assert_eq!(release_device(58), 1);
+        assert!(CNT_NOTIFIES.get(h).is_err());
     }
 }
