@@ -54,6 +54,8 @@ pub enum HandleKind {
     Memory = 7,
     /// A physical allocation of virtual memory management (`aclrtDrvMemHandle`).
     PhysicalMemory = 8,
+    /// A counting notify (`aclrtCntNotify`).
+    CntNotify = 9,
 }
 
 /// Why a value did not resolve to a live object.

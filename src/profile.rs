@@ -64,6 +64,17 @@ impl Product {
         }
     }
 
+    /// Streams one device may have at once, default streams included (the vendor's figures
+    /// for `aclrtCreateStream`).
+    pub fn stream_limit(self) -> u32 {
+        match self {
+            Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950 => 1984,
+            Product::Atlas200I500A2 => 512,
+            Product::AtlasInference => 1024,
+            Product::AtlasTraining => 2048,
+        }
+    }
+
     /// Whether the product supports importing notifies and IPC memory from other processes (the
     /// seed's table: all but Atlas 200I/500 A2).
     pub fn supports_ipc_import(self) -> bool {

@@ -114,6 +114,16 @@
 #define ACL_EVENT_WAIT_EXTERNAL 1u
 
 /*
+ Entries of `aclrtMemUceInfo.reserved`.
+ */
+#define UCE_INFO_RESERVED_SIZE 14
+
+/*
+ Entries of `aclrtMemUceInfoArray.memUceInfoArray`.
+ */
+#define ACL_RT_MEM_UCE_INFO_MAX_NUM 20
+
+/*
  `aclrtHostRegisterV2` flag: map the memory for the device (then `aclrtHostGetDevicePointer`).
  */
 #define ACL_HOST_REG_MAPPED (uint64_t)2
@@ -188,6 +198,17 @@
  combined with another flag (107000); on Atlas 200I/500 A2 and Atlas training products 207000.
  */
 #define ACL_STREAM_DEVICE_USE_ONLY 32u
+
+/*
+ `aclrtSetStreamFailureMode`: a failed task does not stop the ones after it (the default).
+ */
+#define ACL_CONTINUE_ON_FAILURE 0u
+
+/*
+ `aclrtSetStreamFailureMode`: the first failed task stops the stream: later tasks are
+ dropped, new ones refused; for every stream of the context.
+ */
+#define ACL_STOP_ON_FAILURE 1u
 
 /*
  `aclrtValueWait` flag: wait until `(int64_t)(*devAddr - value) >= 0`.
@@ -515,6 +536,158 @@ typedef enum aclrtCallbackBlockType {
 } aclrtCallbackBlockType;
 
 /*
+ A stream attribute.
+ */
+typedef enum aclrtStreamAttr {
+  /*
+   `failureMode`: `ACL_CONTINUE_ON_FAILURE` or `ACL_STOP_ON_FAILURE` (not on a default
+   stream).
+   */
+  ACL_STREAM_ATTR_FAILURE_MODE = 1,
+  /*
+   `overflowSwitch`: 0 or 1 (kept; no kernel runs here to overflow).
+   */
+  ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK = 2,
+  /*
+   `userCustomTag`: any value (kept).
+   */
+  ACL_STREAM_ATTR_USER_CUSTOM_TAG = 3,
+  /*
+   `cacheOpInfoSwitch`: 0 or 1 (kept).
+   */
+  ACL_STREAM_ATTR_CACHE_OP_INFO = 4,
+  /*
+   `streamPriority`: 0 (highest) .. 7 (lowest).
+   */
+  ACL_STREAM_ATTR_PRIORITY = 5,
+} aclrtStreamAttr;
+
+/*
+ What `aclrtSetStreamConfigOpt` sets.
+ */
+typedef enum aclrtStreamConfigAttr {
+  /*
+   `workptr` (a `void *`): work memory for model tasks; kept (no model runs here).
+   */
+  ACL_RT_STREAM_WORK_ADDR_PTR = 0,
+  /*
+   `workSize` (a `size_t`): its size; kept.
+   */
+  ACL_RT_STREAM_WORK_SIZE = 1,
+  /*
+   `flag` (a `uint32_t` of `ACL_STREAM_*`), checked as `aclrtCreateStreamWithConfig` does.
+   */
+  ACL_RT_STREAM_FLAG = 2,
+  /*
+   `priority` (a `uint32_t`, 0 highest .. 7 lowest).
+   */
+  ACL_RT_STREAM_PRIORITY = 3,
+} aclrtStreamConfigAttr;
+
+/*
+ A comparison of `aclrtSwitchStream`.
+ */
+typedef enum aclrtCondition {
+  ACL_RT_EQUAL = 0,
+  ACL_RT_NOT_EQUAL = 1,
+  ACL_RT_GREATER = 2,
+  ACL_RT_GREATER_OR_EQUAL = 3,
+  ACL_RT_LESS = 4,
+  ACL_RT_LESS_OR_EQUAL = 5,
+} aclrtCondition;
+
+/*
+ The type of the values `aclrtSwitchStream` compares.
+ */
+typedef enum aclrtCompareDataType {
+  ACL_RT_SWITCH_INT32 = 0,
+  ACL_RT_SWITCH_INT64 = 1,
+} aclrtCompareDataType;
+
+/*
+ How `aclrtCntNotifyRecord` changes the count with its value.
+ */
+typedef enum aclrtCntNotifyRecordMode {
+  /*
+   The count becomes the value.
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE = 0,
+  /*
+   The value is added (the count stops at `UINT32_MAX`).
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_ADD_MODE = 1,
+  /*
+   The value's bits are OR-ed in.
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_BIT_OR_MODE = 2,
+  /*
+   The count is AND-ed with the value.
+   */
+  ACL_RT_CNT_NOTIFY_RECORD_BIT_AND_MODE = 4,
+} aclrtCntNotifyRecordMode;
+
+/*
+ What `aclrtCntNotifyWaitWithTimeout` waits for, comparing the count with its value.
+ */
+typedef enum aclrtCntNotifyWaitMode {
+  /*
+   count < value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_LESS_MODE = 0,
+  /*
+   count == value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE = 1,
+  /*
+   count > value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_BIGGER_MODE = 2,
+  /*
+   count >= value.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_BIGGER_OR_EQUAL_MODE = 3,
+  /*
+   Every bit of the value is set in the count.
+   */
+  ACL_RT_CNT_NOTIFY_WAIT_EQUAL_WITH_BITMASK_MODE = 4,
+} aclrtCntNotifyWaitMode;
+
+/*
+ Whose last error `aclrtGetLastError` reads: the calling thread's (the only level).
+ */
+typedef enum aclrtLastErrLevel {
+  ACL_RT_THREAD_LEVEL = 0,
+} aclrtLastErrLevel;
+
+/*
+ The kind of a device error.
+ */
+typedef enum aclrtErrorType {
+  ACL_RT_NO_ERROR = 0,
+  ACL_RT_ERROR_MEMORY = 1,
+  ACL_RT_ERROR_L2 = 2,
+  ACL_RT_ERROR_AICORE = 3,
+  ACL_RT_ERROR_LINK = 4,
+  ACL_RT_ERROR_L3_PORT = 5,
+  ACL_RT_ERROR_OTHERS = 65535,
+} aclrtErrorType;
+
+/*
+ Where an AI Core error most likely comes from.
+ */
+typedef enum aclrtAicoreErrorType {
+  ACL_RT_AICORE_ERROR_UNKNOWN = 0,
+  ACL_RT_AICORE_ERROR_SW = 1,
+  ACL_RT_AICORE_ERROR_HW_LOCAL = 2,
+} aclrtAicoreErrorType;
+
+/*
+ What a failed task's exception callback is told: read it with the
+ `aclrtGet*FromExceptionInfo` accessors, during the callback only.
+ */
+typedef struct rtExceptionInfo rtExceptionInfo;
+
+/*
  A host function of `aclrtLaunchHostFunc`.
  */
 typedef void (*aclrtHostFunc)(void *args);
@@ -525,12 +698,83 @@ typedef void (*aclrtHostFunc)(void *args);
 typedef void (*aclrtCallback)(void *userData);
 
 /*
+ A counting notify: a 32-bit count that stream tasks set, add to, OR or AND, and wait on.
+ */
+typedef void *aclrtCntNotify;
+
+/*
+ A record's mode and value.
+ */
+typedef struct aclrtCntNotifyRecordInfo {
+  aclrtCntNotifyRecordMode mode;
+  uint32_t value;
+} aclrtCntNotifyRecordInfo;
+
+/*
+ A wait's mode and value, its time-out in seconds (0: none) and whether the count is set to
+ 0 when the wait passes (`isClear` 1).
+ */
+typedef struct aclrtCntNotifyWaitInfo {
+  aclrtCntNotifyWaitMode mode;
+  uint32_t value;
+  uint32_t timeout;
+  uint8_t isClear;
+  uint8_t rsv[3];
+} aclrtCntNotifyWaitInfo;
+
+/*
  An IPC event's handle: 64 bytes of plain data (a marker and the export's key) that may be
  written to a file or a socket and opened by another process with `aclrtIpcOpenEventHandle`.
  */
 typedef struct aclrtIpcEventHandle {
   char reserved[ACL_IPC_EVENT_HANDLE_SIZE];
 } aclrtIpcEventHandle;
+
+/*
+ The exception information a callback receives.
+ */
+typedef struct rtExceptionInfo aclrtExceptionInfo;
+
+/*
+ A process-wide exception callback: called on the failing stream's worker thread.
+ */
+typedef void (*aclrtExceptionInfoCallback)(aclrtExceptionInfo *exceptionInfo);
+
+/*
+ A range of device memory hit by an uncorrectable error.
+ */
+typedef struct aclrtMemUceInfo {
+  void *addr;
+  size_t len;
+  size_t reserved[UCE_INFO_RESERVED_SIZE];
+} aclrtMemUceInfo;
+
+/*
+ Up to `ACL_RT_MEM_UCE_INFO_MAX_NUM` ranges hit by uncorrectable errors.
+ */
+typedef struct aclrtMemUceInfoArray {
+  size_t arraySize;
+  struct aclrtMemUceInfo memUceInfoArray[ACL_RT_MEM_UCE_INFO_MAX_NUM];
+} aclrtMemUceInfoArray;
+
+/*
+ Details of a device error, as its `errorType` says.
+ */
+typedef union aclrtErrorInfoDetail {
+  struct aclrtMemUceInfoArray uceInfo;
+  aclrtAicoreErrorType aicoreErrType;
+} aclrtErrorInfoDetail;
+
+/*
+ A device error, as `aclrtGetErrorVerbose` reports it.
+ */
+typedef struct aclrtErrorInfo {
+  uint8_t tryRepair;
+  uint8_t hasDetail;
+  uint8_t reserved[2];
+  aclrtErrorType errorType;
+  union aclrtErrorInfoDetail detail;
+} aclrtErrorInfo;
 
 /*
  A notify: a one-shot signal between streams, possibly of different processes.
@@ -639,6 +883,28 @@ typedef struct aclrtMemUsageInfo {
    */
   size_t reserved[8];
 } aclrtMemUsageInfo;
+
+/*
+ The value of a stream attribute, read as its `aclrtStreamAttr` says.
+ */
+typedef union aclrtStreamAttrValue {
+  uint64_t failureMode;
+  uint32_t overflowSwitch;
+  uint32_t userCustomTag;
+  uint32_t cacheOpInfoSwitch;
+  uint32_t streamPriority;
+  uint32_t reserve[4];
+} aclrtStreamAttrValue;
+
+/*
+ A stream configuration, filled by `aclrtSetStreamConfigOpt`.
+ */
+typedef struct aclrtStreamConfigHandle {
+  void *workptr;
+  size_t workSize;
+  size_t flag;
+  uint32_t priority;
+} aclrtStreamConfigHandle;
 
 /*
  A physical memory allocation (`aclrtMallocPhysical`, or imported from a shareable handle).
@@ -750,6 +1016,56 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
 ACL_FUNC_VISIBILITY
 aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId,
                                   aclrtStream exeStream);
+
+/*
+ Creates a counting notify on the current device, its count 0. `flag` is reserved: 0.
+
+ # Safety
+ `cntNotify` is NULL or valid for a write of an `aclrtCntNotify`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyCreate(aclrtCntNotify *cntNotify, uint64_t flag);
+
+/*
+ Destroys a counting notify; tasks already queued with it still run.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyDestroy(aclrtCntNotify cntNotify);
+
+/*
+ Queues on `stream` (NULL: the default stream) a change of the count as `info` says.
+
+ # Safety
+ `info` is NULL or points to a readable `aclrtCntNotifyRecordInfo`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCntNotifyRecord(aclrtCntNotify cntNotify,
+                              aclrtStream stream,
+                              struct aclrtCntNotifyRecordInfo *info);
+
+/*
+ Queues on `stream` (NULL: the default stream) a wait until the count passes `info`'s
+ comparison; later tasks of the stream run after it. A time-out fails the task (107020 at
+ the next synchronisation, and to the exception callbacks).
+
+ # Safety
+ `info` is NULL or points to a readable `aclrtCntNotifyWaitInfo`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCntNotifyWaitWithTimeout(aclrtCntNotify cntNotify,
+                                       aclrtStream stream,
+                                       struct aclrtCntNotifyWaitInfo *info);
+
+/*
+ Queues on `stream` (NULL: the default stream) the reset of the count to 0.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyReset(aclrtCntNotify cntNotify, aclrtStream stream);
+
+/*
+ The counting notify's id, unique in the process.
+
+ # Safety
+ `notifyId` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCntNotifyGetId(aclrtCntNotify cntNotify, uint32_t *notifyId);
 
 /*
  Creates a context on `deviceId` and makes it current on this thread.
@@ -1114,6 +1430,92 @@ ACL_FUNC_VISIBILITY aclError aclrtGetEventId(aclrtEvent event, uint32_t *eventId
  `eventCount` is NULL or valid for a write of a `uint32_t`.
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetEventAvailNum(uint32_t *eventCount);
+
+/*
+ The code of the last AscendCL call that failed on this thread (ACL_SUCCESS if none since
+ the last `aclrtGetLastError`), left in place. `level` must be `ACL_RT_THREAD_LEVEL` (else
+ 107000).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtPeekAtLastError(aclrtLastErrLevel level);
+
+/*
+ As `aclrtPeekAtLastError`, then clears it: until a call fails again on this thread, the
+ next read is ACL_SUCCESS.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetLastError(aclrtLastErrLevel level);
+
+/*
+ Sets the one process-wide callback of this older interface (NULL clears it); callbacks
+ registered with `aclrtExceptionInfoCallbackRegister` are kept apart (one function set here
+ and registered there is called twice).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetExceptionInfoCallback(aclrtExceptionInfoCallback callback);
+
+/*
+ Adds a process-wide callback told of every failed stream task (NULL: 100000). Registering
+ the same function again is a success that adds nothing.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtExceptionInfoCallbackRegister(aclrtExceptionInfoCallback callback);
+
+/*
+ Removes a callback added by `aclrtExceptionInfoCallbackRegister` (NULL: 100000; one not
+ registered: success, nothing done). A report already under way may still call it.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtExceptionInfoCallbackUnregister(aclrtExceptionInfoCallback callback);
+
+/*
+ The failed task's id: its place among the tasks queued on its stream, from 0.
+
+ # Safety
+ `info` is NULL or the pointer an exception callback received, during the callback.
+ */
+ACL_FUNC_VISIBILITY uint32_t aclrtGetTaskIdFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/*
+ The id of the failed task's stream (`aclrtStreamGetId`).
+
+ # Safety
+ As for `aclrtGetTaskIdFromExceptionInfo`.
+ */
+ACL_FUNC_VISIBILITY uint32_t aclrtGetStreamIdFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/*
+ The kernel's id of the thread that queued the failed task.
+
+ # Safety
+ As for `aclrtGetTaskIdFromExceptionInfo`.
+ */
+ACL_FUNC_VISIBILITY uint32_t aclrtGetThreadIdFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/*
+ The device of the failed task's stream.
+
+ # Safety
+ As for `aclrtGetTaskIdFromExceptionInfo`.
+ */
+ACL_FUNC_VISIBILITY uint32_t aclrtGetDeviceIdFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/*
+ The failed task's error code (what the stream's next synchronisation returns).
+
+ # Safety
+ As for `aclrtGetTaskIdFromExceptionInfo`.
+ */
+ACL_FUNC_VISIBILITY uint32_t aclrtGetErrorCodeFromExceptionInfo(const aclrtExceptionInfo *info);
+
+/*
+ The device's error details after a fault. Here a device has no hardware to fail: every
+ device reports `ACL_RT_NO_ERROR`, no repair and no detail; task failures are reported by
+ the stream calls and the exception callbacks. An invalid device is 107001.
+
+ # Safety
+ `errorInfo` is NULL or valid for a write of an `aclrtErrorInfo`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetErrorVerbose(int32_t deviceId,
+                              struct aclrtErrorInfo *errorInfo);
 
 /*
  Registers `size` bytes of the caller's host memory at `ptr` (4 KiB-aligned: `malloc`'d
@@ -1804,6 +2206,171 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, enum aclrtStre
  as the vendor).
  */
 ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
+
+/*
+ Stops the task running on `stream` (not the default stream: 107000) and holds the queued
+ ones, not run and not discarded, until `aclrtStreamAbort` (or `aclrtDeviceTaskAbort`)
+ discards them; a synchronisation meanwhile waits for that abort (107023) or its time-out.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamStop(aclrtStream stream);
+
+/*
+ The stream's id (NULL: the current context's default stream), unique in the process.
+
+ # Safety
+ `streamId` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetId(aclrtStream stream, int32_t *streamId);
+
+/*
+ The `ACL_STREAM_*` flags the stream was created with, OR-ed (0 for none and for a default
+ stream).
+
+ # Safety
+ `flags` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetFlags(aclrtStream stream, uint32_t *flags);
+
+/*
+ The stream's priority (0 highest .. 7 lowest; 0 for a default stream), as created or last
+ set with `ACL_STREAM_ATTR_PRIORITY`. Priorities are kept and answered; the host's scheduler
+ runs every stream's worker alike.
+
+ # Safety
+ `priority` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamGetPriority(aclrtStream stream, uint32_t *priority);
+
+/*
+ The stream priorities the device takes: `*leastPriority` 7, `*greatestPriority` 0 (a
+ smaller number is a higher priority).
+
+ # Safety
+ Both are NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtDeviceGetStreamPriorityRange(int32_t *leastPriority,
+                                           int32_t *greatestPriority);
+
+/*
+ Sets what a failed task does to `stream` and every other stream of its context:
+ `ACL_CONTINUE_ON_FAILURE` (the default) or `ACL_STOP_ON_FAILURE` (else 107000). NULL (the
+ default stream) is taken on Atlas A2, A3 and Ascend 950 only (107000 on the others), as
+ the vendor's.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+
+/*
+ How many more streams the current device takes: the product's limit (1984 on Atlas A2, A3
+ and Ascend 950, 512 on Atlas 200I/500 A2, 1024 on Atlas inference, 2048 on Atlas training)
+ less the streams of every context on it, default streams included.
+
+ # Safety
+ `streamCount` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamAvailableNum(uint32_t *streamCount);
+
+/*
+ The current context's default stream as a handle of its own, usable wherever a stream is
+ (NULL means the same stream while this context is current). It cannot be destroyed.
+
+ # Safety
+ `stream` is NULL or valid for a write of an `aclrtStream`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetCurrentDefaultStream(aclrtStream *stream);
+
+/*
+ Aborts every stream of every context on `deviceId`: queued tasks are discarded, running
+ ones stopped and threads synchronising released (107023). `timeout` in ms bounds the wait
+ for running tasks to end (107019 after); 0 waits up to the vendor's maximum, 36 minutes.
+ An invalid device is 107001.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceTaskAbort(int32_t deviceId, uint32_t timeout);
+
+/*
+ Sets attribute `stmAttrType` of `stream` (NULL: the default stream, see above) from the
+ member of `*value` it names. Out-of-range values are 107000.
+
+ # Safety
+ `value` is NULL or points to a readable `aclrtStreamAttrValue`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetStreamAttribute(aclrtStream stream,
+                                 aclrtStreamAttr stmAttrType,
+                                 union aclrtStreamAttrValue *value);
+
+/*
+ Reads attribute `stmAttrType` of `stream` (NULL: the default stream) into the member of
+ `*value` it names; the rest of `*value` is zeroed.
+
+ # Safety
+ `value` is NULL or valid for a write of an `aclrtStreamAttrValue`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetStreamAttribute(aclrtStream stream,
+                                 aclrtStreamAttr stmAttrType,
+                                 union aclrtStreamAttrValue *value);
+
+/*
+ A new stream configuration: no work memory, no flag, priority 0. NULL if memory ran out.
+ */
+ACL_FUNC_VISIBILITY struct aclrtStreamConfigHandle *aclrtCreateStreamConfigHandle(void);
+
+/*
+ Destroys a configuration from `aclrtCreateStreamConfigHandle`; anything else (NULL, an
+ unknown or destroyed one) is 100000.
+
+ # Safety
+ `handle` is not in use by another thread's call.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyStreamConfigHandle(struct aclrtStreamConfigHandle *handle);
+
+/*
+ Sets one field of a stream configuration from `attrValue` (`valueSize` bytes: 8 for the
+ work pointer and size, 4 or 8 for the flag and priority). The flag is checked as
+ `aclrtCreateStreamWithConfig` checks it; a priority above 7 is 107000.
+
+ # Safety
+ `handle` came from `aclrtCreateStreamConfigHandle` or is checked and refused; `attrValue`
+ is NULL or points to `valueSize` readable bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetStreamConfigOpt(struct aclrtStreamConfigHandle *handle,
+                                 aclrtStreamConfigAttr attr,
+                                 const void *attrValue,
+                                 size_t valueSize);
+
+/*
+ Creates a stream in the current context with the flag and priority of `handle` (a
+ configuration from `aclrtCreateStreamConfigHandle`); the work memory fields are kept in the
+ configuration only, since no model task runs here to use them.
+
+ # Safety
+ `stream` is NULL or valid for a write of an `aclrtStream`; `handle` as for
+ `aclrtSetStreamConfigOpt`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCreateStreamV2(aclrtStream *stream,
+                             const struct aclrtStreamConfigHandle *handle);
+
+/*
+ Not supported (207000): it activates a stream bound to a model run instance, and this
+ runtime has no model run instances.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtActiveStream(aclrtStream activeStream, aclrtStream stream);
+
+/*
+ Not supported (207000): a conditional jump between streams bound to a model run instance,
+ which this runtime does not have.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSwitchStream(void *leftValue,
+                           aclrtCondition cond,
+                           void *rightValue,
+                           aclrtCompareDataType dataType,
+                           aclrtStream trueStream,
+                           aclrtStream falseStream,
+                           aclrtStream stream);
 
 /*
  Queues on `stream` (NULL: the default stream) the store of the 64-bit `value` at `devAddr`

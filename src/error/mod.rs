@@ -1,14 +1,17 @@
 //! The error model: every number a caller can see, the error values the core returns, and the
-//! per-thread "most recent error" text behind `aclGetRecentErrMsg`.
+//! per-thread "most recent error" text behind `aclGetRecentErrMsg` and code behind
+//! `aclrtGetLastError`.
 //!
 //! The numbers live in [`acl_codes`], [`rt_codes`] and [`engine_status`], one constant each, and
 //! nowhere else; the generated headers are made from those files.
 
 pub mod acl_codes;
 pub mod engine_status;
+mod last;
 mod recent;
 pub mod rt_codes;
 
+pub use last::{peek_last, record_last, take_last};
 pub use recent::{clear_recent, recent_message, record_recent, take_recent};
 
 use acl_codes::aclError;

@@ -23,7 +23,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::acl_codes::{ACL_ERROR_INTERNAL_ERROR, ACL_SUCCESS, aclError};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_SUCCESS, EngineStatus};
-use crate::error::{AclResult, EngineResult, record_recent};
+use crate::error::{AclResult, EngineResult, record_last, record_recent};
 use crate::logging::TARGET;
 
 /// Runs `body` for the C entry point `api`; a panic becomes `on_panic`, reported as an
@@ -61,13 +61,18 @@ fn report(api: &str, message: &str, benign: bool) {
 
 /// An AscendCL entry point: `Ok` is `ACL_SUCCESS`, an error is its code and message.
 pub(crate) fn acl_call(api: &str, body: impl FnOnce() -> AclResult<()>) -> aclError {
-    boundary(api, ACL_ERROR_INTERNAL_ERROR, || match body() {
+    let code = boundary(api, ACL_ERROR_INTERNAL_ERROR, || match body() {
         Ok(()) => ACL_SUCCESS,
         Err(e) => {
             report(api, &e.message, e.benign);
             e.code
         }
-    })
+    });
+    // Every failure, a panic's included, is this thread's last error (`aclrtGetLastError`).
+    if code != ACL_SUCCESS {
+        record_last(code);
+    }
+    code
 }
 
 /// An ADXL entry point (native C API or the C++ class): `Ok` is `SUCCESS`.

@@ -5,13 +5,13 @@
 //! a context to another thread. Streams belong to the context current when they were created.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::event::Event;
 use super::stream::Stream;
-use crate::error::rt_codes::ACL_ERROR_RT_CONTEXT_NULL;
+use crate::error::rt_codes::{ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_NO_STREAM_RESOURCE};
 use crate::error::{AclError, AclResult};
 use crate::handle::Handle;
 use crate::sync;
@@ -26,7 +26,11 @@ pub struct Context {
     pub device: i32,
     /// Created by `aclrtCreateContext` (true) or the device's default context (false).
     pub explicit: bool,
-    pub default_stream: Stream,
+    pub default_stream: Arc<Stream>,
+    /// The default stream's handle (`aclrtCtxGetCurrentDefaultStream`); it cannot be destroyed.
+    pub default_handle: u64,
+    /// The failure mode every stream of this context shares (`aclrtSetStreamFailureMode`).
+    failure_mode: Arc<AtomicU64>,
     /// Handles of the streams created in this context, destroyed with it.
     streams: Mutex<Vec<u64>>,
     alive: AtomicBool,
@@ -44,12 +48,16 @@ impl Context {
     pub fn create(device: i32, explicit: bool) -> AclResult<Arc<Context>> {
         // Streams record their context's handle, so the handle comes first.
         let handle = CONTEXTS.reserve();
-        let default_stream = Stream::new(device, handle)?;
+        let failure_mode = Arc::new(AtomicU64::new(0));
+        let default_stream = Arc::new(Stream::with_config(device, handle, 0, 0, Arc::clone(&failure_mode))?);
+        let default_handle = STREAMS.insert_arc(Arc::clone(&default_stream));
         let ctx = Arc::new(Context {
             handle,
             device,
             explicit,
             default_stream,
+            default_handle,
+            failure_mode,
             streams: Mutex::new(Vec::new()),
             alive: AtomicBool::new(true),
         });
@@ -65,9 +73,23 @@ impl Context {
     }
 
     /// Creates a stream in this context with `ACL_STREAM_*` `flags` (checked by the caller)
-    /// and returns its handle.
-    pub fn create_stream(&self, flags: u32) -> AclResult<u64> {
-        let stream = Stream::with_flags(self.device, self.handle, flags)?;
+    /// and `priority`, and returns its handle; 207008 once the device has `limit` streams
+    /// (the product's, default streams included).
+    pub fn create_stream(&self, flags: u32, priority: u32, limit: u32) -> AclResult<u64> {
+        // Counted and created under one lock, so racing creations cannot pass the limit.
+        let _guard = sync::lock(&CREATING);
+        let live = streams_on(self.device);
+        if live >= limit {
+            return Err(AclError::new(
+                ACL_ERROR_RT_NO_STREAM_RESOURCE,
+                format!(
+                    "device {} already has {live} streams, the product's limit; destroy some first",
+                    self.device
+                ),
+            ));
+        }
+        let stream =
+            Stream::with_config(self.device, self.handle, flags, priority, Arc::clone(&self.failure_mode))?;
         let handle = STREAMS.insert(stream);
         sync::lock(&self.streams).push(handle);
         Ok(handle)
@@ -90,6 +112,7 @@ impl Context {
                 s.close(force);
             }
         }
+        let _ = STREAMS.remove(self.default_handle);
         self.default_stream.close(force);
         let _ = CONTEXTS.remove(self.handle);
         sync::lock(&LIVE).retain(|c| c.strong_count() > 0 && !std::ptr::eq(c.as_ptr(), self));
@@ -104,16 +127,48 @@ impl Context {
     }
 }
 
+/// Held while a stream is counted and created.
+static CREATING: Mutex<()> = Mutex::new(());
+
+fn live_on(device: i32) -> Vec<Arc<Context>> {
+    (sync::lock(&LIVE).iter())
+        .filter_map(Weak::upgrade)
+        .filter(|c| c.device == device && c.is_alive())
+        .collect()
+}
+
+/// Streams on `device` now, every context's default stream included.
+pub fn streams_on(device: i32) -> u32 {
+    live_on(device).iter().map(|c| 1 + sync::lock(&c.streams).len() as u32).sum()
+}
+
+/// `aclrtDeviceTaskAbort`: aborts every stream of every context on `device` (queued tasks
+/// discarded, running ones stopped, synchronising threads released with 107023), waiting at
+/// most `timeout` in all for the running tasks to end (107019 after).
+pub fn abort_device(device: i32, timeout: Duration) -> AclResult<()> {
+    let deadline = Instant::now() + timeout;
+    let streams: Vec<StreamRef> = live_on(device).iter().flat_map(Context::streams).collect();
+    let mut first_error = None;
+    for s in &streams {
+        match s.abort(deadline.saturating_duration_since(Instant::now())) {
+            // A stream destroyed meanwhile has nothing left to abort.
+            Err(e) if e.code == crate::error::rt_codes::ACL_ERROR_RT_INVALID_HANDLE => {}
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+            Ok(()) => {}
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
 /// `aclrtSynchronizeDevice(WithTimeout)`: waits until every stream of every context on
 /// `device` has run the tasks queued before this call; `timeout` bounds the whole wait
 /// (507046 after). Reports the first failure found (a task's error, an abort's 107023), after
 /// waiting for the other streams all the same.
 pub fn synchronize_device(device: i32, timeout: Option<Duration>) -> AclResult<()> {
     let deadline = timeout.map(|t| Instant::now() + t);
-    let contexts: Vec<Arc<Context>> = (sync::lock(&LIVE).iter())
-        .filter_map(Weak::upgrade)
-        .filter(|c| c.device == device && c.is_alive())
-        .collect();
+    let contexts = live_on(device);
     let streams: Vec<StreamRef> = contexts.iter().flat_map(Context::streams).collect();
     let mut first_error = None;
     for s in &streams {
@@ -204,4 +259,24 @@ pub fn stream_for_work(raw: u64) -> AclResult<StreamRef> {
         ));
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_count_against_the_limit_default_streams_included() {
+        // A device number no other test uses.
+        let device = 57;
+        let ctx = Context::create(device, true).unwrap();
+        assert_eq!(streams_on(device), 1, "the default stream counts");
+        let h = ctx.create_stream(0, 2, 2).unwrap();
+        assert_eq!(STREAMS.get(h).unwrap().attrs.priority.load(Ordering::Acquire), 2);
+        assert_eq!(ctx.create_stream(0, 0, 2).unwrap_err().code, ACL_ERROR_RT_NO_STREAM_RESOURCE);
+        assert_eq!(streams_on(device), 2);
+        ctx.destroy(true);
+        assert_eq!(streams_on(device), 0);
+        assert!(STREAMS.get(ctx.default_handle).is_err(), "the default stream's handle goes with it");
+    }
 }

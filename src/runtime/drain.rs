@@ -45,7 +45,7 @@ pub fn wait_for_stream(stream: &Stream) {
 pub fn wait_for_streams(device: i32) {
     let contexts = CONTEXTS.live_where(|c| c.device == device && c.is_alive());
     let streams = STREAMS.live_where(|s| s.device == device);
-    wait_all(contexts.iter().map(|c| &c.default_stream).chain(streams.iter().map(|s| &**s)));
+    wait_all(contexts.iter().map(|c| &*c.default_stream).chain(streams.iter().map(|s| &**s)));
 }
 
 fn wait_all<'a>(queues: impl Iterator<Item = &'a Stream>) {

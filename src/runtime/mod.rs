@@ -6,6 +6,7 @@ pub mod device;
 pub mod device_ids;
 pub(crate) mod drain;
 pub(crate) mod event;
+pub mod exception;
 pub(crate) mod host_task;
 pub mod init;
 pub(crate) mod ipc_event;

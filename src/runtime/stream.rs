@@ -15,16 +15,24 @@
 //! batch not yet started are dropped, and errors they leave are not reported; tasks queued
 //! after it run normally, so the stream needs no reset that could race with them.
 //!
+//! # Failure mode, stop
+//! With `ACL_STOP_ON_FAILURE` (shared by every stream of a context, as the vendor) the first
+//! failing task stops its stream: the tasks after it are dropped and new ones refused with the
+//! failure's code. [`Stream::stop`] (`aclrtStreamStop`) stops the running task and leaves the
+//! queued ones where they are, not run, until an abort discards them. Every failed task is
+//! reported to the exception hooks ([`super::exception`]) with its id.
+//!
 //! The worker is a one-worker [`Pool`] of the stream's own: a task may wait for another
 //! stream's task, so streams sharing workers could all wait on a task none is free to run.
 //! The pool runs a *drain* job while the stream has tasks; the stream's queue, not the pool's,
 //! holds the tasks, so a drain takes them in batches.
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+use super::exception::{self, TaskFailure};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_ABORT,
     ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_WAIT_TIMEOUT,
@@ -36,16 +44,19 @@ use crate::sync::{self, Pool, PoolOptions};
 /// What a running task may ask of its stream.
 pub struct TaskCtx<'a> {
     cancel: &'a AtomicBool,
+    stop: &'a AtomicBool,
     aborts: &'a AtomicU64,
     /// The abort epoch the task was taken in.
     epoch: u64,
 }
 
 impl TaskCtx<'_> {
-    /// True once the stream is being destroyed with tasks still pending, or aborted since the
-    /// task was taken.
+    /// True once the stream is being destroyed with tasks still pending, stopped, or aborted
+    /// since the task was taken.
     pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Acquire) || self.aborts.load(Ordering::Acquire) != self.epoch
+        self.cancel.load(Ordering::Acquire)
+            || self.stop.load(Ordering::Acquire)
+            || self.aborts.load(Ordering::Acquire) != self.epoch
     }
 }
 
@@ -69,8 +80,33 @@ pub mod flags {
     pub const KNOWN: u32 = FAST_LAUNCH | FAST_SYNC | PERSISTENT | HUGE | CPU_SCHEDULE | DEVICE_USE_ONLY;
 }
 
+/// `ACL_STOP_ON_FAILURE`: the first failed task stops its stream.
+pub const STOP_ON_FAILURE: u64 = 1;
+
+/// Stream ids (`aclrtStreamGetId`), unique in the process.
+static NEXT_ID: AtomicU32 = AtomicU32::new(0);
+
+/// A queued task with what an exception report says of it.
+struct Queued {
+    /// The n-th task submitted to the stream.
+    index: u64,
+    /// The kernel id of the thread that queued it.
+    thread: u32,
+    task: Task,
+}
+
+/// Stream attributes (`aclrtSetStreamAttribute`) with no effect on how tasks run here; kept
+/// and answered.
+#[derive(Default)]
+pub struct Attrs {
+    pub priority: AtomicU32,
+    pub overflow_check: AtomicU32,
+    pub user_custom_tag: AtomicU32,
+    pub cache_op_info: AtomicU32,
+}
+
 struct Queue {
-    tasks: VecDeque<Task>,
+    tasks: VecDeque<Queued>,
     submitted: u64,
     completed: u64,
     first_error: Option<AclError>,
@@ -84,6 +120,10 @@ struct Queue {
     /// only when the lowest is reached, not after every task: a wake-up is a system call, and
     /// a stream running thousands of small tasks (a notify ping-pong) would pay one per task.
     awaited: Vec<u64>,
+    /// `aclrtStreamStop`: queued tasks wait, not run, until an abort.
+    stopped: bool,
+    /// The code of the failure that stopped the stream under `ACL_STOP_ON_FAILURE`.
+    failed: Option<i32>,
 }
 
 struct Shared {
@@ -93,6 +133,12 @@ struct Shared {
     cancel: AtomicBool,
     /// Aborts so far: the epoch (see the module doc).
     aborts: AtomicU64,
+    /// Set by [`Stream::stop`], for the running task to see.
+    stop: AtomicBool,
+    /// `ACL_CONTINUE_ON_FAILURE` or `ACL_STOP_ON_FAILURE`, one cell for a whole context.
+    failure_mode: Arc<AtomicU64>,
+    id: u32,
+    device: i32,
 }
 
 /// A stream of one context.
@@ -104,6 +150,9 @@ pub struct Stream {
     pub device: i32,
     /// The `ACL_STREAM_*` flags it was created with (known bits only).
     pub flags: u32,
+    /// `aclrtStreamGetId`.
+    pub id: u32,
+    pub attrs: Attrs,
 }
 
 impl Stream {
@@ -113,6 +162,18 @@ impl Stream {
 
     /// A stream created with `ACL_STREAM_*` `flags` (already checked by the caller).
     pub fn with_flags(device: i32, context: u64, flags: u32) -> AclResult<Stream> {
+        Stream::with_config(device, context, flags, 0, Arc::default())
+    }
+
+    /// A stream with `flags`, `priority` and the context's `failure_mode` cell.
+    pub fn with_config(
+        device: i32,
+        context: u64,
+        flags: u32,
+        priority: u32,
+        failure_mode: Arc<AtomicU64>,
+    ) -> AclResult<Stream> {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 tasks: VecDeque::new(),
@@ -123,10 +184,16 @@ impl Stream {
                 draining: false,
                 aborting: 0,
                 awaited: Vec::new(),
+                stopped: false,
+                failed: None,
             }),
             done: Condvar::new(),
             cancel: AtomicBool::new(false),
             aborts: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            failure_mode,
+            id,
+            device,
         });
         let worker = Pool::new(PoolOptions {
             name: format!("acl-stream-d{device}"),
@@ -140,7 +207,18 @@ impl Stream {
         .map_err(|e| {
             AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream worker thread: {e}"))
         })?;
-        Ok(Stream { shared, worker, context, device, flags: flags & flags::KNOWN })
+        let attrs = Attrs { priority: AtomicU32::new(priority), ..Attrs::default() };
+        Ok(Stream { shared, worker, context, device, flags: flags & flags::KNOWN, id, attrs })
+    }
+
+    /// The failure mode of this stream's context.
+    pub fn failure_mode(&self) -> u64 {
+        self.shared.failure_mode.load(Ordering::Acquire)
+    }
+
+    /// Sets the failure mode of this stream's context (every stream of it).
+    pub fn set_failure_mode(&self, mode: u64) {
+        self.shared.failure_mode.store(mode, Ordering::Release);
     }
 
     /// Queues `task` behind every task submitted before it.
@@ -155,7 +233,15 @@ impl Stream {
                 "the stream is being aborted (aclrtStreamAbort); submit the task again once the abort returns",
             ));
         }
-        q.tasks.push_back(task);
+        if let Some(code) = q.failed {
+            return Err(AclError::new(
+                code,
+                "a task of this stream failed under ACL_STOP_ON_FAILURE: the stream takes no new task \
+                 (abort it with aclrtStreamAbort or destroy it)",
+            ));
+        }
+        let index = q.submitted;
+        q.tasks.push_back(Queued { index, thread: crate::sys::thread_id(), task });
         q.submitted += 1;
         if !q.draining {
             // Scheduled under the queue's lock, so `close` cannot stop the worker between the
@@ -233,6 +319,10 @@ impl Stream {
         q.aborting += 1;
         // Under the queue's lock: a drain taking its next batch sees the new epoch.
         self.shared.aborts.fetch_add(1, Ordering::AcqRel);
+        // An abort ends a stop and a stop on failure: the stream takes work again.
+        q.stopped = false;
+        q.failed = None;
+        self.shared.stop.store(false, Ordering::Release);
         let discarded = std::mem::take(&mut q.tasks);
         let dropped = discarded.len() as u64;
         q.completed += dropped;
@@ -272,6 +362,20 @@ impl Stream {
             ));
         }
         log::debug!(target: TARGET, "stream aborted: {dropped} queued task(s) discarded");
+        Ok(())
+    }
+
+    /// `aclrtStreamStop`: the running task is told to stop (its result is ignored) and the
+    /// queued tasks are kept but not run; synchronising threads go on waiting until an abort
+    /// (`aclrtStreamAbort`, `aclrtDeviceTaskAbort`) discards them and releases them with
+    /// 107023, or their time-out passes.
+    pub fn stop(&self) -> AclResult<()> {
+        let mut q = sync::lock(&self.shared.queue);
+        if q.closed {
+            return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
+        }
+        q.stopped = true;
+        self.shared.stop.store(true, Ordering::Release);
         Ok(())
     }
 
@@ -322,10 +426,12 @@ fn drain(shared: &Shared) {
     // under the next, so a stream of many small tasks (a notify ping-pong) pays two lock
     // rounds per batch, not per task. Synchronisation only looks at the completion count, so
     // reporting a batch's completions together changes no result, only when it is seen.
-    let mut batch: Vec<Task> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<Queued> = Vec::with_capacity(BATCH);
+    let mut requeue: VecDeque<Queued> = VecDeque::new();
+    let mut failed_code = None;
     let mut q = sync::lock(&shared.queue);
     loop {
-        if q.tasks.is_empty() {
+        if q.tasks.is_empty() || q.stopped || q.failed.is_some() {
             q.draining = false;
             return;
         }
@@ -334,12 +440,29 @@ fn drain(shared: &Shared) {
         // Read under the queue's lock, which an abort holds while it moves to the next epoch.
         let epoch = shared.aborts.load(Ordering::Acquire);
         drop(q);
-        let ctx = TaskCtx { cancel: &shared.cancel, aborts: &shared.aborts, epoch };
+        let ctx = TaskCtx { cancel: &shared.cancel, stop: &shared.stop, aborts: &shared.aborts, epoch };
         let mut first_error = None;
-        let ran = batch.len() as u64;
-        for task in batch.drain(..) {
+        let mut ran = batch.len() as u64;
+        let mut stopped_at = None;
+        let mut pausing = false;
+        for (i, Queued { index, thread, task }) in batch.drain(..).enumerate() {
             if shared.aborts.load(Ordering::Acquire) != epoch {
                 // Aborted: the rest of the batch is discarded, not run.
+                continue;
+            }
+            if pausing {
+                requeue.push_back(Queued { index, thread, task });
+                continue;
+            }
+            if stopped_at.is_some() {
+                // Stopped on failure: the rest of the batch is dropped.
+                continue;
+            }
+            if shared.stop.load(Ordering::Acquire) {
+                // Stopped (`aclrtStreamStop`): this task and the rest go back to the queue.
+                pausing = true;
+                ran = i as u64;
+                requeue.push_back(Queued { index, thread, task });
                 continue;
             }
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&ctx)))
@@ -351,14 +474,50 @@ fn drain(shared: &Shared) {
                 Err(e) if shared.aborts.load(Ordering::Acquire) != epoch => {
                     log::debug!(target: TARGET, "aborted stream task ended: {}", e.message);
                 }
+                Err(_) if shared.stop.load(Ordering::Acquire) => {
+                    log::debug!(target: TARGET, "stopped stream task ended");
+                }
                 Err(e) => {
                     log::error!(target: TARGET, "stream task failed: {}", e.message);
+                    exception::report(&TaskFailure {
+                        task_id: index as u32,
+                        stream_id: shared.id,
+                        thread_id: thread,
+                        device_id: shared.device as u32,
+                        error_code: e.code,
+                    });
+                    if shared.failure_mode.load(Ordering::Acquire) == STOP_ON_FAILURE {
+                        failed_code = Some(e.code);
+                        stopped_at = Some(i);
+                    }
                     first_error.get_or_insert(e);
                 }
             }
         }
         q = sync::lock(&shared.queue);
         q.completed += ran;
+        if shared.aborts.load(Ordering::Acquire) != epoch {
+            // An abort came after the stop: the paused tasks are discarded with the rest.
+            // Dropped outside the lock, as an abort's discarded tasks are.
+            q.completed += requeue.len() as u64;
+            let gone = std::mem::take(&mut requeue);
+            drop(q);
+            drop(gone);
+            q = sync::lock(&shared.queue);
+        }
+        // Tasks of a stopped batch go back to the front of the queue, in order.
+        while let Some(t) = requeue.pop_back() {
+            q.tasks.push_front(t);
+        }
+        if let Some(code) = failed_code.take().filter(|_| shared.aborts.load(Ordering::Acquire) == epoch) {
+            // Stop on failure: what is queued behind the failed task is dropped.
+            let dropped = std::mem::take(&mut q.tasks);
+            q.completed += dropped.len() as u64;
+            q.failed = Some(code);
+            drop(q);
+            drop(dropped);
+            q = sync::lock(&shared.queue);
+        }
         if let Some(e) = first_error.filter(|_| shared.aborts.load(Ordering::Acquire) == epoch) {
             q.first_error.get_or_insert(e);
         }
@@ -574,5 +733,85 @@ mod tests {
         s.synchronize(Some(Duration::from_secs(1))).unwrap();
         s.close(false);
         assert_eq!(s.abort(Duration::from_secs(1)).unwrap_err().code, ACL_ERROR_RT_INVALID_HANDLE);
+    }
+
+    fn counter(ran: &Arc<AtomicU64>) -> Task {
+        let r = Arc::clone(ran);
+        Box::new(move |_| {
+            r.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn stop_on_failure_is_the_contexts_and_drops_the_rest() {
+        let mode = Arc::new(AtomicU64::new(0));
+        let a = Stream::with_config(0, 1, 0, 0, Arc::clone(&mode)).unwrap();
+        let b = Stream::with_config(0, 1, 0, 0, Arc::clone(&mode)).unwrap();
+        a.set_failure_mode(STOP_ON_FAILURE);
+        assert_eq!(b.failure_mode(), STOP_ON_FAILURE, "one mode for the context");
+        let ran = Arc::new(AtomicU64::new(0));
+        b.submit(counter(&ran)).unwrap();
+        b.submit(Box::new(|_| Err(AclError::new(507011, "boom")))).unwrap();
+        b.submit(counter(&ran)).unwrap();
+        assert_eq!(b.synchronize(Some(Duration::from_secs(10))).unwrap_err().code, 507011);
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "the task after the failure did not run");
+        assert_eq!(b.submit(counter(&ran)).unwrap_err().code, 507011);
+        b.abort(Duration::from_secs(10)).unwrap();
+        b.submit(counter(&ran)).unwrap();
+        b.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn stop_holds_the_queue_until_an_abort() {
+        let s = Stream::new(0, 1).unwrap();
+        let started = Arc::new(AtomicBool::new(false));
+        let ran = Arc::new(AtomicU64::new(0));
+        s.submit(blocker(&started)).unwrap();
+        s.submit(counter(&ran)).unwrap();
+        wait_for(&started);
+        s.stop().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(s.pending(), 1, "the running task ended, the queued one is held");
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        let e = s.synchronize(Some(Duration::from_millis(50))).unwrap_err();
+        assert_eq!(e.code, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, "the stopped task's error is not reported");
+        s.abort(Duration::from_secs(10)).unwrap();
+        assert_eq!(s.pending(), 0);
+        s.submit(counter(&ran)).unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 1, "only the task queued after the abort ran");
+    }
+
+    #[test]
+    fn a_failed_task_is_reported_with_its_index_stream_and_thread() {
+        let s = Stream::new(3, 1).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let id = s.id;
+        super::exception::register(
+            0xfeed_0000 + id as usize,
+            Arc::new(move |f: &TaskFailure| {
+                if f.stream_id == id {
+                    sink.lock().unwrap().push(*f);
+                }
+            }),
+        );
+        s.submit(Box::new(|_| Ok(()))).unwrap();
+        s.submit(Box::new(|_| Err(AclError::new(507011, "boom")))).unwrap();
+        assert!(s.synchronize(Some(Duration::from_secs(10))).is_err());
+        super::exception::unregister(0xfeed_0000 + id as usize);
+        let seen = seen.lock().unwrap().clone();
+        assert_eq!(
+            seen,
+            vec![TaskFailure {
+                task_id: 1,
+                stream_id: id,
+                thread_id: crate::sys::thread_id(),
+                device_id: 3,
+                error_code: 507011
+            }]
+        );
     }
 }

@@ -46,6 +46,18 @@ pub fn effective_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// The kernel's id of the calling thread (what `ps -L` and the vendor's exception info show).
+pub fn thread_id() -> u32 {
+    thread_local! {
+        static TID: u32 = {
+            // SAFETY: gettid only reads the calling thread's id and cannot fail.
+            let tid = unsafe { libc::gettid() };
+            u32::try_from(tid).unwrap_or(0)
+        };
+    }
+    TID.try_with(|t| *t).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -8,9 +8,11 @@
 #![allow(clippy::unnecessary_cast)]
 
 pub mod callback;
+pub mod cnt_notify;
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod exception;
 pub mod host_memory;
 pub mod ipc;
 pub mod location;
@@ -21,6 +23,8 @@ pub mod memory_batch;
 pub mod notify;
 pub mod pointer;
 pub mod stream;
+pub mod stream_attr;
+pub mod stream_config;
 pub mod value;
 pub mod vmm;
 

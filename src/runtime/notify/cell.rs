@@ -156,6 +156,58 @@ impl Cell {
     }
 }
 
+impl Cell {
+    /// Replaces the count with `f(count)` (a counting notify's record, see [`super::counting`])
+    /// and wakes every sleeper, each of which looks at the new count.
+    pub fn update(&self, f: impl Fn(u32) -> u32) {
+        let count = self.word(COUNT);
+        let _ = count.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |c| Some(f(c)));
+        if self.word(SLEEPERS).load(Ordering::SeqCst) > 0 {
+            futex::wake(count, u32::MAX);
+        }
+    }
+
+    /// Blocks until the count satisfies `ready` (then, with `clear`, sets it to 0 in the same
+    /// step), `timeout` passes (`None`: no limit), or `stop()` turns true (checked at least
+    /// every `poll`). Returns the count seen.
+    pub fn wait_until(
+        &self,
+        ready: impl Fn(u32) -> bool,
+        clear: bool,
+        timeout: Option<Duration>,
+        poll: Duration,
+        stop: impl Fn() -> bool,
+    ) -> Result<u32, WaitEnd> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let count = self.word(COUNT);
+        let sleepers = self.word(SLEEPERS);
+        sleepers.fetch_add(1, Ordering::SeqCst);
+        let result = loop {
+            let seen = count.load(Ordering::SeqCst);
+            if ready(seen) {
+                if !clear || count.compare_exchange(seen, 0, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                    break Ok(seen);
+                }
+                continue;
+            }
+            if stop() {
+                break Err(WaitEnd::Stopped);
+            }
+            let mut slice = poll;
+            if let Some(d) = deadline {
+                let now = Instant::now();
+                if now >= d {
+                    break Err(WaitEnd::TimedOut);
+                }
+                slice = slice.min(d - now);
+            }
+            futex::wait(count, seen, Some(slice));
+        };
+        sleepers.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+}
+
 /// The process's pages of notify cells.
 struct Slab {
     pages: Vec<Arc<Page>>,

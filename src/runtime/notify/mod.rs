@@ -3,6 +3,7 @@
 //! takes the record it consumed ("resets").
 
 pub(crate) mod cell;
+pub mod counting;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
