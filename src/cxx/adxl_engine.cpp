@@ -14,53 +14,26 @@
 #include <new>
 
 #include "ascendless.h"
+#include "engine_face.h"
 
 namespace adxl {
 
-static_assert(sizeof(TransferOpDesc) == sizeof(AscendlessTransferDesc), "descriptor layouts agree");
-static_assert(offsetof(TransferOpDesc, local_addr) == offsetof(AscendlessTransferDesc, local_addr), "local_addr");
-static_assert(offsetof(TransferOpDesc, remote_addr) == offsetof(AscendlessTransferDesc, remote_addr), "remote_addr");
-static_assert(offsetof(TransferOpDesc, len) == offsetof(AscendlessTransferDesc, len), "len");
 
 // The native engine handle behind one AdxlEngine.
-class AdxlEngine::AdxlEngineImpl {
- public:
-  AscendlessEngine engine = nullptr;
-};
+class AdxlEngine::AdxlEngineImpl : public ascendless_face::EngineHandle {};
 
 // The native handle of this engine (NULL if it could not be created: every call then fails
 // in the native API with a message). A macro because the impl class is private to AdxlEngine.
 #define ENGINE (impl_ ? impl_->engine : nullptr)
 
 AdxlEngine::AdxlEngine() {
-  impl_.reset(new (std::nothrow) AdxlEngineImpl);
-  if (impl_ && ascendless_engine_create(&impl_->engine) != SUCCESS) {
-    impl_->engine = nullptr;  // every member then answers FAILED
-  }
+  impl_.reset(new (std::nothrow) AdxlEngineImpl);  // NULL engine: every member answers FAILED
 }
 
-AdxlEngine::~AdxlEngine() {
-  if (impl_ && impl_->engine != nullptr) {
-    ascendless_engine_destroy(impl_->engine);  // finalizes first
-    impl_->engine = nullptr;
-  }
-}
+AdxlEngine::~AdxlEngine() = default;  // the impl's EngineHandle destroys the engine (finalizing first)
 
 Status AdxlEngine::Initialize(const AscendString &local_engine, const std::map<AscendString, AscendString> &options) {
-  try {
-    std::vector<const char *> keys;
-    std::vector<const char *> values;
-    keys.reserve(options.size());
-    values.reserve(options.size());
-    for (const auto &kv : options) {
-      keys.push_back(kv.first.GetString());
-      values.push_back(kv.second.GetString());
-    }
-    return ascendless_engine_initialize(ENGINE, local_engine.GetString(), keys.data(), values.data(),
-                                        keys.size());
-  } catch (...) {
-    return FAILED;
-  }
+  return ascendless_face::initialize(ENGINE, local_engine, options);
 }
 
 void AdxlEngine::Finalize() {
@@ -87,7 +60,7 @@ Status AdxlEngine::Disconnect(const AscendString &remote_engine, int32_t timeout
 Status AdxlEngine::TransferSync(const AscendString &remote_engine, TransferOp operation,
                                 const std::vector<TransferOpDesc> &op_descs, int32_t timeout_in_millis) {
   return ascendless_engine_transfer_sync(ENGINE, remote_engine.GetString(), static_cast<int32_t>(operation),
-                                         reinterpret_cast<const AscendlessTransferDesc *>(op_descs.data()),
+                                         ascendless_face::descs(op_descs),
                                          op_descs.size(), timeout_in_millis);
 }
 
@@ -95,7 +68,7 @@ Status AdxlEngine::TransferAsync(const AscendString &remote_engine, TransferOp o
                                  const std::vector<TransferOpDesc> &op_descs, const TransferArgs &,
                                  TransferReq &req) {
   return ascendless_engine_transfer_async(ENGINE, remote_engine.GetString(), static_cast<int32_t>(operation),
-                                          reinterpret_cast<const AscendlessTransferDesc *>(op_descs.data()),
+                                          ascendless_face::descs(op_descs),
                                           op_descs.size(), &req);
 }
 
@@ -115,26 +88,7 @@ Status AdxlEngine::SendNotify(const AscendString &remote_engine, const NotifyDes
 }
 
 Status AdxlEngine::GetNotifies(std::vector<NotifyDesc> &notifies) {
-  AscendlessNotify *got = nullptr;
-  size_t count = 0;
-  Status ret = ascendless_engine_get_notifies(ENGINE, &got, &count);
-  if (ret != SUCCESS) {
-    return ret;
-  }
-  try {
-    notifies.reserve(notifies.size() + count);
-    for (size_t i = 0; i < count; ++i) {
-      NotifyDesc desc;
-      desc.name = AscendString(got[i].name);
-      desc.notify_msg = AscendString(got[i].notify_msg);
-      notifies.push_back(std::move(desc));
-    }
-  } catch (...) {
-    ascendless_notifies_free(got, count);
-    return FAILED;
-  }
-  ascendless_notifies_free(got, count);
-  return SUCCESS;
+  return ascendless_face::get_notifies(ENGINE, notifies);
 }
 
 Status AdxlEngine::MallocMem(MemType type, size_t size, void **ptr) {

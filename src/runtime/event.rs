@@ -526,11 +526,18 @@ mod tests {
         let (_open, blocker) = gate();
         a.submit(Box::new(blocker)).unwrap();
         mine.record(&a).unwrap();
+        // The waiter must be synchronising before the abort (one that starts after it finds
+        // the record discarded and run): it says when it is about to, and is given time to.
+        let (started, ready) = std::sync::mpsc::channel();
         let waiter = {
             let mine = Arc::clone(&mine);
-            std::thread::spawn(move || mine.synchronize(None))
+            std::thread::spawn(move || {
+                started.send(()).unwrap();
+                mine.synchronize(None)
+            })
         };
-        std::thread::sleep(Duration::from_millis(50));
+        ready.recv().unwrap();
+        std::thread::sleep(Duration::from_millis(100));
         a.abort(Duration::from_secs(10)).unwrap();
         assert_eq!(waiter.join().unwrap().unwrap_err().code, ACL_ERROR_RT_STREAM_ABORT);
         theirs.synchronize(Some(Duration::ZERO)).expect("no process is left waiting for it");
