@@ -151,10 +151,12 @@ impl Event {
     }
 
     fn discard(&self, seq: u64, shared: Option<u32>) {
+        // Noted as discarded before the shared cell says "run": a local synchroniser woken by
+        // the cell must find it so (else it would report the discarded record as done).
+        sync::lock(&self.discarded).insert(seq);
         if let (Some(ipc), Some(shared)) = (&self.ipc, shared) {
             ipc.complete(shared);
         }
-        sync::lock(&self.discarded).insert(seq);
         // Without `state` held a waiter may miss this wake-up; waiters look again every
         // CANCEL_POLL.
         self.wake_local();
