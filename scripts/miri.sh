@@ -29,6 +29,10 @@ filters=(
 skips=(
     config::tests::the_transport_is_auto_or_tcp config::tests::values_are_read_and_bad_ones_fall_back
     engine::wire::tests::truncated_frames_are_refused
+    # Files on disk (LocalCommRes' file rules): isolated Miri has no file system.
+    engine::options::local_comm_res::tests::files_are_regular_small_and_not_links
+    engine::options::tests::local_comm_res_path_is_read_unless_the_option_is_given
+    engine::options::tests::the_options_page_lists_every_key_and_entry
 )
 args=("${filters[@]}")
 for s in "${skips[@]}"; do
