@@ -13,11 +13,10 @@
 
 use std::ffi::c_void;
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::AsRawFd;
 use std::process::{Command, Stdio};
 use std::ptr::null_mut;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
@@ -30,12 +29,12 @@ use ascendless::ffi::acl_rt::ipc::{aclrtIpcMemGetExportKey, aclrtIpcMemImportByK
 use ascendless::ffi::acl_rt::memory::aclrtMalloc;
 use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
 use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
-use ascendless::sys::futex;
-use ascendless::sys::mapping::Mapping;
-use ascendless::sys::memfd::MemFd;
+
+#[path = "common/futex_pingpong.rs"]
+mod futex_pingpong;
+use futex_pingpong::{raw_child, raw_parent};
 
 const ROLE: &str = "ASCENDLESS_BENCH_IPC_EVENT_ROLE";
-const SPINS: u32 = 2000;
 
 fn check(rc: i32, what: &str) {
     assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
@@ -43,78 +42,6 @@ fn check(rc: i32, what: &str) {
 
 fn rounds(full: bool) -> usize {
     if full { 20_000 } else { 300 }
-}
-
-// ---- the baseline: two futex words in a shared page ----
-
-/// Waits until `word` reaches `target`, spinning first, then sleeping on the futex (counted in
-/// `sleepers` so the other side only makes the wake system call when someone sleeps).
-fn raw_wait(word: &AtomicU32, sleepers: &AtomicU32, target: u32) {
-    for _ in 0..SPINS {
-        if word.load(Ordering::Acquire) >= target {
-            return;
-        }
-        std::hint::spin_loop();
-    }
-    sleepers.fetch_add(1, Ordering::SeqCst);
-    loop {
-        let v = word.load(Ordering::SeqCst);
-        if v >= target {
-            break;
-        }
-        futex::wait(word, v, Some(Duration::from_secs(5)));
-    }
-    sleepers.fetch_sub(1, Ordering::SeqCst);
-}
-
-fn raw_post(word: &AtomicU32, sleepers: &AtomicU32, value: u32) {
-    word.store(value, Ordering::SeqCst);
-    if sleepers.load(Ordering::SeqCst) > 0 {
-        futex::wake(word, 1);
-    }
-}
-
-struct Words<'a> {
-    ping: &'a AtomicU32,
-    ping_sleepers: &'a AtomicU32,
-    pong: &'a AtomicU32,
-    pong_sleepers: &'a AtomicU32,
-}
-
-fn words(map: &Mapping) -> Words<'_> {
-    let w = |at| map.atomic_u32(at).unwrap();
-    Words { ping: w(0), ping_sleepers: w(4), pong: w(64), pong_sleepers: w(68) }
-}
-
-fn raw_parent(n: usize) -> Vec<Duration> {
-    let file = MemFd::create("ascendless-bench-event", 4096).unwrap();
-    let map = Mapping::shared_rw(&file, 4096, 4096).unwrap();
-    let path = format!("/proc/{}/fd/{}", std::process::id(), file.as_fd().as_raw_fd());
-    let mut child =
-        Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("raw:{path}:{n}")).spawn().unwrap();
-    let w = words(&map);
-    let mut times = Vec::with_capacity(n);
-    let mut last = Instant::now();
-    for i in 1..=n as u32 {
-        raw_post(w.ping, w.ping_sleepers, i);
-        raw_wait(w.pong, w.pong_sleepers, i);
-        let now = Instant::now();
-        times.push(now - last);
-        last = now;
-    }
-    assert!(child.wait().unwrap().success());
-    times
-}
-
-fn raw_child(path: &str, n: usize) {
-    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).unwrap();
-    let file = MemFd::from(std::os::fd::OwnedFd::from(file));
-    let map = Mapping::shared_rw(&file, 4096, 4096).unwrap();
-    let w = words(&map);
-    for i in 1..=n as u32 {
-        raw_wait(w.ping, w.ping_sleepers, i);
-        raw_post(w.pong, w.pong_sleepers, i);
-    }
 }
 
 // ---- the IPC events, through streams ----
@@ -284,7 +211,7 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let n = rounds(full);
     let warm = n / 10;
-    let mut raw = raw_parent(n);
+    let mut raw = raw_parent(ROLE, n);
     let mut ours = event_parent(n);
     let mut values = value_parent(n);
     raw.drain(..warm);
