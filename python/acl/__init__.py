@@ -16,8 +16,10 @@ Submodules: :mod:`acl.rt` (runtime, notify, IPC memory), :mod:`acl.util` (pointe
 buffers, as the vendor's ``acl.util``) and :mod:`acl.constants` (the C header's enum and macro
 values; an ascendless addition: the vendor module has no such submodule, its samples define
 these numbers themselves).
-:mod:`acl.adxl` is ascendless's own Pythonic ADXL transfer engine (``acl.adxl.Engine``); the
-vendor has no Python binding for ADXL.
+:mod:`acl.adxl` is ascendless's own Pythonic ADXL transfer engine (``acl.adxl.Engine``), and
+:mod:`acl.hixl` the same engine under its HIXL name, with asynchronous connects and user data
+handed back by the batched transfer status (``acl.hixl.Engine``); the vendor has no Python
+binding for either.
 
 The library is found as described in :mod:`acl._lib` (``ASCENDLESS_LIBRARY``, then
 ``$ASCEND_TOOLKIT_HOME/lib64/libascendcl.so``, then the toolkit this package is installed in,
