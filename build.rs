@@ -51,18 +51,22 @@ fn main() {
 }
 
 /// The GNU ld version script: the `export=` globs of every C++ face in `faces` (src/cxx/faces.txt)
-/// are global, everything else is local. rustc exports the C functions itself, so they need not
+/// and its `export_c=` C names are global, everything else is local. rustc exports the C functions itself, so they need not
 /// be listed here; they join the same global list.
 fn version_script(faces: &str) -> String {
-    let globs: String = faces
+    let globs: String = face_words(faces, "export=").map(|glob| format!("      {glob};\n")).collect();
+    assert!(!globs.is_empty(), "src/cxx/faces.txt lists no export= glob");
+    let c_names: String = face_words(faces, "export_c=").map(|name| format!("    {name};\n")).collect();
+    format!("{{\n  global:\n{c_names}    extern \"C++\" {{\n{globs}    }};\n  local:\n    *;\n}};\n")
+}
+
+/// The values of the `key` words (`key` ends with '=') of src/cxx/faces.txt, comments skipped.
+fn face_words<'a>(faces: &'a str, key: &'a str) -> impl Iterator<Item = &'a str> {
+    faces
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))
         .flat_map(str::split_whitespace)
-        .filter_map(|word| word.strip_prefix("export="))
-        .map(|glob| format!("      {glob};\n"))
-        .collect();
-    assert!(!globs.is_empty(), "src/cxx/faces.txt lists no export= glob");
-    format!("{{\n  global:\n    extern \"C++\" {{\n{globs}    }};\n  local:\n    *;\n}};\n")
+        .filter_map(move |word| word.strip_prefix(key))
 }
 
 /// The `ucx` feature: compiles the C shim over the real UCX headers (so no struct layout is

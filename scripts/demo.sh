@@ -36,3 +36,9 @@ echo "== ADXL sample (C++, vendor-style CMake project: a server with device memo
 cmake -S "$here/examples-c/vendor-style" -B "$root/vendor-style" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$root/vendor-style" -j 2 >/dev/null
 "$here/examples-c/vendor-style/run.sh" "$root/vendor-style"
+echo
+echo "== HIXL fabric-memory pair (C++, built by a CMake file in the vendor's HIXL examples layout)"
+cmake -S "$here/examples-c/hixl-cann-layout" -B "$root/hixl-cann-layout" \
+    -DCMAKE_PROJECT_INCLUDE="$prefix/lib64/cmake/Ascendless/AscendlessCannTargets.cmake" >/dev/null
+cmake --build "$root/hixl-cann-layout" -j 2 >/dev/null
+"$here/examples-c/hixl-cann-layout/run.sh" "$root/hixl-cann-layout"

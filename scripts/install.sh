@@ -20,7 +20,7 @@ dest=$1 prefix=$2 build=$3 version=$4
 here=$(CDPATH= cd -- "$(dirname -- "$0")/.." >/dev/null && pwd)
 soname=libascendless.so.0
 real=libascendless.so.$version
-aliases=(libascendless.so libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so)
+aliases=(libascendless.so libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so)
 manifest_rel=share/ascendless/install-manifest.txt
 manifest=$dest/$manifest_rel
 
@@ -46,6 +46,7 @@ mapfile -t headers < <(find "$here/include" -type f -name '*.h' -printf '%P\n' |
 for h in "${headers[@]}"; do plan file "include/$h" "$here/include/$h"; done
 plan subst lib64/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/AscendlessConfig.cmake.in"
 plan subst lib64/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/AscendlessConfigVersion.cmake.in"
+plan file lib64/cmake/Ascendless/AscendlessCannTargets.cmake "$here/cmake/AscendlessCannTargets.cmake"
 plan subst share/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/forward-config.cmake.in"
 plan subst share/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/forward-config.cmake.in"
 plan subst lib64/pkgconfig/ascendless.pc "$here/cmake/ascendless.pc.in"

@@ -51,7 +51,7 @@ CMAKE
 cmake -DPREFIX="$prefix" -P "$work/arch_glob.cmake" >"$work/out.log" 2>&1 || fail "glob of *-linux: $(cat "$work/out.log")"
 ok "$arch_dir/include and $arch_dir/lib64 are the top-level directories; -I/-L there with -lascendcl builds and runs"
 real=$(readlink -f "$prefix/lib64/libascendless.so")
-for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so; do
+for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so; do
     [ "$(readlink -f "$prefix/lib64/$name")" = "$real" ] || fail "$name does not resolve to the library"
 done
 ok "vendor library names all resolve to one library"
@@ -78,7 +78,7 @@ is_face_symbol() {
     done
     return 1
 }
-c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix/include/ascendless.h")
+c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix"/include/*.h)
 mapfile -t syms < <(nm -D --defined-only --format=posix "$prefix/lib64/libascendless.so.$version" |
     awk '$2 != "A" { sub(/@.*/, "", $1); print $1 }')
 mapfile -t demangled < <(printf '%s\n' "${syms[@]}" | c++filt)
@@ -252,6 +252,23 @@ grep -q "server: the client's WRITE arrived intact" "$work/out.log" || fail "Adx
 quiet "$here/examples-c/hixl-vendor-style/run.sh" "$work/hixl1/hixl_server" "$work/sample1/adxl_client" "$(free_port)"
 grep -q "server: the client's WRITE arrived intact" "$work/out.log" || fail "Hixl server, AdxlEngine client: $(cat "$work/out.log")"
 ok "vendor-style HIXL sample (ASCEND_PATH, -lcann_hixl -lacl_rt, -Werror) verifies under string ABIs 0 and 1, and talks to the ADXL sample both ways"
+
+# A build file in the shape of the vendor's HIXL examples (hicann/hixl examples/cpp: no
+# find_package, the vendor build's target names cann_hixl, acl_rt_headers, acl_rt, ascend_hal),
+# given those targets by the installed AscendlessCannTargets.cmake at project(); the program
+# uses securec.h, std::cerr without <iostream>, virtual device memory and fabric memory, on the
+# same-host path and over TCP.
+quiet cmake -S "$here/examples-c/hixl-cann-layout" -B "$work/cann_layout" \
+    -DCMAKE_PROJECT_INCLUDE="$prefix/lib64/cmake/Ascendless/AscendlessCannTargets.cmake"
+quiet cmake --build "$work/cann_layout" -j 2
+ldd "$work/cann_layout/hixl_fabric_pair" | grep "=> $prefix/lib64/" >/dev/null ||
+    fail "the vendor-layout HIXL program does not use the installed library"
+for transport in auto tcp; do
+    ASCENDLESS_TRANSPORT=$transport quiet "$here/examples-c/hixl-cann-layout/run.sh" "$work/cann_layout" "$(free_port)" "$(free_port)"
+    [ "$(grep -c "the peer's WRITE of .* bytes arrived intact" "$work/out.log")" -eq 2 ] ||
+        fail "the vendor-layout HIXL pair ($transport) did not verify: $(cat "$work/out.log")"
+done
+ok "a project in the vendor's HIXL examples layout (CMAKE_PROJECT_INCLUDE=AscendlessCannTargets.cmake) builds with -Werror and its fabric-memory pair verifies, same host and over TCP"
 
 # The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
 # its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.

@@ -4,12 +4,15 @@
  * (which replaces the deprecated ge_common/ge_api_error_codes.h; adxl/adxl_types.h includes
  * it) brings in the graph engine's error-number registry. ADXL users need nothing from it
  * beyond ge::AscendString and the ge::Status type with its SUCCESS/FAILED values, which is
- * all this file provides.
+ * all this file provides, plus <iostream>: the vendor's HIXL samples (hicann/hixl
+ * examples/cpp) print with std::cerr after including only acl/acl.h and hixl/hixl.h, which
+ * the vendor's include chain allows.
  */
 #ifndef INC_EXTERNAL_GE_COMMON_API_ERROR_CODES_H_
 #define INC_EXTERNAL_GE_COMMON_API_ERROR_CODES_H_
 
 #include <cstdint>
+#include <iostream>
 #include <map>
 #include <string>
 
