@@ -245,7 +245,8 @@ fn connect_fanout(peers: usize, rounds: usize) {
         let client = Engine::new();
         let pool =
             format!(r#"{{"connect_pool.thread_num":{threads},"connect_pool.task_queue_capacity":128}}"#);
-        client.initialize("127.0.0.1", &[OPTIONS[0], ("GlobalResourceConfig", &pool)]).unwrap();
+        let options = [OPTIONS[0], ("GlobalResourceConfig", pool.as_str())];
+        client.initialize("127.0.0.1", &options).unwrap();
         let mut best = f64::MAX;
         for _ in 0..rounds {
             let t = Instant::now();
@@ -265,9 +266,10 @@ fn connect_fanout(peers: usize, rounds: usize) {
             for (_, name) in &servers {
                 client.disconnect(name, 1000).unwrap();
             }
-            // Disconnect (not DisconnectAsync) leaves the async states: start the next round clean.
+            // Disconnect (not DisconnectAsync) leaves the async states: start the next round clean,
+            // with the same pool.
             client.finalize();
-            client.initialize("127.0.0.1", OPTIONS).unwrap();
+            client.initialize("127.0.0.1", &options).unwrap();
         }
         client.finalize();
         println!(
@@ -282,5 +284,7 @@ fn main() {
     let full = std::env::args().any(|a| a == "--bench");
     let (requests, peers, rounds) = if full { (1024, 64, 5) } else { (32, 4, 1) };
     batched_status(requests, rounds);
-    connect_fanout(peers, rounds);
+    if std::env::var_os("SKIP_CONNECT").is_none() {
+        connect_fanout(peers, rounds);
+    }
 }

@@ -273,6 +273,41 @@ impl<T> HandleTable<T> {
         }
     }
 
+    /// [`HandleTable::remove`] of each of `raws`, locking each shard once rather than once per
+    /// handle: the objects removed, in the order of `raws` (`None` where a handle named none).
+    pub fn remove_each(&self, raws: &[u64]) -> Vec<Option<Arc<T>>> {
+        let mut out: Vec<Option<Arc<T>>> = Vec::with_capacity(raws.len());
+        out.resize_with(raws.len(), || None);
+        // Grouped by shard with a counting sort: (index into raws, place), shard after shard.
+        let places: Vec<(usize, Place)> =
+            raws.iter().enumerate().filter_map(|(i, &raw)| Some((i, self.decode(raw).ok()?))).collect();
+        let mut starts = [0usize; SHARDS + 1];
+        for (_, at) in &places {
+            starts[at.shard + 1] += 1;
+        }
+        for shard in 0..SHARDS {
+            starts[shard + 1] += starts[shard];
+        }
+        let mut next = starts;
+        let mut grouped = vec![(0usize, Place { shard: 0, index: 0, generation: 0 }); places.len()];
+        for &(i, at) in &places {
+            grouped[next[at.shard]] = (i, at);
+            next[at.shard] += 1;
+        }
+        for (shard, bounds) in starts.windows(2).enumerate() {
+            if bounds[0] == bounds[1] {
+                continue;
+            }
+            let mut slots = sync::write(&self.shards[shard].0);
+            for &(i, at) in &grouped[bounds[0]..bounds[1]] {
+                if slots.entries.get(at.index).is_some_and(|s| s.generation == at.generation) {
+                    out[i] = slots.take_live(at.index);
+                }
+            }
+        }
+        out
+    }
+
     /// Removes and returns the live objects `pred` selects (for a device's teardown).
     pub fn remove_where(&self, pred: impl Fn(&T) -> bool) -> Vec<Arc<T>> {
         let mut gone = Vec::new();
@@ -414,6 +449,24 @@ mod tests {
         assert_eq!(t.remove_where(|&v| v == 2).len(), 1);
         assert!(t.get(a).is_ok());
         assert_eq!(t.get(b), Err(HandleError::Stale));
+    }
+
+    #[test]
+    fn remove_each_takes_what_each_handle_names_in_order() {
+        let t = HandleTable::new(HandleKind::Notify);
+        let handles: Vec<u64> = (0..40u32).map(|i| t.insert(i)).collect();
+        t.remove(handles[3]).unwrap();
+        let reserved = t.reserve();
+        let mut asked = vec![handles[5], handles[3], 0, reserved];
+        asked.extend(handles.iter().rev().take(20));
+        let got = t.remove_each(&asked);
+        assert_eq!(*got[0].as_ref().unwrap().as_ref(), 5);
+        assert!(got[1].is_none() && got[2].is_none() && got[3].is_none());
+        let rest: Vec<u32> = got[4..].iter().map(|v| **v.as_ref().unwrap()).collect();
+        assert_eq!(rest, (20..40u32).rev().collect::<Vec<_>>());
+        assert_eq!(t.len(), 40 - 1 - 1 - 20);
+        assert!(t.remove_each(&[handles[5]])[0].is_none(), "removed once only");
+        assert!(t.get(handles[0]).is_ok());
     }
 
     #[test]

@@ -683,14 +683,17 @@ impl Engine {
             }
             Err(e) => return (None, Err(e)),
         };
-        match request.outcome() {
-            Outcome::Waiting => (Some(TRANSFER_WAITING), Ok(())),
-            Outcome::Completed => {
-                let _ = Request::release(req, "transfer request");
-                (Some(TRANSFER_COMPLETED), Ok(()))
+        let outcome = request.outcome();
+        if !matches!(outcome, Outcome::Waiting) {
+            // Freed here, or by a batched poll in the meantime, which reported it.
+            if let Err(e) = Request::release(req, "transfer request") {
+                return (None, Err(e));
             }
+        }
+        match outcome {
+            Outcome::Waiting => (Some(TRANSFER_WAITING), Ok(())),
+            Outcome::Completed => (Some(TRANSFER_COMPLETED), Ok(())),
             Outcome::Failed { status, message, link_gone } => {
-                let _ = Request::release(req, "transfer request");
                 log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
                 let reported = if status == ADXL_TIMEOUT { TRANSFER_TIMEOUT } else { TRANSFER_FAILED };
                 if link_gone {

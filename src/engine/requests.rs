@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
-use crate::handle::Handle;
 use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
 
 crate::handle_kind!(
@@ -120,6 +119,9 @@ impl Requests {
         if max == 0 {
             return out;
         }
+        // The requests found done (their positions in `out`, handles and references): freed
+        // together after the walk, one lock per handle-table shard rather than one per request.
+        let (mut done_at, mut done, mut held) = (Vec::new(), Vec::new(), Vec::new());
         let mut list = lock(&self.submitted);
         list.retain(|(handle, weak)| {
             if out.len() >= max {
@@ -133,12 +135,25 @@ impl Requests {
                 }
                 return true;
             }
-            // Freed by a single poll in the meantime: already reported there.
-            if Request::release(*handle, "transfer request").is_ok() {
-                out.push(Polled { handle: *handle, user_data: request.user_data, status });
-            }
+            done_at.push(out.len());
+            done.push(*handle);
+            out.push(Polled { handle: *handle, user_data: request.user_data, status });
+            held.push(request);
             false
         });
+        drop(list);
+        // A request a single poll freed in the meantime was reported there: not again here.
+        let missed: Vec<usize> = (done_at.into_iter().zip(REQUESTS.remove_each(&done)))
+            .filter_map(|(at, freed)| freed.is_none().then_some(at))
+            .collect();
+        if !missed.is_empty() {
+            let mut i = 0;
+            out.retain(|_| {
+                i += 1;
+                missed.binary_search(&(i - 1)).is_err()
+            });
+        }
+        drop(held);
         out
     }
 
