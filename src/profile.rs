@@ -56,7 +56,7 @@ impl Product {
 impl Product {
     /// Notifies one device may have at once. 8192 on Atlas A2/A3 (the vendor's figure); the
     /// same is assumed for Ascend 950; 1024 on the older products (an assumption, written down
-    /// in the README).
+    /// in docs/compatibility.md, the `aclrtCreateNotify` row).
     pub fn notify_limit(self) -> u32 {
         match self {
             Product::AtlasA2 | Product::AtlasA3 | Product::Ascend950 => 8192,

@@ -97,19 +97,80 @@ fn memcpy_and_stream_tasks() {
     assert_eq!(v["results"].as_array().unwrap().len(), 4);
 }
 
+/// `--help` lists every mode and every flag with its default, and so do `-h`, `help` and no
+/// arguments at all; bad arguments exit with status 2.
 #[test]
 fn help_and_bad_arguments() {
-    let out = Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).arg("--help").output().unwrap();
+    let bench = || Command::new(env!("CARGO_BIN_EXE_ascendless-bench"));
+    let out = bench().arg("--help").output().unwrap();
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for word in ["adxl", "notify", "memcpy", "sweep", "--json", "--transport", "--async"] {
-        assert!(text.contains(word), "usage lacks {word}");
+    let words = [
+        "Usage:",
+        "adxl",
+        "notify",
+        "memcpy",
+        "sweep",
+        "target",
+        "initiator",
+        "--spawn",
+        "--op",
+        "--block",
+        "--batch",
+        "--threads",
+        "--sync",
+        "--async",
+        "--transport",
+        "--duration",
+        "--json",
+        "--csv",
+        "--plot",
+        "--remote ",
+        "--remote-addr",
+        "--listen",
+        "--no-baseline",
+        "--help",
+        "auto|shm|tcp|ucx",
+        "raw TCP socket pair",
+        "raw futex ping-pong",
+        "GetTransferStatus",
+        "docs/deploy-rdma.md",
+        "ratio ascendless / baseline",
+    ];
+    for word in words {
+        assert!(text.contains(word), "--help lacks {word}:\n{text}");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_ascendless-bench"))
-        .args(["adxl", "--block", "1Q"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let defaults = [
+        "[default: write]",
+        "[default: 1M]",
+        "[default: 1]",
+        "[default: ascendless-sweep.csv]",
+        "default auto; sweep: a comma-separated list, default tcp,shm",
+        "default 2; sweep: per point, default 0.3",
+        "default 127.0.0.1 and a free port",
+        "default: the CSV's name with .png",
+    ];
+    for d in defaults {
+        assert!(text.contains(d), "--help lacks {d}:\n{text}");
+    }
+    for args in [&["-h"][..], &["help"], &[]] {
+        let out = bench().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("--no-baseline"), "{args:?}");
+    }
+    for args in [
+        &["adxl", "--block", "1Q"][..],
+        &["bogus"],
+        &["adxl", "--bogus"],
+        &["notify", "initiator"],
+        &["adxl", "initiator", "--remote", "127.0.0.1:1"],
+        &["adxl", "--duration", "0"],
+        &["adxl", "--op", "copy"],
+    ] {
+        let out = bench().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("error:"), "{args:?}");
+    }
 }
 
 /// `--transport` takes ucx (checked before `--help` ends the parse) and refuses other words.

@@ -30,12 +30,34 @@ fn a_short_soak_moves_and_checks_data_and_passes() {
 
 #[test]
 fn bad_arguments_are_refused() {
-    for args in [&["--procs", "1"][..], &["--duration", "0"], &["--bogus", "1"], &["--threads"]] {
+    for args in [
+        &["--procs", "1"][..],
+        &["--procs", "9"],
+        &["--threads", "5"],
+        &["--duration", "0"],
+        &["--bogus", "1"],
+        &["--threads"],
+    ] {
         let out = soak().args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
     let help = soak().arg("--help").output().unwrap();
-    assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("usage:"));
+    let text = String::from_utf8_lossy(&help.stdout);
+    assert!(help.status.success(), "{text}");
+    for word in [
+        "Usage:",
+        "--duration <SECONDS>",
+        "[default: 60]",
+        "--interval <SECONDS>",
+        "[default: 5]",
+        "--procs <N>",
+        "2 to 8 [default: 4]",
+        "--threads <N>",
+        "1 to 4 [default: 2]",
+        "Exits 0 when every byte checked out",
+    ] {
+        assert!(text.contains(word), "--help lacks {word}:\n{text}");
+    }
 }
 
 /// Whether process `pid` still runs (gone or a zombie waiting to be reaped: not running).

@@ -1,6 +1,6 @@
 //! The C ABI: `extern "C"` entry points and nothing else.
 //!
-//! Every entry point follows the same conventions (the README's "API conventions"):
+//! Every entry point follows the same conventions (docs/api-conventions.md):
 //! - it runs its body inside [`boundary`], so a panic never unwinds into C: it becomes
 //!   `ACL_ERROR_INTERNAL_ERROR` (500000) or ADXL `FAILED`, with a message;
 //! - it checks every pointer before use ([`ptr`]): NULL where not allowed is

@@ -2,7 +2,7 @@
 //! `aclrtNotifyImportByKey`, `aclrtIpcGetEventHandle`, `aclrtIpcOpenEventHandle`,
 //! `aclrtIpcMem*`), on the transport of [`crate::ipc`].
 //!
-//! Rules (the vendor's, and our choices where it is silent; the README repeats them):
+//! Rules (the vendor's, and our choices where it is silent; docs/ipc.md repeats them):
 //! - Export flags: notify 0 or 2, memory 0 or 1 (else 107000); the flag that disables pid
 //!   validation lets any process of the same user import, otherwise only pids given to
 //!   `...SetImportPid` (checked by the kernel's word, `SO_PEERCRED`). A notify is exported at

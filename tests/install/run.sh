@@ -108,7 +108,7 @@ grep -qx 'bin/ascendless-bench' "$prefix/share/ascendless/install-manifest.txt" 
     # shellcheck source=/dev/null
     source "$prefix/set_env.sh"
     [ "$(command -v ascendless-bench)" = "$prefix/bin/ascendless-bench" ] || fail "set_env.sh does not put ascendless-bench on PATH"
-    ascendless-bench --help | grep -q 'usage:' || fail "ascendless-bench --help prints no usage"
+    ascendless-bench --help | grep -q 'Usage:' || fail "ascendless-bench --help prints no usage"
     out=$(ascendless-bench adxl --spawn --block 64K --duration 0.2 --json) || fail "ascendless-bench adxl --spawn failed"
     for key in '"baselines"' '"ratio"' '"raw TCP socket pair"' '"gbps"'; do
         grep -qF "$key" <<<"$out" || fail "ascendless-bench adxl --json lacks $key"

@@ -1,69 +1,51 @@
-//! Command-line parsing, by hand (no argument-parsing crate).
+//! Command-line parsing, by clap's derive API: the flags, their defaults and their help live in
+//! the attributes of [`Cli`]; [`parse`] adds the checks that span several flags and hands the
+//! modes a plain [`Opts`].
 
 use std::path::PathBuf;
 
-pub const USAGE: &str = "\
-ascendless-bench: ascendless performance against the machine's own limits, measured in one run
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, ValueEnum};
 
-usage:
-  ascendless-bench adxl [--spawn | target | initiator] [options]
-  ascendless-bench notify [options]
-  ascendless-bench memcpy [options]
-  ascendless-bench sweep [--csv FILE] [--plot FILE] [options]
-  ascendless-bench --help
+const USAGE: &str = "\
+ascendless-bench adxl [--spawn | target | initiator] [options]
+       ascendless-bench notify [options]
+       ascendless-bench memcpy [options]
+       ascendless-bench sweep [--csv FILE] [--plot FILE] [options]
+       ascendless-bench --help";
 
-modes:
-  adxl       ADXL TransferSync between two engines; baselines: a raw TCP socket pair doing the
-             same request/response exchange, and memcpy of the same bytes
-               --spawn     (default) start a target and an initiator as two local processes
-               target      serve registered host memory until stdin closes (prints how to connect)
-               initiator   transfer to a target: --remote HOST:PORT --remote-addr ADDR
-  notify     notify ping-pong between two processes through streams; baseline: raw futex
-             ping-pong over a shared page between two processes
-  memcpy     aclrtMemcpy H2D/D2H, aclrtMemcpyAsync+synchronise and one stream task; baselines:
-             memcpy of the same size, a bare cross-thread hand-off
-  sweep      adxl per transport plus the baselines for sizes 8 B to 64 MiB (powers of 4); writes a
-             CSV and, when python3 has matplotlib, a PNG plot of throughput against size
-
-options:
-  --op read|write       ADXL operation (default write)
-  --block SIZE          bytes per descriptor, e.g. 4096, 64K, 1M (default 1M; memcpy: 1M)
-  --batch N             descriptors per TransferSync call (default 1)
-  --threads N           initiator threads, each with its own memory (default 1)
-  --sync                one call in flight per thread (the default and only mode today)
-  --async N             N TransferAsync calls in flight per thread (GetTransferStatus polling)
-  --transport T         auto|shm|tcp|ucx: sets ASCENDLESS_TRANSPORT for the spawned processes
-                        (sweep: a comma-separated list, default tcp,shm); ucx needs a library
-                        built with the ucx feature (docs/deploy-rdma.md), UCX_TLS picks its wire
-  --duration SECS       measuring time per case (default 2; sweep: per point, default 0.3)
-  --json                one JSON document on stdout instead of the table
-  --csv FILE            sweep: the CSV to write (default ascendless-sweep.csv)
-  --plot FILE           sweep: the PNG to write (default: the CSV's name with .png)
-  --remote HOST:PORT    initiator: the target's engine name
-  --remote-addr ADDR    initiator: the target's memory address (printed by the target)
-  --listen HOST:PORT    target: where to listen (default 127.0.0.1 and a free port)
-  --no-baseline         measure ascendless only (used by --spawn for its children)
-
+const AFTER_HELP: &str = "\
 Every figure is printed beside the same-run baseline and the ratio ascendless / baseline
-(throughput GB/s: higher is better; latency p50/p99 us and CPU s/GB: lower is better).
-";
+(throughput GB/s: higher is better; latency p50/p99 us and CPU s/GB: lower is better).";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Mode {
+    /// ADXL TransferSync between two engines; baselines: a raw TCP socket pair doing the same
+    /// request/response exchange, and memcpy of the same bytes
     Adxl,
+    /// notify ping-pong between two processes through streams; baseline: raw futex ping-pong
+    /// over a shared page between two processes
     Notify,
+    /// aclrtMemcpy H2D/D2H, aclrtMemcpyAsync+synchronise and one stream task; baselines: memcpy
+    /// of the same size, a bare cross-thread hand-off
     Memcpy,
+    /// adxl per transport plus the baselines for sizes 8 B to 64 MiB (powers of 4); writes a CSV
+    /// and, when python3 has matplotlib, a PNG plot of throughput against size
     Sweep,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Role {
+    /// (--spawn, the default) start a target and an initiator as two local processes
+    #[value(skip)]
     Spawn,
+    /// serve registered host memory until stdin closes (prints how to connect)
     Target,
+    /// transfer to a target: --remote HOST:PORT --remote-addr ADDR
     Initiator,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Op {
     Read,
     Write,
@@ -76,6 +58,68 @@ impl Op {
             Op::Write => "write",
         }
     }
+}
+
+/// ascendless-bench: ascendless performance against the machine's own limits, measured in one run
+#[derive(Debug, Parser)]
+#[command(name = "ascendless-bench", override_usage = USAGE, after_help = AFTER_HELP)]
+struct Cli {
+    /// What to measure
+    #[arg(value_enum)]
+    mode: Mode,
+    /// adxl: the process's part (default: --spawn)
+    #[arg(value_enum, conflicts_with = "spawn")]
+    role: Option<Role>,
+    /// adxl (the default): start a target and an initiator as two local processes
+    #[arg(long)]
+    spawn: bool,
+    /// ADXL operation
+    #[arg(long, value_enum, ignore_case = true, value_name = "read|write", default_value = "write")]
+    op: Op,
+    /// bytes per descriptor, e.g. 4096, 64K, 1M (memcpy: 1M too)
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    block: usize,
+    /// descriptors per TransferSync call
+    #[arg(long, value_name = "N", default_value = "1", value_parser = count)]
+    batch: usize,
+    /// initiator threads, each with its own memory
+    #[arg(long, value_name = "N", default_value = "1", value_parser = count)]
+    threads: usize,
+    /// one call in flight per thread (the default and only mode today)
+    #[arg(long, overrides_with = "in_flight")]
+    sync: bool,
+    /// N TransferAsync calls in flight per thread (GetTransferStatus polling)
+    #[arg(long = "async", value_name = "N", value_parser = count, overrides_with = "sync")]
+    in_flight: Option<usize>,
+    /// auto|shm|tcp|ucx: sets ASCENDLESS_TRANSPORT for the spawned processes (default auto;
+    /// sweep: a comma-separated list, default tcp,shm); ucx needs a library built with the ucx
+    /// feature (docs/deploy-rdma.md), UCX_TLS picks its wire
+    #[arg(long, value_name = "T", value_parser = transports)]
+    transport: Option<String>,
+    /// measuring time per case (default 2; sweep: per point, default 0.3)
+    #[arg(long, value_name = "SECS", value_parser = seconds)]
+    duration: Option<f64>,
+    /// one JSON document on stdout instead of the table
+    #[arg(long)]
+    json: bool,
+    /// sweep: the CSV to write
+    #[arg(long, value_name = "FILE", default_value = "ascendless-sweep.csv")]
+    csv: PathBuf,
+    /// sweep: the PNG to write (default: the CSV's name with .png)
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// initiator: the target's engine name
+    #[arg(long, value_name = "HOST:PORT")]
+    remote: Option<String>,
+    /// initiator: the target's memory address (printed by the target)
+    #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
+    remote_addr: Option<usize>,
+    /// target: where to listen (default 127.0.0.1 and a free port)
+    #[arg(long, value_name = "HOST:PORT")]
+    listen: Option<String>,
+    /// measure ascendless only (used by --spawn for its children)
+    #[arg(long)]
+    no_baseline: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -124,107 +168,103 @@ fn parse_addr(s: &str) -> Result<usize, String> {
     r.map_err(|_| format!("bad address '{s}'"))
 }
 
-fn count(flag: &str, v: &str) -> Result<usize, String> {
-    v.parse::<usize>()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("{flag} wants a positive count, not '{v}'"))
+fn count(v: &str) -> Result<usize, String> {
+    v.parse::<usize>().ok().filter(|n| *n > 0).ok_or_else(|| format!("wants a positive count, not '{v}'"))
 }
 
-/// `Ok(None)` means help was asked for.
-pub fn parse(args: &[String]) -> Result<Option<Opts>, String> {
-    let mut it = args.iter();
-    let mode = match it.next().map(String::as_str) {
-        None | Some("-h" | "--help" | "help") => return Ok(None),
-        Some("adxl") => Mode::Adxl,
-        Some("notify") => Mode::Notify,
-        Some("memcpy") => Mode::Memcpy,
-        Some("sweep") => Mode::Sweep,
-        Some(other) => return Err(format!("unknown mode '{other}' (adxl, notify, memcpy or sweep)")),
-    };
-    let mut o = Opts {
-        mode,
-        role: Role::Spawn,
-        op: Op::Write,
-        block: 1 << 20,
-        batch: 1,
-        threads: 1,
-        in_flight: 1,
-        transport: if mode == Mode::Sweep { "tcp,shm".into() } else { "auto".into() },
-        duration: if mode == Mode::Sweep { 0.3 } else { 2.0 },
-        json: false,
-        csv: PathBuf::from("ascendless-sweep.csv"),
-        plot: None,
-        remote: None,
-        remote_addr: None,
-        listen: None,
-        baseline: true,
-    };
-    while let Some(a) = it.next() {
-        let mut value = |flag: &str| it.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
-        match a.as_str() {
-            "-h" | "--help" => return Ok(None),
-            "--spawn" if mode == Mode::Adxl => o.role = Role::Spawn,
-            "target" if mode == Mode::Adxl => o.role = Role::Target,
-            "initiator" if mode == Mode::Adxl => o.role = Role::Initiator,
-            "--op" => {
-                o.op = match value(a)?.to_ascii_lowercase().as_str() {
-                    "read" => Op::Read,
-                    "write" => Op::Write,
-                    v => return Err(format!("--op is read or write, not '{v}'")),
-                }
-            }
-            "--block" => o.block = parse_size(&value(a)?)?,
-            "--batch" => o.batch = count(a, &value(a)?)?,
-            "--threads" => o.threads = count(a, &value(a)?)?,
-            "--sync" => o.in_flight = 1,
-            "--async" => o.in_flight = count(a, &value(a)?)?,
-            "--transport" => {
-                let v = value(a)?.to_ascii_lowercase();
-                for t in v.split(',') {
-                    if !matches!(t, "auto" | "shm" | "tcp" | "ucx") {
-                        return Err(format!("--transport is auto, shm, tcp or ucx, not '{t}'"));
-                    }
-                }
-                if mode != Mode::Sweep && v.contains(',') {
-                    return Err("--transport takes one value outside sweep".into());
-                }
-                o.transport = v;
-            }
-            "--duration" => {
-                let v = value(a)?;
-                o.duration = v
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|d| d.is_finite() && *d > 0.0 && *d <= 3600.0)
-                    .ok_or_else(|| format!("--duration wants seconds (0 < s <= 3600), not '{v}'"))?;
-            }
-            "--json" => o.json = true,
-            "--csv" => o.csv = PathBuf::from(value(a)?),
-            "--plot" => o.plot = Some(PathBuf::from(value(a)?)),
-            "--remote" => o.remote = Some(value(a)?),
-            "--remote-addr" => o.remote_addr = Some(parse_addr(&value(a)?)?),
-            "--listen" => o.listen = Some(value(a)?),
-            "--no-baseline" => o.baseline = false,
-            other => return Err(format!("unknown option '{other}' for this mode (see --help)")),
+fn seconds(v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite() && *d > 0.0 && *d <= 3600.0)
+        .ok_or_else(|| format!("wants seconds (0 < s <= 3600), not '{v}'"))
+}
+
+/// One transport or a comma-separated list of them (only sweep takes a list: [`parse`] checks).
+fn transports(v: &str) -> Result<String, String> {
+    let v = v.to_ascii_lowercase();
+    for t in v.split(',') {
+        if !matches!(t, "auto" | "shm" | "tcp" | "ucx") {
+            return Err(format!("--transport is auto, shm, tcp or ucx, not '{t}'"));
         }
     }
+    Ok(v)
+}
+
+/// The options of `args` (without the program name), or clap's error, which also carries
+/// `--help` (print it with [`clap::Error::exit`]: help to stdout and status 0, errors to stderr
+/// and status 2). No arguments, or `help` as the mode, ask for the help too.
+pub fn parse(args: &[String]) -> Result<Opts, clap::Error> {
+    let mut argv = vec!["ascendless-bench".to_string()];
+    match args.first().map(String::as_str) {
+        None | Some("help") => argv.push("--help".into()),
+        _ => argv.extend(args.iter().cloned()),
+    }
+    let cli = Cli::try_parse_from(argv)?;
+    let mode = cli.mode;
+    let fail = |kind, msg: &str| Err(Cli::command().error(kind, msg));
+    if mode != Mode::Adxl && (cli.spawn || cli.role.is_some()) {
+        return fail(ErrorKind::ArgumentConflict, "--spawn, target and initiator are for the adxl mode only");
+    }
+    let sweep = mode == Mode::Sweep;
+    if !sweep && cli.transport.as_deref().is_some_and(|t| t.contains(',')) {
+        return fail(ErrorKind::ValueValidation, "--transport takes one value outside sweep");
+    }
+    let o = Opts {
+        mode,
+        role: cli.role.unwrap_or(Role::Spawn),
+        op: cli.op,
+        block: cli.block,
+        batch: cli.batch,
+        threads: cli.threads,
+        in_flight: if cli.sync { 1 } else { cli.in_flight.unwrap_or(1) },
+        transport: cli.transport.unwrap_or_else(|| if sweep { "tcp,shm" } else { "auto" }.into()),
+        duration: cli.duration.unwrap_or(if sweep { 0.3 } else { 2.0 }),
+        json: cli.json,
+        csv: cli.csv,
+        plot: cli.plot,
+        remote: cli.remote,
+        remote_addr: cli.remote_addr,
+        listen: cli.listen,
+        baseline: !cli.no_baseline,
+    };
     if o.role == Role::Initiator && (o.remote.is_none() || o.remote_addr.is_none()) {
-        return Err(
-            "adxl initiator needs --remote HOST:PORT and --remote-addr ADDR (the target prints both)".into(),
+        return fail(
+            ErrorKind::MissingRequiredArgument,
+            "adxl initiator needs --remote HOST:PORT and --remote-addr ADDR (the target prints both)",
         );
     }
-    o.block
-        .checked_mul(o.batch)
-        .and_then(|v| v.checked_mul(o.threads))
-        .filter(|v| *v <= 1 << 34)
-        .ok_or("--block x --batch x --threads is more than 16 GiB of memory")?;
-    Ok(Some(o))
+    let memory = o.block.checked_mul(o.batch).and_then(|v| v.checked_mul(o.threads));
+    if memory.is_none_or(|v| v > 1 << 34) {
+        return fail(
+            ErrorKind::ValueValidation,
+            "--block x --batch x --threads is more than 16 GiB of memory",
+        );
+    }
+    Ok(o)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn opts(a: &[&str]) -> Opts {
+        parse(&args(a)).unwrap()
+    }
+
+    fn refused(a: &[&str]) -> String {
+        let e = parse(&args(a)).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{a:?}: {e}");
+        e.to_string()
+    }
+
+    #[test]
+    fn the_parser_is_consistent() {
+        Cli::command().debug_assert();
+    }
 
     #[test]
     fn sizes() {
@@ -236,24 +276,105 @@ mod tests {
     }
 
     #[test]
-    fn async_sets_requests_in_flight() {
-        let a: Vec<String> = ["adxl", "--async", "4"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(parse(&a).unwrap().unwrap().in_flight, 4);
-        let a: Vec<String> = ["adxl", "--async", "4", "--sync"].iter().map(|s| s.to_string()).collect();
-        assert_eq!(parse(&a).unwrap().unwrap().in_flight, 1);
+    fn defaults() {
+        let o = opts(&["adxl"]);
+        assert_eq!((o.mode, o.role, o.op), (Mode::Adxl, Role::Spawn, Op::Write));
+        assert_eq!((o.block, o.batch, o.threads, o.in_flight), (1 << 20, 1, 1, 1));
+        assert_eq!((o.transport.as_str(), o.duration, o.json, o.baseline), ("auto", 2.0, false, true));
+        assert_eq!(o.csv, PathBuf::from("ascendless-sweep.csv"));
+        assert!(o.plot.is_none() && o.remote.is_none() && o.remote_addr.is_none() && o.listen.is_none());
+        let s = opts(&["sweep"]);
+        assert_eq!((s.transport.as_str(), s.duration), ("tcp,shm", 0.3));
     }
 
-    fn args(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
+    /// Every flag reaches its field.
+    #[test]
+    fn every_flag() {
+        let o = opts(&[
+            "adxl",
+            "initiator",
+            "--op",
+            "READ",
+            "--block",
+            "64K",
+            "--batch",
+            "3",
+            "--threads",
+            "2",
+            "--transport",
+            "shm",
+            "--duration",
+            "0.5",
+            "--json",
+            "--csv",
+            "a.csv",
+            "--plot",
+            "a.png",
+            "--remote",
+            "127.0.0.1:5000",
+            "--remote-addr",
+            "0x1000",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-baseline",
+        ]);
+        assert_eq!((o.role, o.op, o.block, o.batch, o.threads), (Role::Initiator, Op::Read, 65536, 3, 2));
+        assert_eq!((o.transport.as_str(), o.duration, o.json, o.baseline), ("shm", 0.5, true, false));
+        assert_eq!((o.csv, o.plot), (PathBuf::from("a.csv"), Some(PathBuf::from("a.png"))));
+        assert_eq!(o.remote.as_deref(), Some("127.0.0.1:5000"));
+        assert_eq!(o.remote_addr, Some(0x1000));
+        assert_eq!(o.listen.as_deref(), Some("127.0.0.1:0"));
+        assert_eq!(opts(&["adxl", "target"]).role, Role::Target);
+        assert_eq!(opts(&["adxl", "--spawn"]).role, Role::Spawn);
+        assert_eq!(
+            opts(&["adxl", "--remote-addr", "4096", "initiator", "--remote", "h:1"]).remote_addr,
+            Some(4096)
+        );
+    }
+
+    #[test]
+    fn async_sets_requests_in_flight() {
+        assert_eq!(opts(&["adxl", "--async", "4"]).in_flight, 4);
+        assert_eq!(opts(&["adxl", "--async", "4", "--sync"]).in_flight, 1);
+        assert_eq!(opts(&["adxl", "--sync", "--async", "4"]).in_flight, 4, "the last one wins");
     }
 
     #[test]
     fn transports() {
-        assert_eq!(parse(&args(&["adxl", "--transport", "UCX"])).unwrap().unwrap().transport, "ucx");
-        let sweep = parse(&args(&["sweep", "--transport", "tcp,shm,ucx"])).unwrap().unwrap();
-        assert_eq!(sweep.transport, "tcp,shm,ucx");
-        let e = parse(&args(&["adxl", "--transport", "rdma"])).unwrap_err();
+        assert_eq!(opts(&["adxl", "--transport", "UCX"]).transport, "ucx");
+        assert_eq!(opts(&["sweep", "--transport", "tcp,shm,ucx"]).transport, "tcp,shm,ucx");
+        let e = refused(&["adxl", "--transport", "rdma"]);
         assert!(e.contains("'rdma'") && e.contains("ucx"), "{e}");
-        assert!(parse(&args(&["adxl", "--transport", "tcp,ucx"])).is_err(), "one value outside sweep");
+        assert!(refused(&["adxl", "--transport", "tcp,ucx"]).contains("one value outside sweep"));
+    }
+
+    #[test]
+    fn bad_arguments() {
+        for a in [
+            &["bogus"][..],
+            &["adxl", "--block", "1Q"],
+            &["adxl", "--async", "0"],
+            &["adxl", "--batch", "x"],
+            &["adxl", "--op", "copy"],
+            &["adxl", "--duration", "0"],
+            &["adxl", "--duration", "3601"],
+            &["adxl", "--remote-addr", "0xZZ"],
+            &["adxl", "--frobnicate"],
+            &["notify", "target"],
+            &["memcpy", "--spawn"],
+            &["adxl", "target", "--spawn"],
+            &["adxl", "--block", "1G", "--batch", "4", "--threads", "5"],
+        ] {
+            refused(a);
+        }
+        assert!(refused(&["adxl", "initiator", "--remote", "h:1"]).contains("--remote-addr ADDR"));
+    }
+
+    #[test]
+    fn help() {
+        for a in [&[][..], &["help"], &["--help"], &["-h"], &["adxl", "--transport", "ucx", "--help"]] {
+            let e = parse(&args(a)).unwrap_err();
+            assert_eq!((e.kind(), e.exit_code()), (ErrorKind::DisplayHelp, 0), "{a:?}");
+        }
     }
 }

@@ -21,18 +21,9 @@ fn main() {
         }
         _ => {}
     }
-    let opts = match args::parse(&argv) {
-        Ok(Some(o)) => o,
-        Ok(None) => {
-            print!("{}", args::USAGE);
-            return;
-        }
-        Err(e) => {
-            eprintln!("ascendless-bench: {e}");
-            eprintln!("(ascendless-bench --help for usage)");
-            std::process::exit(2);
-        }
-    };
+    // `--help` comes back as an "error" too: exit() prints it to stdout with status 0, and real
+    // errors to stderr with status 2.
+    let opts = args::parse(&argv).unwrap_or_else(|e| e.exit());
     if let Err(e) = modes::run(&opts) {
         eprintln!("ascendless-bench: {e}");
         std::process::exit(1);

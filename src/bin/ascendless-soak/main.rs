@@ -4,6 +4,7 @@
 //! of `cargo test` (a few-second smoke run is); run it with `make soak DURATION=<seconds>`.
 //! See docs/performance.md.
 
+mod args;
 mod coordinator;
 mod initiator;
 mod pattern;
@@ -13,41 +14,6 @@ mod ring;
 mod usage;
 mod verdict;
 mod worker;
-
-const USAGE: &str =
-    "usage: ascendless-soak [--duration SECONDS] [--interval SECONDS] [--procs N] [--threads N]
-  --duration  how long the processes transfer (default 60)
-  --interval  seconds between report lines (default 5)
-  --procs     worker processes, 2 to 8 (default 4)
-  --threads   initiator threads per process, 1 to 4 (default 2)
-Exits 0 when every byte checked out, nothing failed and RSS and descriptors stayed flat.
-";
-
-fn parse(argv: &[String]) -> Result<Option<coordinator::Plan>, String> {
-    let mut plan = coordinator::Plan { duration_s: 60.0, interval_s: 5.0, procs: 4, threads: 2 };
-    let mut it = argv.iter();
-    while let Some(flag) = it.next() {
-        if flag == "--help" || flag == "-h" {
-            return Ok(None);
-        }
-        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let number = || value.parse::<f64>().map_err(|_| format!("{flag} {value}: not a number"));
-        match flag.as_str() {
-            "--duration" => plan.duration_s = number()?,
-            "--interval" => plan.interval_s = number()?,
-            "--procs" => plan.procs = number()? as usize,
-            "--threads" => plan.threads = number()? as usize,
-            _ => return Err(format!("unknown option {flag}")),
-        }
-    }
-    if !(plan.duration_s > 0.0 && plan.interval_s > 0.0) {
-        return Err("--duration and --interval must be positive".into());
-    }
-    if !(2..=8).contains(&plan.procs) || !(1..=4).contains(&plan.threads) {
-        return Err("--procs must be 2 to 8 and --threads 1 to 4".into());
-    }
-    Ok(Some(plan))
-}
 
 /// The arguments of a worker process (started by the coordinator, not by users).
 fn worker_role(a: &[String]) -> Option<worker::Role> {
@@ -78,17 +44,9 @@ fn main() {
         }
         return;
     }
-    let plan = match parse(&argv) {
-        Ok(Some(p)) => p,
-        Ok(None) => {
-            print!("{USAGE}");
-            return;
-        }
-        Err(e) => {
-            eprintln!("ascendless-soak: {e}\n{USAGE}");
-            std::process::exit(2);
-        }
-    };
+    // `--help` comes back as an "error" too: exit() prints it to stdout with status 0, and real
+    // errors to stderr with status 2.
+    let plan = args::parse(&argv).unwrap_or_else(|e| e.exit());
     match coordinator::run(&plan) {
         Ok(true) => {}
         Ok(false) => std::process::exit(1),
