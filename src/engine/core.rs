@@ -61,13 +61,13 @@ impl Core {
     /// the core does not run, are the caller's). Fails when the request workers cannot be set
     /// up.
     pub(super) fn new(name: EngineName, settings: Settings) -> io::Result<Core> {
-        let Settings { options, transport, access, async_timeout, rdma, .. } = settings;
+        let Settings { options, transport, access, async_timeout, rdma, channel_pool, .. } = settings;
         Ok(Core {
             pool: RelayPool::new(options.buffer_pool),
             name,
             options,
             registry: Arc::default(),
-            links: Arc::default(),
+            links: Arc::new(Links::new(channel_pool)),
             served: ServedConns::default(),
             stopping: AtomicBool::new(false),
             listener: Mutex::new(None),

@@ -146,7 +146,7 @@ pub struct Settings {
     pub heartbeat_misses: u32,
     /// The asynchronous connects' pool (`GlobalResourceConfig` `connect_pool.*`).
     pub connect_pool: ConnectPool,
-    /// Idle-link eviction asked for by `channel_pool.*` (checked and kept; not applied yet).
+    /// Idle-link eviction asked for by `channel_pool.*` (the links service applies it).
     pub channel_pool: Option<ChannelPool>,
     /// What UCX is told of RDMA traffic class and service level.
     pub rdma: Rdma,
@@ -213,6 +213,10 @@ impl Settings {
             |name: &str, default: Duration| positive(var(name)).map(Duration::from_millis).unwrap_or(default);
         options.read_local_comm_res_file()?;
         let grc = options.global_resource.clone().unwrap_or_default();
+        // The vendor's channel pool connects on transfer: a link it evicted comes back when used.
+        if grc.channel_pool.is_some() {
+            options.auto_connect = true;
+        }
         let env_transport = var(TRANSPORT_ENV).is_some_and(|v| !v.trim().is_empty());
         let transport = match transport_of(&grc.protocols) {
             Some(t) if options.transport.is_none() && !env_transport => t,

@@ -181,6 +181,44 @@ fn auto_connect_connects_on_first_transfer_and_finalize_breaks_links() {
     c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
 }
 
+#[test]
+fn the_channel_pool_closes_the_least_recently_used_idle_links_and_reconnects_on_use() {
+    // max 4 links, high mark 3, low mark 2: the third link closes the oldest idle one.
+    let pool = r#"{"channel_pool.max_channel":4,"channel_pool.high_waterline":0.75,"channel_pool.low_waterline":0.5}"#;
+    let servers: Vec<(Engine, String, usize)> = (0..3u8)
+        .map(|i| {
+            let (s, name) = server(&[]);
+            let remote = host(4096, i + 1);
+            s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+            (s, name, remote)
+        })
+        .collect();
+    let c = client(&[("GlobalResourceConfig", pool)]);
+    let local = host(4096, 0);
+    let read = |i: usize| {
+        let d = [TransferDesc { local_addr: local, remote_addr: servers[i].2, len: 4096 }];
+        c.transfer_sync(&servers[i].1, TransferOp::Read, &d, 2000, no_vouch).unwrap();
+        assert_eq!(bytes(local, 4096), vec![i as u8 + 1; 4096]);
+    };
+    c.connect(&servers[0].1, 1000).unwrap();
+    c.connect(&servers[1].1, 1000).unwrap();
+    read(0); // server 1's link is now the least recently used
+    // (Looking a link up counts as a use of it.)
+    let linked = |i: usize| c.core().unwrap().link(&servers[i].1).is_some();
+    c.connect(&servers[2].1, 1000).unwrap();
+    assert!(linked(0) && !linked(1) && linked(2), "the link to server 1 was the one to go");
+    // A transfer to the evicted peer connects again (the pool implies AutoConnect), which at
+    // the high mark again closes the oldest idle link (server 0's).
+    read(1);
+    assert!(!linked(0) && linked(1) && linked(2));
+    // A link in use is not idle: held by a caller, it stays even when least recently used.
+    let held = c.core().unwrap().link(&servers[1].1).unwrap();
+    assert!(linked(2), "server 2's link used after server 1's");
+    read(0);
+    assert!(linked(0) && linked(1) && !linked(2), "server 1's link is held, so server 2's went");
+    drop(held);
+}
+
 /// Reads until the server closes the connection; true if it did within a second.
 fn closed_by_server(mut s: std::net::TcpStream) -> bool {
     use std::io::Read;

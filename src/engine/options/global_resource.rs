@@ -5,7 +5,8 @@
 //! What the entries do here ([`ENTRIES`] is the list, docs/engine-options.md the table):
 //! `connect_pool.*` size the asynchronous connects ([`ConnectPool`]);
 //! `comm_resource_config.protocol_desc` picks the transport when nothing of ours does (the
-//! facade maps it); `channel_pool.*` are checked and kept ([`ChannelPool`]); the rest describes
+//! facade maps it); `channel_pool.*` close idle links ([`ChannelPool`], applied by the links
+//! service); the rest describes
 //! NPU hardware (fabric memory windows, device ports, QoS, channel counts) and is checked and
 //! reported at debug level. Entries the vendor does not know are ignored, as the vendor does,
 //! with a warning (a misspelt key would otherwise silently do nothing).
@@ -32,9 +33,12 @@ pub const ENTRIES: &[(&str, &str)] = &[
     ("comm_resource_config.max_active_channels", "checked (>= 1), reported"),
     ("comm_resource_config.qos", "checked ([0, 7]), reported"),
     ("local_comm_res_path", "file read as LocalCommRes when that option is empty"),
-    ("channel_pool.max_channel", "checked ((0, 512], needs both waterlines), kept"),
-    ("channel_pool.high_waterline", "checked ((0, 1), above the low one), kept"),
-    ("channel_pool.low_waterline", "checked ((0, 1)), kept"),
+    (
+        "channel_pool.max_channel",
+        "checked ((0, 512], needs both waterlines); idle links closed at the high mark",
+    ),
+    ("channel_pool.high_waterline", "checked ((0, 1), above the low one); the high mark"),
+    ("channel_pool.low_waterline", "checked ((0, 1)); the low mark"),
 ];
 
 /// The vendor's default and largest `channel_pool.max_channel`.
