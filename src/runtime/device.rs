@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::context::{self, Context};
+use super::lifecycle_callbacks::{device_changed, device_state};
 use crate::config::{MAX_DEVICE_COUNT, Settings};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_DEVICE, ACL_ERROR_RT_PARAM_INVALID,
@@ -69,6 +70,7 @@ pub fn count(s: &Settings) -> AclResult<u32> {
 /// and makes that context current on this thread.
 pub fn set(id: i32, s: &Settings) -> AclResult<()> {
     let i = check_id(id, s)?;
+    device_changed(id, device_state::SET_PRE);
     let ctx = {
         let mut d = devices();
         let dev = &mut d[i];
@@ -84,6 +86,7 @@ pub fn set(id: i32, s: &Settings) -> AclResult<()> {
         ctx
     };
     context::set_current(Some(ctx));
+    device_changed(id, device_state::SET_POST);
     Ok(())
 }
 
@@ -91,7 +94,10 @@ pub fn set(id: i32, s: &Settings) -> AclResult<()> {
 /// forced); at zero the device's default context, its streams and its memory are released.
 /// Resetting a device that is not in use is a no-op.
 pub fn reset(id: i32, force: bool, s: &Settings) -> AclResult<()> {
-    reset_checked(check_id(id, s)?, force);
+    let i = check_id(id, s)?;
+    device_changed(id, device_state::RESET_PRE);
+    reset_checked(i, force);
+    device_changed(id, device_state::RESET_POST);
     Ok(())
 }
 
@@ -152,6 +158,13 @@ fn run_release_hooks(device: i32) {
     }
 }
 
+/// `aclrtGetPrimaryCtxState`: whether device `id`'s default context exists (the device is set
+/// and not reset).
+pub fn primary_active(id: i32, s: &Settings) -> AclResult<bool> {
+    let i = check_id(id, s)?;
+    Ok(devices()[i].default_context.is_some())
+}
+
 /// `aclrtDeviceCanAccessPeer`: every pair of distinct devices of one server can.
 pub fn can_access_peer(id: i32, peer: i32, s: &Settings) -> AclResult<bool> {
     check_id(id, s)?;
@@ -208,7 +221,9 @@ pub fn release_all() {
     let in_use: Vec<usize> =
         devices().iter().enumerate().filter(|(_, d)| d.refs > 0).map(|(i, _)| i).collect();
     for i in in_use {
+        device_changed(i as i32, device_state::RESET_PRE);
         reset_checked(i, true);
+        device_changed(i as i32, device_state::RESET_POST);
     }
 }
 
