@@ -180,6 +180,13 @@ impl Product {
     }
 }
 
+/// Streams one core group schedules at once (`ACL_GROUP_ASQNUM_INT`): the vendor's system-wide
+/// maximum, 32.
+pub const GROUP_STREAMS: u32 = 32;
+/// Asynchronous copy (SDMA) channels of a core group (`ACL_GROUP_SDMANUM_INT`); the vendor does
+/// not publish the figure: an assumption.
+pub const GROUP_SDMA_CHANNELS: u32 = 4;
+
 /// How operator time-outs are configured on a product ([`Product::op_timeout`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpTimeout {
