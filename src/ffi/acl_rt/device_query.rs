@@ -171,10 +171,9 @@ pub struct aclrtUuid {
     pub bytes: [c_char; 16],
 }
 
-/// Reserved extension of `aclrtUtilizationInfo`.
-#[repr(C)]
+/// Reserved extension of `aclrtUtilizationInfo` (opaque; the pointer is NULL).
 pub struct aclrtUtilizationExtendInfo {
-    _private: [u8; 0],
+    _private: (),
 }
 
 /// Utilisation of a device's units, in percent (-1: not there / not measured).

@@ -15,11 +15,11 @@ pub const ACL_PKG_VERSION_MAX_SIZE: usize = 128;
 pub const ACL_PKG_VERSION_PARTS_MAX_SIZE: usize = 64;
 
 /// The AscendCL interface major version this library implements.
-pub const ACL_MAJOR_VERSION: i32 = version::ACL_INTERFACE_VERSION.0;
+pub const ACL_MAJOR_VERSION: i32 = 1;
 /// The AscendCL interface minor version this library implements.
-pub const ACL_MINOR_VERSION: i32 = version::ACL_INTERFACE_VERSION.1;
+pub const ACL_MINOR_VERSION: i32 = 17;
 /// The AscendCL interface patch version this library implements.
-pub const ACL_PATCH_VERSION: i32 = version::ACL_INTERFACE_VERSION.2;
+pub const ACL_PATCH_VERSION: i32 = 0;
 
 /// The packages `aclsysGetCANNVersion` knows.
 #[repr(C)]
@@ -144,9 +144,20 @@ pub unsafe extern "C" fn aclrtGetVersion(
                 Out::new(patchVersion, "patchVersion")?,
             )
         };
-        major.write(ACL_MAJOR_VERSION);
-        minor.write(ACL_MINOR_VERSION);
-        patch.write(ACL_PATCH_VERSION);
+        let (ma, mi, pa) = version::ACL_INTERFACE_VERSION;
+        major.write(ma);
+        minor.write(mi);
+        patch.write(pa);
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_header_s_version_is_the_runtime_s() {
+        assert_eq!((ACL_MAJOR_VERSION, ACL_MINOR_VERSION, ACL_PATCH_VERSION), version::ACL_INTERFACE_VERSION);
+    }
 }
