@@ -216,9 +216,7 @@ pub fn pci_bus_id(id: i32, s: &Settings) -> AclResult<String> {
 /// `aclrtDeviceGetByPCIBusId`: the user id of the device at bus address `text` (the
 /// `domain:bus:device.function` form, hexadecimal, any case; the domain may be left out).
 pub fn by_pci_bus_id(text: &str, s: &Settings) -> AclResult<i32> {
-    let bad = |why: &str| {
-        AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("PCI bus id {text:?} {why}"))
-    };
+    let bad = |why: &str| AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("PCI bus id {text:?} {why}"));
     let parts: Vec<&str> = text.trim().split(':').collect();
     let (domain, bus, devfn) = match parts.as_slice() {
         [d, b, f] => (*d, *b, *f),

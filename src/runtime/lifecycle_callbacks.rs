@@ -122,11 +122,7 @@ pub fn unregister_finalize(kind: i32, key: usize) -> AclResult<()> {
 }
 
 fn code_to_result(code: aclError, what: &str) -> AclResult<()> {
-    if code == ACL_SUCCESS {
-        Ok(())
-    } else {
-        Err(AclError::new(code, format!("{what} returned {code}")))
-    }
+    if code == ACL_SUCCESS { Ok(()) } else { Err(AclError::new(code, format!("{what} returned {code}"))) }
 }
 
 /// Runs the init callbacks with the configuration text (`aclInit`); the first failure stops
@@ -169,7 +165,9 @@ impl<H: Clone> Named<H> {
             Some(_) if self.hooks.iter().any(|(n, _)| n == name) => {
                 return Err(AclError::new(
                     ACL_ERROR_RT_PARAM_INVALID,
-                    format!("a callback is already registered as {name:?}: unregister it (NULL callback) first"),
+                    format!(
+                        "a callback is already registered as {name:?}: unregister it (NULL callback) first"
+                    ),
                 ));
             }
             Some(h) => self.hooks.push((name.to_owned(), h)),
@@ -213,7 +211,11 @@ pub fn stream_changed(handle: u64, state: u32) {
 /// Runs `abort` between the task abort callbacks' PRE and POST calls for `device`; a callback
 /// that returns an error is logged (the abort goes on, as a hung callback must not keep the
 /// device from recovering).
-pub fn around_task_abort(device: i32, timeout_ms: u32, abort: impl FnOnce() -> AclResult<()>) -> AclResult<()> {
+pub fn around_task_abort(
+    device: i32,
+    timeout_ms: u32,
+    abort: impl FnOnce() -> AclResult<()>,
+) -> AclResult<()> {
     let hooks = sync::lock(&ABORT).all();
     let run = |stage: u32| {
         for h in &hooks {
@@ -260,12 +262,15 @@ mod tests {
     #[test]
     fn abort_callbacks_bracket_the_abort() {
         static SEEN: AtomicU32 = AtomicU32::new(0);
-        set_abort_hook("unit-bracket", Some(Arc::new(|d, stage, t| {
-            if d == 61 && t == 5 {
-                SEEN.fetch_add(1 + stage * 10, Ordering::SeqCst);
-            }
-            0
-        })))
+        set_abort_hook(
+            "unit-bracket",
+            Some(Arc::new(|d, stage, t| {
+                if d == 61 && t == 5 {
+                    SEEN.fetch_add(1 + stage * 10, Ordering::SeqCst);
+                }
+                0
+            })),
+        )
         .unwrap();
         around_task_abort(61, 5, || {
             assert_eq!(SEEN.load(Ordering::SeqCst), 1);

@@ -41,7 +41,9 @@ fn check_limit(limit: u32, product: Product) -> AclResult<usize> {
     if !product.supports_device_limit(limit) {
         return Err(AclError::new(
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-            format!("limit {limit} is not supported on this product (SIMT limits need Ascend 950; SIMD ones Atlas A2, A3 or Ascend 950)"),
+            format!(
+                "limit {limit} is not supported on this product (SIMT limits need Ascend 950; SIMD ones Atlas A2, A3 or Ascend 950)"
+            ),
         ));
     }
     Ok(limit as usize)
@@ -62,7 +64,11 @@ pub fn set_device_limit(limit: u32, value: usize, product: Product) -> AclResult
             if value <= 32 << 10 { 32 << 10 } else { value.div_ceil(16 << 10) * (16 << 10) }
         }
         _ => {
-            let (min, max) = if limit == SIMD_PRINTF_FIFO_SIZE_PER_CORE { (1 << 10, 64 << 20) } else { (1 << 20, 64 << 20) };
+            let (min, max) = if limit == SIMD_PRINTF_FIFO_SIZE_PER_CORE {
+                (1 << 10, 64 << 20)
+            } else {
+                (1 << 20, 64 << 20)
+            };
             if !(min..=max).contains(&value) {
                 return Err(invalid(format!("printf buffer size {value} is outside {min}..={max} bytes")));
             }
@@ -71,7 +77,8 @@ pub fn set_device_limit(limit: u32, value: usize, product: Product) -> AclResult
     };
     let mut limits = sync::lock(&DEVICE_LIMITS);
     if matches!(limit, SIMT_STACK_SIZE | SIMT_DVG_WARP_STACK_SIZE) && stored == 0 {
-        let other = if limit == SIMT_STACK_SIZE { SIMT_DVG_WARP_STACK_SIZE } else { SIMT_STACK_SIZE } as usize;
+        let other =
+            if limit == SIMT_STACK_SIZE { SIMT_DVG_WARP_STACK_SIZE } else { SIMT_STACK_SIZE } as usize;
         if limits[other].unwrap_or(LIMIT_DEFAULTS[other]) == 0 {
             return Err(invalid("the SIMT stack and divergence stack sizes cannot both be 0".to_owned()));
         }
@@ -238,7 +245,10 @@ mod tests {
             set_device_limit(SIMT_STACK_SIZE, 256, Product::AtlasA2).unwrap_err().code,
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT
         );
-        assert_eq!(set_device_limit(7, 256, Product::Ascend950).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        assert_eq!(
+            set_device_limit(7, 256, Product::Ascend950).unwrap_err().code,
+            ACL_ERROR_RT_PARAM_INVALID
+        );
         assert!(set_device_limit(SIMD_STACK_SIZE, 200 << 10, Product::AtlasA2).is_err());
         assert!(set_device_limit(SIMD_PRINTF_FIFO_SIZE_PER_CORE, 100, Product::AtlasA2).is_err());
     }

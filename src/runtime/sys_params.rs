@@ -132,7 +132,11 @@ pub fn set_sat_mode(device: i32, mode: i32, product: Product) -> AclResult<()> {
     let mode = match mode {
         0 => SATURATION,
         1 => INFNAN,
-        other => return Err(invalid(format!("mode {other} is not a float overflow mode (0 saturation, 1 Inf/NaN)"))),
+        other => {
+            return Err(invalid(format!(
+                "mode {other} is not a float overflow mode (0 saturation, 1 Inf/NaN)"
+            )));
+        }
     };
     let allowed = match product {
         Product::Ascend950 => mode == INFNAN,
@@ -185,7 +189,9 @@ pub const GROUP_ID: i32 = 0;
 /// `aclrtSetGroup` on context `ctx`: only the one group exists.
 pub fn set_group(ctx: u64, group: i32) -> AclResult<()> {
     if group != GROUP_ID {
-        return Err(invalid(format!("group {group} does not exist: the device has one group, id {GROUP_ID}")));
+        return Err(invalid(format!(
+            "group {group} does not exist: the device has one group, id {GROUP_ID}"
+        )));
     }
     with(|p| p.groups.insert(ctx, group));
     Ok(())
@@ -211,7 +217,10 @@ mod tests {
     fn sat_modes_follow_the_product() {
         assert_eq!(sat_mode(50, Product::AtlasA2), INFNAN);
         assert_eq!(sat_mode(50, Product::AtlasTraining), SATURATION);
-        assert_eq!(set_sat_mode(51, 0, Product::Ascend950).unwrap_err().code, ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(
+            set_sat_mode(51, 0, Product::Ascend950).unwrap_err().code,
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
         assert_eq!(set_sat_mode(51, 2, Product::AtlasA2).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
         set_sat_mode(51, 0, Product::AtlasA2).unwrap();
         assert_eq!(sat_mode(51, Product::AtlasA2), SATURATION);

@@ -33,7 +33,8 @@ const PACKAGES: &[(&str, &str)] = &[
 ];
 
 /// The names of `aclCANNPackageName` (0..=7), in its order.
-const ENUM_NAMES: [&str; 8] = ["cann", "runtime", "compiler", "hccl", "toolkit", "opp", "opp_kernel", "driver"];
+const ENUM_NAMES: [&str; 8] =
+    ["cann", "runtime", "compiler", "hccl", "toolkit", "opp", "opp_kernel", "driver"];
 
 /// The version string of package `name`; as the vendor, `-` and `_` are interchangeable
 /// (`opp-kernel` is `opp_kernel`). An unknown package is 100003, as a missing `version.info`.
@@ -52,7 +53,10 @@ pub fn of_package(name: &str) -> AclResult<&'static str> {
 /// names none).
 pub fn of_enum(name: i32) -> AclResult<&'static str> {
     let pkg = usize::try_from(name).ok().and_then(|i| ENUM_NAMES.get(i)).ok_or_else(|| {
-        AclError::new(ACL_ERROR_INVALID_PARAM, format!("package name {name} is not an aclCANNPackageName (0..=7)"))
+        AclError::new(
+            ACL_ERROR_INVALID_PARAM,
+            format!("package name {name} is not an aclCANNPackageName (0..=7)"),
+        )
     })?;
     of_package(pkg)
 }

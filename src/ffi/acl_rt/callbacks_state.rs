@@ -75,7 +75,12 @@ pub enum aclrtDeviceTaskAbortStage {
 
 /// Called before and after `aclrtDeviceTaskAbort`.
 pub type aclrtDeviceTaskAbortCallback = Option<
-    unsafe extern "C" fn(deviceId: i32, stage: aclrtDeviceTaskAbortStage, timeout: u32, args: *mut c_void) -> i32,
+    unsafe extern "C" fn(
+        deviceId: i32,
+        stage: aclrtDeviceTaskAbortStage,
+        timeout: u32,
+        args: *mut c_void,
+    ) -> i32,
 >;
 
 /// User data carried to a callback; the caller keeps what it points to valid while registered.
@@ -122,8 +127,13 @@ pub unsafe extern "C" fn aclInitCallbackRegister(
 
 /// Removes an init callback (NULL: 100000; one not registered: success).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclInitCallbackUnRegister(r#type: RegisterCallbackTypeArg, cbFunc: aclInitCallbackFunc) -> aclError {
-    acl_call("aclInitCallbackUnRegister", || hooks::unregister_init(r#type, required(cbFunc, "cbFunc")? as usize))
+pub extern "C" fn aclInitCallbackUnRegister(
+    r#type: RegisterCallbackTypeArg,
+    cbFunc: aclInitCallbackFunc,
+) -> aclError {
+    acl_call("aclInitCallbackUnRegister", || {
+        hooks::unregister_init(r#type, required(cbFunc, "cbFunc")? as usize)
+    })
 }
 
 /// Registers `cbFunc` (with `userData`) to run in `aclFinalize` (and in the

@@ -342,7 +342,8 @@ unsafe fn atomic_caps(
     if capabilities.is_null() || !capabilities.is_aligned() {
         return Err(ptr::null_argument("capabilities"));
     }
-    let caps: Vec<u32> = ops.iter().map(|&op| device_info::atomic_capability(op)).collect::<Result<_, _>>()?;
+    let caps: Vec<u32> =
+        ops.iter().map(|&op| device_info::atomic_capability(op)).collect::<Result<_, _>>()?;
     for (i, c) in caps.into_iter().enumerate() {
         // SAFETY: `capabilities` is non-NULL, aligned and valid for `count` writes by the
         // caller's contract; i < count.
@@ -401,7 +402,11 @@ pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
 /// # Safety
 /// `flags` is NULL or valid for a write of a `uint32_t`; `active` likewise for an `int32_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetPrimaryCtxState(deviceId: i32, flags: *mut u32, active: *mut i32) -> aclError {
+pub unsafe extern "C" fn aclrtGetPrimaryCtxState(
+    deviceId: i32,
+    flags: *mut u32,
+    active: *mut i32,
+) -> aclError {
     acl_call("aclrtGetPrimaryCtxState", || {
         // SAFETY: forwarded from this function's contract.
         let (flags, out) = unsafe { (Out::optional(flags, "flags")?, Out::new(active, "active")?) };
@@ -445,7 +450,10 @@ pub unsafe extern "C" fn aclrtGetDeviceUtilizationRate(
 /// # Safety
 /// `deviceStatus` is NULL or valid for a write of an `aclrtDeviceStatus`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mut aclrtDeviceStatus) -> aclError {
+pub unsafe extern "C" fn aclrtQueryDeviceStatus(
+    deviceId: i32,
+    deviceStatus: *mut aclrtDeviceStatus,
+) -> aclError {
     acl_call("aclrtQueryDeviceStatus", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(deviceStatus, "deviceStatus") }?;
@@ -463,7 +471,10 @@ pub unsafe extern "C" fn aclrtQueryDeviceStatus(deviceId: i32, deviceStatus: *mu
 /// `socVersion` is NULL or a NUL-terminated string; `canCompatible` is NULL or valid for a
 /// write of an `int32_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCheckArchCompatibility(socVersion: *const c_char, canCompatible: *mut i32) -> aclError {
+pub unsafe extern "C" fn aclrtCheckArchCompatibility(
+    socVersion: *const c_char,
+    canCompatible: *mut i32,
+) -> aclError {
     acl_call("aclrtCheckArchCompatibility", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(canCompatible, "canCompatible") }?;
@@ -474,4 +485,3 @@ pub unsafe extern "C" fn aclrtCheckArchCompatibility(socVersion: *const c_char, 
         Ok(())
     })
 }
-

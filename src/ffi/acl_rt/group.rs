@@ -167,7 +167,10 @@ pub unsafe extern "C" fn aclrtGetGroupInfoDetail(
         if groupIndex != 0 {
             return Err(bad(format!("groupIndex {groupIndex}: there is one group, index 0")));
         }
-        let i = usize::try_from(attr).ok().filter(|&i| i < 6).ok_or_else(|| bad(format!("attr {attr} is not an aclrtGroupAttr (0..=5)")))?;
+        let i = usize::try_from(attr)
+            .ok()
+            .filter(|&i| i < 6)
+            .ok_or_else(|| bad(format!("attr {attr} is not an aclrtGroupAttr (0..=5)")))?;
         // SAFETY: a live block of this library (checked above).
         let attrs = unsafe { (*groupInfo).attrs }
             .ok_or_else(|| bad("groupInfo is not filled yet: call aclrtGetAllGroupInfo first".to_owned()))?;

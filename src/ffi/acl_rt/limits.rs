@@ -101,7 +101,11 @@ pub unsafe extern "C" fn aclrtDeviceGetLimit(limit: DeviceLimitArg, value: *mut 
 /// # Safety
 /// `value` is NULL or valid for a write of a `uint32_t`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetDeviceResLimit(deviceId: i32, r#type: DevResLimitTypeArg, value: *mut u32) -> aclError {
+pub unsafe extern "C" fn aclrtGetDeviceResLimit(
+    deviceId: i32,
+    r#type: DevResLimitTypeArg,
+    value: *mut u32,
+) -> aclError {
     acl_call("aclrtGetDeviceResLimit", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(value, "value") }?;
@@ -160,7 +164,11 @@ pub unsafe extern "C" fn aclrtGetStreamResLimit(
 /// (1..=the hardware's count, else 107000). Threads use it after
 /// `aclrtUseStreamResInCurrentThread`.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtSetStreamResLimit(stream: aclrtStream, r#type: DevResLimitTypeArg, value: u32) -> aclError {
+pub extern "C" fn aclrtSetStreamResLimit(
+    stream: aclrtStream,
+    r#type: DevResLimitTypeArg,
+    value: u32,
+) -> aclError {
     acl_call("aclrtSetStreamResLimit", || limits::set_stream_res(key(stream)?, r#type, value, &figures()))
 }
 
@@ -231,7 +239,9 @@ pub unsafe extern "C" fn aclrtGetSysParamOpt(opt: SysParamOptArg, value: *mut i6
 /// Sets system parameter `opt` on the current context (107002 without one).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtCtxSetSysParamOpt(opt: SysParamOptArg, value: i64) -> aclError {
-    acl_call("aclrtCtxSetSysParamOpt", || sys_params::set_context_param(context::current()?.handle, opt, value))
+    acl_call("aclrtCtxSetSysParamOpt", || {
+        sys_params::set_context_param(context::current()?.handle, opt, value)
+    })
 }
 
 /// The current context's value of system parameter `opt`; one never set on it is 107021 (a

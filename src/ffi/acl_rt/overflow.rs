@@ -24,7 +24,10 @@ use crate::runtime::{context, memory};
 pub extern "C" fn aclrtSetStreamOverflowSwitch(stream: aclrtStream, flag: u32) -> aclError {
     acl_call("aclrtSetStreamOverflowSwitch", || {
         if flag > 1 {
-            return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("flag {flag}: use 0 (off) or 1 (on)")));
+            return Err(AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("flag {flag}: use 0 (off) or 1 (on)"),
+            ));
         }
         context::stream(raw(stream))?.attrs.overflow_check.store(flag, Ordering::Release);
         Ok(())
@@ -52,7 +55,10 @@ pub unsafe extern "C" fn aclrtGetStreamOverflowSwitch(stream: aclrtStream, flag:
 /// `addr` is valid for `size` bytes until the task has run.
 unsafe fn queue_status(addr: *mut c_void, size: usize, stream: aclrtStream) -> AclResult<()> {
     if addr.is_null() || size == 0 {
-        return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, "outputAddr must not be NULL and outputSize not 0"));
+        return Err(AclError::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "outputAddr must not be NULL and outputSize not 0",
+        ));
     }
     let s = context::stream_for_work(raw(stream))?;
     let plan = memory::plan_memset(addr.addr(), size, 0, size)?;
@@ -75,7 +81,11 @@ fn queue_reset(stream: aclrtStream) -> AclResult<()> {
 /// # Safety
 /// `outputAddr` is valid for `outputSize` bytes until the task has run.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetOverflowStatus(outputAddr: *mut c_void, outputSize: usize, stream: aclrtStream) -> aclError {
+pub unsafe extern "C" fn aclrtGetOverflowStatus(
+    outputAddr: *mut c_void,
+    outputSize: usize,
+    stream: aclrtStream,
+) -> aclError {
     // SAFETY: forwarded from this function's contract.
     acl_call("aclrtGetOverflowStatus", || unsafe { queue_status(outputAddr, outputSize, stream) })
 }
@@ -91,7 +101,11 @@ pub extern "C" fn aclrtResetOverflowStatus(stream: aclrtStream) -> aclError {
 /// # Safety
 /// As for `aclrtGetOverflowStatus`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetFloatOverflowStatus(outputAddr: *mut c_void, outputSize: u64, stream: aclrtStream) -> aclError {
+pub unsafe extern "C" fn aclrtGetFloatOverflowStatus(
+    outputAddr: *mut c_void,
+    outputSize: u64,
+    stream: aclrtStream,
+) -> aclError {
     acl_call("aclrtGetFloatOverflowStatus", || {
         let size = usize::try_from(outputSize).unwrap_or(usize::MAX);
         // SAFETY: forwarded from this function's contract.

@@ -105,7 +105,10 @@ pub extern "C" fn aclrtSnapShotCallbackRegister(
 
 /// Not supported here (207000): no snapshot stage is ever reached.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtSnapShotCallbackUnregister(stage: SnapShotStageArg, callback: aclrtSnapShotCallBack) -> aclError {
+pub extern "C" fn aclrtSnapShotCallbackUnregister(
+    stage: SnapShotStageArg,
+    callback: aclrtSnapShotCallBack,
+) -> aclError {
     acl_call("aclrtSnapShotCallbackUnregister", || {
         let _ = (stage, callback);
         Err(unsupported("aclrtSnapShotCallbackUnregister"))

@@ -11,8 +11,8 @@ use crate::ffi::acl_call;
 use crate::ffi::handles::{raw, release, to_c};
 use crate::ffi::ptr::Out;
 use crate::profile::Product;
-use crate::runtime::lifecycle_callbacks;
 use crate::runtime::context::{self, CONTEXTS};
+use crate::runtime::lifecycle_callbacks;
 use crate::runtime::stream::{ABORT_TIMEOUT, Stream, flags};
 
 /// `aclrtCreateStreamWithConfig` flag: the stream's resources are taken at creation, so tasks
