@@ -72,6 +72,7 @@ fn versions_are_the_emulated_toolkit_s() {
         assert_eq!(aclsysGetVersionNum(name.as_ptr().cast_mut(), null_mut()), ACL_ERROR_INVALID_PARAM);
         assert_eq!(aclsysGetVersionStr(name.as_ptr().cast_mut(), null_mut()), ACL_ERROR_INVALID_PARAM);
     }
+    // SAFETY: a struct of byte arrays, for which all zeros is a value.
     let mut v: aclCANNPackageVersion = unsafe { std::mem::zeroed() };
     // SAFETY: valid out-pointers.
     unsafe {
@@ -661,11 +662,11 @@ fn stream_state_callbacks_see_creation_and_destruction() {
     let mark = (&raw const MARK).cast_mut().cast::<c_void>();
     // SAFETY: a NUL-terminated name and a callback that stays valid.
     assert_eq!(unsafe { aclrtRegStreamStateCallback(name.as_ptr(), Some(on_stream), mark) }, ACL_SUCCESS);
-    // SAFETY: as above.
-    assert_eq!(
-        unsafe { aclrtRegStreamStateCallback(name.as_ptr(), Some(on_stream), mark) },
-        ACL_ERROR_RT_PARAM_INVALID
-    );
+    let again = {
+        // SAFETY: as above.
+        unsafe { aclrtRegStreamStateCallback(name.as_ptr(), Some(on_stream), mark) }
+    };
+    assert_eq!(again, ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
     let s = stream();
     assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
@@ -695,11 +696,11 @@ unsafe extern "C" fn on_abort(
 #[test]
 fn task_abort_callbacks_run_before_and_after_the_abort() {
     let name = CString::new("devq-abort").unwrap();
-    // SAFETY: a NUL-terminated name and a callback that stays valid.
-    assert_eq!(
-        unsafe { aclrtSetDeviceTaskAbortCallback(name.as_ptr(), Some(on_abort), null_mut()) },
-        ACL_SUCCESS
-    );
+    let rc = {
+        // SAFETY: a NUL-terminated name and a callback that stays valid.
+        unsafe { aclrtSetDeviceTaskAbortCallback(name.as_ptr(), Some(on_abort), null_mut()) }
+    };
+    assert_eq!(rc, ACL_SUCCESS);
     assert_eq!(aclrtDeviceTaskAbort(7, 250), ACL_SUCCESS);
     // SAFETY: NULL unregisters.
     assert_eq!(unsafe { aclrtSetDeviceTaskAbortCallback(name.as_ptr(), None, null_mut()) }, ACL_SUCCESS);
