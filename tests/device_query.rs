@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use ascendless::error::acl_codes::*;
 use ascendless::error::rt_codes::*;
 use ascendless::ffi::acl_rt::callbacks_state::*;
+use ascendless::ffi::acl_rt::context::*;
 use ascendless::ffi::acl_rt::device::*;
 use ascendless::ffi::acl_rt::device_query::*;
 use ascendless::ffi::acl_rt::group::*;
@@ -619,6 +620,9 @@ static DEVICE_EVENTS: Mutex<Vec<(i32, i32, usize)>> = Mutex::new(Vec::new());
 static MARK: u8 = 0;
 
 unsafe extern "C" fn on_device(device: i32, state: aclrtDeviceState, args: *mut c_void) {
+    let mut active = -1;
+    // SAFETY: valid out-pointer; a callback may call the runtime.
+    assert_eq!(unsafe { aclrtGetPrimaryCtxState(device, null_mut(), &mut active) }, ACL_SUCCESS);
     DEVICE_EVENTS.lock().unwrap().push((device, state as i32, args.addr()));
 }
 
@@ -653,6 +657,11 @@ static STREAM_EVENTS: Mutex<Vec<(usize, i32)>> = Mutex::new(Vec::new());
 
 unsafe extern "C" fn on_stream(stm: Handle, state: aclrtStreamState, args: *mut c_void) {
     assert_eq!(args.addr(), (&raw const MARK).addr());
+    // A callback may call the runtime: no lock of it is held (a default stream is announced
+    // from inside aclrtSetDevice).
+    let mut active = -1;
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { aclrtGetPrimaryCtxState(0, null_mut(), &mut active) }, ACL_SUCCESS);
     STREAM_EVENTS.lock().unwrap().push((stm.addr(), state as i32));
 }
 
@@ -668,8 +677,13 @@ fn stream_state_callbacks_see_creation_and_destruction() {
     };
     assert_eq!(again, ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+    let mut default = null_mut();
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { aclrtCtxGetCurrentDefaultStream(&mut default) }, ACL_SUCCESS);
     let s = stream();
     assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
+    assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+    assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
     // SAFETY: NULL unregisters.
     assert_eq!(unsafe { aclrtRegStreamStateCallback(name.as_ptr(), None, null_mut()) }, ACL_SUCCESS);
     let after = stream();
@@ -678,6 +692,7 @@ fn stream_state_callbacks_see_creation_and_destruction() {
     let seen: Vec<(usize, i32)> = STREAM_EVENTS.lock().unwrap().clone();
     let of = |h: Handle| seen.iter().filter(|e| e.0 == h.addr()).map(|e| e.1).collect::<Vec<_>>();
     assert_eq!(of(s), vec![1, 2], "CREATE_POST then DESTROY_PRE");
+    assert_eq!(of(default), vec![1, 2], "the default stream comes and goes with its device");
     assert!(of(after).is_empty(), "unregistered");
 }
 

@@ -66,8 +66,6 @@ impl Context {
         let mut live = sync::lock(&LIVE);
         live.retain(|c| c.strong_count() > 0);
         live.push(Arc::downgrade(&ctx));
-        drop(live);
-        stream_changed(default_handle, stream_state::CREATE_POST);
         Ok(ctx)
     }
 
@@ -98,6 +96,12 @@ impl Context {
         drop(_guard);
         stream_changed(handle, stream_state::CREATE_POST);
         Ok(handle)
+    }
+
+    /// Tells the stream state callbacks that this context's default stream exists. The
+    /// creator calls it once it holds no lock, as callbacks may call the runtime.
+    pub fn announce(&self) {
+        stream_changed(self.default_handle, stream_state::CREATE_POST);
     }
 
     /// Forgets a destroyed stream's handle.

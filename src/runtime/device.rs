@@ -71,20 +71,23 @@ pub fn count(s: &Settings) -> AclResult<u32> {
 pub fn set(id: i32, s: &Settings) -> AclResult<()> {
     let i = check_id(id, s)?;
     device_changed(id, device_state::SET_PRE);
-    let ctx = {
+    let (ctx, created) = {
         let mut d = devices();
         let dev = &mut d[i];
-        let ctx = match &dev.default_context {
-            Some(c) => Arc::clone(c),
+        let (ctx, created) = match &dev.default_context {
+            Some(c) => (Arc::clone(c), false),
             None => {
                 let c = Context::create(id, false)?;
                 dev.default_context = Some(Arc::clone(&c));
-                c
+                (c, true)
             }
         };
         dev.refs += 1;
-        ctx
+        (ctx, created)
     };
+    if created {
+        ctx.announce();
+    }
     context::set_current(Some(ctx));
     device_changed(id, device_state::SET_POST);
     Ok(())
