@@ -14,7 +14,6 @@ use std::sync::Mutex;
 use ascendless::error::acl_codes::*;
 use ascendless::error::rt_codes::*;
 use ascendless::ffi::acl_rt::callbacks_state::*;
-use ascendless::ffi::acl_rt::context::*;
 use ascendless::ffi::acl_rt::device::*;
 use ascendless::ffi::acl_rt::device_query::*;
 use ascendless::ffi::acl_rt::group::*;
