@@ -511,9 +511,11 @@ fn saturation_mode_per_device() {
     assert_eq!(get(), (ACL_SUCCESS, 0));
     assert_eq!(aclrtSetDeviceSatMode(2), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(get(), (ACL_SUCCESS, 0));
-    assert_eq!(aclrtSetDeviceSatMode(1), ACL_SUCCESS);
     // SAFETY: NULL is refused.
     assert_eq!(unsafe { aclrtGetDeviceSatMode(null_mut()) }, ACL_ERROR_INVALID_PARAM);
+    assert_eq!(aclrtResetDevice(7), ACL_SUCCESS);
+    assert_eq!(aclrtSetDevice(7), ACL_SUCCESS);
+    assert_eq!(get(), (ACL_SUCCESS, 1), "a reset device starts with the default mode");
     assert_eq!(aclrtResetDevice(7), ACL_SUCCESS);
 }
 

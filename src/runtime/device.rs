@@ -125,6 +125,7 @@ fn reset_checked(i: usize, force: bool) {
         context::clear_current_if(ctx.handle);
         ctx.destroy(force);
     }
+    super::sys_params::forget_device(id);
     run_release_hooks(id);
 }
 

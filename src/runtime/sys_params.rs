@@ -153,6 +153,12 @@ pub fn set_sat_mode(device: i32, mode: i32, product: Product) -> AclResult<()> {
     Ok(())
 }
 
+/// Forgets what was set on device `device` when its last use is reset: the device starts
+/// afresh, with the product's default overflow mode.
+pub fn forget_device(device: i32) {
+    with(|p| p.sat_modes.remove(&device));
+}
+
 /// `aclrtGetDeviceSatMode` of device `device`.
 pub fn sat_mode(device: i32, product: Product) -> u32 {
     with(|p| p.sat_modes.get(&device).copied()).unwrap_or(if product.default_overflow_mode_is_saturation() {
