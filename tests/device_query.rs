@@ -285,12 +285,14 @@ fn atomic_capabilities() {
 #[test]
 fn primary_context_follows_set_and_reset() {
     let state = || {
-        let (mut flags, mut active) = (7u32, -1);
-        // SAFETY: valid out-pointers.
-        assert_eq!(unsafe { aclrtGetPrimaryCtxState(5, &mut flags, &mut active) }, ACL_SUCCESS);
-        assert_eq!(flags, 0);
+        let mut active = -1;
+        // SAFETY: valid out-pointer; flags must be NULL.
+        assert_eq!(unsafe { aclrtGetPrimaryCtxState(5, null_mut(), &mut active) }, ACL_SUCCESS);
         active
     };
+    let mut flags = 0u32;
+    // SAFETY: non-NULL flags are refused before any write.
+    assert_eq!(unsafe { aclrtGetPrimaryCtxState(5, &mut flags, &mut 0) }, ACL_ERROR_INVALID_PARAM);
     assert_eq!(state(), 0);
     assert_eq!(aclrtSetDevice(5), ACL_SUCCESS);
     assert_eq!(state(), 1);
@@ -642,7 +644,10 @@ fn device_state_callbacks_bracket_set_and_reset() {
         assert_eq!(aclrtRegDeviceStateCallback(c"".as_ptr(), Some(on_device), mark), ACL_ERROR_INVALID_PARAM);
     }
     assert_eq!(aclrtSetDevice(1), ACL_SUCCESS);
+    assert_eq!(aclrtSetDevice(1), ACL_SUCCESS, "a second use opens nothing");
     assert_eq!(aclrtResetDevice(1), ACL_SUCCESS);
+    assert_eq!(aclrtResetDevice(1), ACL_SUCCESS, "the last reset closes the device");
+    assert_eq!(aclrtResetDevice(1), ACL_SUCCESS, "a device not in use: nothing");
     assert_eq!(aclrtSetDevice(9), ACL_ERROR_RT_INVALID_DEVICEID, "no callback for an invalid device");
     // SAFETY: NULL unregisters.
     assert_eq!(unsafe { aclrtRegDeviceStateCallback(name.as_ptr(), None, null_mut()) }, ACL_SUCCESS);
@@ -651,7 +656,11 @@ fn device_state_callbacks_bracket_set_and_reset() {
     let seen: Vec<(i32, i32, usize)> =
         DEVICE_EVENTS.lock().unwrap().iter().copied().filter(|e| e.0 == 1 || e.0 == 9).collect();
     let m = mark.addr();
-    assert_eq!(seen, vec![(1, 0, m), (1, 1, m), (1, 2, m), (1, 3, m)]);
+    assert_eq!(
+        seen,
+        vec![(1, 0, m), (1, 1, m), (1, 2, m), (1, 3, m)],
+        "SET_PRE, SET_POST, RESET_PRE, RESET_POST"
+    );
 }
 
 static STREAM_EVENTS: Mutex<Vec<(usize, i32)>> = Mutex::new(Vec::new());

@@ -1487,9 +1487,9 @@ aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
                                        aclFinalizeCallbackFunc cbFunc);
 
 /*
- Registers `callback` under the unique name `regName`, called on the setting thread before
- and after every `aclrtSetDevice` and `aclrtResetDevice(Force)` of a valid device (and for
- the devices `aclFinalize` releases). A NULL `callback` unregisters `regName`; a name already
+ Registers `callback` under the unique name `regName`, called on the calling thread when a
+ device opens (before and after the `aclrtSetDevice` that first uses it) and closes (before
+ and after the reset that releases it, `aclFinalize`'s included), as the vendor's runtime. A NULL `callback` unregisters `regName`; a name already
  registered is 107000; an empty or NULL name is 100000.
 
  # Safety
@@ -1874,10 +1874,10 @@ aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
 
 /*
  Whether device `deviceId`'s default context is active (1: the device is set and not reset,
- 0: not). `flags` is reserved: NULL, or it receives 0.
+ 0: not). `flags` is reserved and must be NULL (100000 otherwise, as the vendor).
 
  # Safety
- `flags` is NULL or valid for a write of a `uint32_t`; `active` likewise for an `int32_t`.
+ `active` is NULL or valid for a write of an `int32_t`.
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtGetPrimaryCtxState(int32_t deviceId,

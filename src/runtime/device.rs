@@ -70,7 +70,12 @@ pub fn count(s: &Settings) -> AclResult<u32> {
 /// and makes that context current on this thread.
 pub fn set(id: i32, s: &Settings) -> AclResult<()> {
     let i = check_id(id, s)?;
-    device_changed(id, device_state::SET_PRE);
+    // As the vendor's, the device state callbacks hear of the device being opened (its first
+    // use) and closed (its last reset), not of every count.
+    let fresh = devices()[i].default_context.is_none();
+    if fresh {
+        device_changed(id, device_state::SET_PRE);
+    }
     let (ctx, created) = {
         let mut d = devices();
         let dev = &mut d[i];
@@ -89,7 +94,9 @@ pub fn set(id: i32, s: &Settings) -> AclResult<()> {
         ctx.announce();
     }
     context::set_current(Some(ctx));
-    device_changed(id, device_state::SET_POST);
+    if created {
+        device_changed(id, device_state::SET_POST);
+    }
     Ok(())
 }
 
@@ -97,10 +104,7 @@ pub fn set(id: i32, s: &Settings) -> AclResult<()> {
 /// forced); at zero the device's default context, its streams and its memory are released.
 /// Resetting a device that is not in use is a no-op.
 pub fn reset(id: i32, force: bool, s: &Settings) -> AclResult<()> {
-    let i = check_id(id, s)?;
-    device_changed(id, device_state::RESET_PRE);
-    reset_checked(i, force);
-    device_changed(id, device_state::RESET_POST);
+    reset_checked(check_id(id, s)?, force);
     Ok(())
 }
 
@@ -121,12 +125,19 @@ fn reset_checked(i: usize, force: bool) {
         dev.peers.clear();
         dev.default_context.take()
     };
+    let closing = released.is_some();
+    if closing {
+        device_changed(id, device_state::RESET_PRE);
+    }
     if let Some(ctx) = released {
         context::clear_current_if(ctx.handle);
         ctx.destroy(force);
     }
     super::sys_params::forget_device(id);
     run_release_hooks(id);
+    if closing {
+        device_changed(id, device_state::RESET_POST);
+    }
 }
 
 /// A module's way to free its per-device state when a device's last use is reset: how many
@@ -225,9 +236,7 @@ pub fn release_all() {
     let in_use: Vec<usize> =
         devices().iter().enumerate().filter(|(_, d)| d.refs > 0).map(|(i, _)| i).collect();
     for i in in_use {
-        device_changed(i as i32, device_state::RESET_PRE);
         reset_checked(i, true);
-        device_changed(i as i32, device_state::RESET_POST);
     }
 }
 

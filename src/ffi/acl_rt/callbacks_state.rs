@@ -170,9 +170,9 @@ pub extern "C" fn aclFinalizeCallbackUnRegister(
     })
 }
 
-/// Registers `callback` under the unique name `regName`, called on the setting thread before
-/// and after every `aclrtSetDevice` and `aclrtResetDevice(Force)` of a valid device (and for
-/// the devices `aclFinalize` releases). A NULL `callback` unregisters `regName`; a name already
+/// Registers `callback` under the unique name `regName`, called on the calling thread when a
+/// device opens (before and after the `aclrtSetDevice` that first uses it) and closes (before
+/// and after the reset that releases it, `aclFinalize`'s included), as the vendor's runtime. A NULL `callback` unregisters `regName`; a name already
 /// registered is 107000; an empty or NULL name is 100000.
 ///
 /// # Safety

@@ -397,10 +397,10 @@ pub unsafe extern "C" fn aclrtDeviceGetP2PAtomicCapabilities(
 }
 
 /// Whether device `deviceId`'s default context is active (1: the device is set and not reset,
-/// 0: not). `flags` is reserved: NULL, or it receives 0.
+/// 0: not). `flags` is reserved and must be NULL (100000 otherwise, as the vendor).
 ///
 /// # Safety
-/// `flags` is NULL or valid for a write of a `uint32_t`; `active` likewise for an `int32_t`.
+/// `active` is NULL or valid for a write of an `int32_t`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetPrimaryCtxState(
     deviceId: i32,
@@ -409,11 +409,11 @@ pub unsafe extern "C" fn aclrtGetPrimaryCtxState(
 ) -> aclError {
     acl_call("aclrtGetPrimaryCtxState", || {
         // SAFETY: forwarded from this function's contract.
-        let (flags, out) = unsafe { (Out::optional(flags, "flags")?, Out::new(active, "active")?) };
-        let on = device::primary_active(deviceId, settings())?;
-        if let Some(f) = flags {
-            f.write(0);
+        let out = unsafe { Out::new(active, "active") }?;
+        if !flags.is_null() {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "flags is reserved and must be NULL"));
         }
+        let on = device::primary_active(deviceId, settings())?;
         out.write(i32::from(on));
         Ok(())
     })
