@@ -135,12 +135,14 @@ fn device_info_answers_from_the_product_profile() {
     // The same answer every time, and the resource limits' defaults are these counts.
     assert_eq!(info(0, a(ACL_DEV_ATTR_AICORE_CORE_NUM)), info(7, a(ACL_DEV_ATTR_AICORE_CORE_NUM)));
     let mut cores = 0;
+    assert_eq!(aclrtSetDevice(4), ACL_SUCCESS);
     // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { aclrtGetDeviceResLimit(0, 0, &mut cores) }, ACL_SUCCESS);
-    assert_eq!(i64::from(cores), info(0, a(ACL_DEV_ATTR_CUBE_CORE_NUM)).1);
+    assert_eq!(unsafe { aclrtGetDeviceResLimit(4, 0, &mut cores) }, ACL_SUCCESS);
+    assert_eq!(i64::from(cores), info(4, a(ACL_DEV_ATTR_CUBE_CORE_NUM)).1);
     // SAFETY: valid out-pointer.
-    assert_eq!(unsafe { aclrtGetDeviceResLimit(0, 1, &mut cores) }, ACL_SUCCESS);
-    assert_eq!(i64::from(cores), info(0, a(ACL_DEV_ATTR_VECTOR_CORE_NUM)).1);
+    assert_eq!(unsafe { aclrtGetDeviceResLimit(4, 1, &mut cores) }, ACL_SUCCESS);
+    assert_eq!(i64::from(cores), info(4, a(ACL_DEV_ATTR_VECTOR_CORE_NUM)).1);
+    assert_eq!(aclrtResetDevice(4), ACL_SUCCESS);
 }
 
 #[test]
@@ -387,15 +389,22 @@ fn resource_limits_take_stream_then_process_then_hardware() {
         assert_eq!(unsafe { aclrtGetResInCurrentThread(kind, &mut v) }, ACL_SUCCESS);
         v
     };
+    let mut v = 0;
+    // SAFETY: valid out-pointer.
+    assert_eq!(
+        unsafe { aclrtGetDeviceResLimit(6, CUBE, &mut v) },
+        ACL_ERROR_RT_DEV_SETUP_ERROR,
+        "not in use"
+    );
+    assert_eq!(aclrtSetDeviceResLimit(6, CUBE, 1), ACL_ERROR_RT_DEV_SETUP_ERROR);
+    assert_eq!(aclrtResetDeviceResLimit(6), ACL_ERROR_RT_DEV_SETUP_ERROR);
+    assert_eq!(aclrtSetDevice(6), ACL_SUCCESS);
     assert_eq!((dev(CUBE), dev(VECTOR)), (24, 48));
-    assert_eq!(aclrtSetDeviceResLimit(6, CUBE, 0), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(aclrtSetDeviceResLimit(6, CUBE, 25), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(aclrtSetDeviceResLimit(6, 2, 1), ACL_ERROR_RT_PARAM_INVALID);
     assert_eq!(aclrtSetDeviceResLimit(8, CUBE, 1), ACL_ERROR_RT_INVALID_DEVICEID);
     assert_eq!(aclrtSetDeviceResLimit(6, CUBE, 12), ACL_SUCCESS);
     assert_eq!((dev(CUBE), dev(VECTOR)), (12, 48));
-
-    assert_eq!(aclrtSetDevice(6), ACL_SUCCESS);
     let s = stream();
     assert_eq!(on_stream(s, CUBE), 12, "the process's limit");
     assert_eq!(on_stream(null_mut(), VECTOR), 48, "the hardware's, on the default stream");
@@ -426,6 +435,10 @@ fn resource_limits_take_stream_then_process_then_hardware() {
     }
     assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
     assert_ne!(aclrtSetStreamResLimit(s, CUBE, 1), ACL_SUCCESS, "a destroyed stream is refused");
+    assert_eq!(aclrtSetDeviceResLimit(6, VECTOR, 0), ACL_SUCCESS, "0 is a count like another");
+    assert_eq!(aclrtResetDevice(6), ACL_SUCCESS);
+    assert_eq!(aclrtSetDevice(6), ACL_SUCCESS);
+    assert_eq!(dev(VECTOR), 48, "the limits went with the device's last reset");
     assert_eq!(aclrtResetDevice(6), ACL_SUCCESS);
 }
 

@@ -134,6 +134,7 @@ fn reset_checked(i: usize, force: bool) {
         ctx.destroy(force);
     }
     super::sys_params::forget_device(id);
+    super::limits::reset_device_res(id);
     run_release_hooks(id);
     if closing {
         device_changed(id, device_state::RESET_POST);

@@ -108,11 +108,12 @@ fn hardware(kind: usize, f: &Figures) -> u32 {
     if kind == 0 { f.cube_cores } else { f.vector_cores }
 }
 
+/// As the vendor's, a limit may be any count up to the hardware's.
 fn check_value(kind: usize, value: u32, f: &Figures) -> AclResult<()> {
     let max = hardware(kind, f);
-    if value == 0 || value > max {
+    if value > max {
         let what = if kind == 0 { "cube (AI) cores" } else { "vector cores" };
-        return Err(invalid(format!("{value} {what}: the device has {max}; use 1..={max}")));
+        return Err(invalid(format!("{value} {what}: the device has {max}; use at most {max}")));
     }
     Ok(())
 }
@@ -146,7 +147,8 @@ pub fn set_device_res(device: i32, kind: i32, value: u32, f: &Figures) -> AclRes
     Ok(())
 }
 
-/// `aclrtResetDeviceResLimit`: back to the hardware's counts.
+/// `aclrtResetDeviceResLimit`: back to the hardware's counts. Also run when the device's
+/// last use is reset: as the vendor's, the limits belong to the open device.
 pub fn reset_device_res(device: i32) {
     with_res(|r| r.devices.remove(&device));
 }
@@ -232,6 +234,7 @@ mod tests {
         assert_eq!(thread_res(41, 1, &f).unwrap(), 10);
         unuse_in_thread(s);
         assert_eq!(set_stream_res(s, 0, 25, &f).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
+        set_stream_res(s, 0, 0, &f).unwrap();
         assert_eq!(stream_res(s, 2, &f).unwrap_err().code, ACL_ERROR_RT_PARAM_INVALID);
         reset_stream_res(s);
         reset_device_res(41);

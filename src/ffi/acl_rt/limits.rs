@@ -5,8 +5,9 @@
 #![allow(non_snake_case)]
 
 use crate::config::settings;
-use crate::error::AclResult;
 use crate::error::acl_codes::aclError;
+use crate::error::rt_codes::ACL_ERROR_RT_DEV_SETUP_ERROR;
+use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
 use crate::ffi::handles::raw;
@@ -61,6 +62,20 @@ pub enum aclrtFloatOverflowMode {
 /// An `aclrtFloatOverflowMode` value as received (any integer).
 pub type FloatOverflowModeArg = i32;
 
+/// The device resource limits belong to an open device, as the vendor's: 507033 otherwise.
+fn open_device(device: i32) -> AclResult<()> {
+    if device::primary_active(device, settings())? {
+        Ok(())
+    } else {
+        Err(AclError::new(
+            ACL_ERROR_RT_DEV_SETUP_ERROR,
+            format!(
+                "device {device} is not in use: call aclrtSetDevice first (its limits go with its last reset)"
+            ),
+        ))
+    }
+}
+
 fn figures() -> Figures {
     let s = settings();
     Figures::of(s.soc.to_str().unwrap_or_default(), s.product)
@@ -95,8 +110,9 @@ pub unsafe extern "C" fn aclrtDeviceGetLimit(limit: DeviceLimitArg, value: *mut 
     })
 }
 
-/// The cores of kind `type` kernels of this process may use on device `deviceId`: the value
-/// set, else the hardware's count (`ACL_DEV_ATTR_CUBE_CORE_NUM` / `..._VECTOR_CORE_NUM`).
+/// The cores of kind `type` kernels of this process may use on device `deviceId` (in use, else
+/// 507033): the value set, else the hardware's count (`ACL_DEV_ATTR_CUBE_CORE_NUM` /
+/// `..._VECTOR_CORE_NUM`).
 ///
 /// # Safety
 /// `value` is NULL or valid for a write of a `uint32_t`.
@@ -109,18 +125,19 @@ pub unsafe extern "C" fn aclrtGetDeviceResLimit(
     acl_call("aclrtGetDeviceResLimit", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(value, "value") }?;
-        device::check_id(deviceId, settings())?;
+        open_device(deviceId)?;
         out.write(limits::device_res(deviceId, r#type, &figures())?);
         Ok(())
     })
 }
 
-/// Limits the cores of kind `type` this process's kernels may use on device `deviceId` to
-/// `value` (1..=the hardware's count, else 107000); the last call wins.
+/// Limits the cores of kind `type` this process's kernels may use on device `deviceId` (in use,
+/// else 507033) to `value` (at most the hardware's count, else 107000); the last call wins, and
+/// the limit lasts until the device's last reset.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, r#type: DevResLimitTypeArg, value: u32) -> aclError {
     acl_call("aclrtSetDeviceResLimit", || {
-        device::check_id(deviceId, settings())?;
+        open_device(deviceId)?;
         limits::set_device_res(deviceId, r#type, value, &figures())
     })
 }
@@ -129,7 +146,7 @@ pub extern "C" fn aclrtSetDeviceResLimit(deviceId: i32, r#type: DevResLimitTypeA
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtResetDeviceResLimit(deviceId: i32) -> aclError {
     acl_call("aclrtResetDeviceResLimit", || {
-        device::check_id(deviceId, settings())?;
+        open_device(deviceId)?;
         limits::reset_device_res(deviceId);
         Ok(())
     })
@@ -161,7 +178,7 @@ pub unsafe extern "C" fn aclrtGetStreamResLimit(
 }
 
 /// Limits the cores of kind `type` for work on `stream` (NULL: the default stream) to `value`
-/// (1..=the hardware's count, else 107000). Threads use it after
+/// (at most the hardware's count, else 107000). Threads use it after
 /// `aclrtUseStreamResInCurrentThread`.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSetStreamResLimit(
