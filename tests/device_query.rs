@@ -391,11 +391,8 @@ fn resource_limits_take_stream_then_process_then_hardware() {
     };
     let mut v = 0;
     // SAFETY: valid out-pointer.
-    assert_eq!(
-        unsafe { aclrtGetDeviceResLimit(6, CUBE, &mut v) },
-        ACL_ERROR_RT_DEV_SETUP_ERROR,
-        "not in use"
-    );
+    let rc = unsafe { aclrtGetDeviceResLimit(6, CUBE, &mut v) };
+    assert_eq!(rc, ACL_ERROR_RT_DEV_SETUP_ERROR, "not in use");
     assert_eq!(aclrtSetDeviceResLimit(6, CUBE, 1), ACL_ERROR_RT_DEV_SETUP_ERROR);
     assert_eq!(aclrtResetDeviceResLimit(6), ACL_ERROR_RT_DEV_SETUP_ERROR);
     assert_eq!(aclrtSetDevice(6), ACL_SUCCESS);
