@@ -132,9 +132,11 @@ impl Figures {
             Product::Ascend950 => f(24, 48, 6, 192, 3510),
             // Assumption: one AI Core and one Vector Core (a small inference SoC).
             Product::Atlas200I500A2 => f(1, 1, 4, 4, 3002),
-            // Ascend310P3: 8 AI Cores and 7 Vector Cores of their own.
-            Product::AtlasInference => f(8, 7, 4, 48, 2002),
-            // Ascend910 (first generation): 32 AI Cores, no separate Vector Cores.
+            // Ascend310P3: 8 AI Cores, 7 Vector Cores of their own, 16 MiB L2 (its ini); the
+            // AI CPU count is an assumption.
+            Product::AtlasInference => f(8, 7, 4, 16, 2002),
+            // Ascend910A (first generation): 32 AI Cores, no separate Vector Cores, 32 MiB L2;
+            // the AI CPU count is an assumption.
             Product::AtlasTraining => f(32, 0, 14, 32, 1001),
         }
     }
