@@ -2421,8 +2421,9 @@ ACL_FUNC_VISIBILITY aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t 
 ACL_FUNC_VISIBILITY aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value);
 
 /*
- The cores of kind `type` kernels of this process may use on device `deviceId`: the value
- set, else the hardware's count (`ACL_DEV_ATTR_CUBE_CORE_NUM` / `..._VECTOR_CORE_NUM`).
+ The cores of kind `type` kernels of this process may use on device `deviceId` (in use, else
+ 507033): the value set, else the hardware's count (`ACL_DEV_ATTR_CUBE_CORE_NUM` /
+ `..._VECTOR_CORE_NUM`).
 
  # Safety
  `value` is NULL or valid for a write of a `uint32_t`.
@@ -2433,8 +2434,9 @@ aclError aclrtGetDeviceResLimit(int32_t deviceId,
                                 uint32_t *value);
 
 /*
- Limits the cores of kind `type` this process's kernels may use on device `deviceId` to
- `value` (1..=the hardware's count, else 107000); the last call wins.
+ Limits the cores of kind `type` this process's kernels may use on device `deviceId` (in use,
+ else 507033) to `value` (at most the hardware's count, else 107000); the last call wins, and
+ the limit lasts until the device's last reset.
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtSetDeviceResLimit(int32_t deviceId,
@@ -2460,7 +2462,7 @@ aclError aclrtGetStreamResLimit(aclrtStream stream,
 
 /*
  Limits the cores of kind `type` for work on `stream` (NULL: the default stream) to `value`
- (1..=the hardware's count, else 107000). Threads use it after
+ (at most the hardware's count, else 107000). Threads use it after
  `aclrtUseStreamResInCurrentThread`.
  */
 ACL_FUNC_VISIBILITY
