@@ -793,6 +793,25 @@ fn snapshots_and_profiler_records_are_not_supported() {
     assert_eq!(aclrtCtxGetFloatOverflowAddr(null_mut()), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 }
 
+#[test]
+fn the_header_s_numbers_and_layouts_are_the_vendor_s_in_c_and_cxx() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = root.join("tests/c/device_query_spec.c");
+    for (compiler, lang) in [("cc", "-std=c11"), ("c++", "-std=c++11")] {
+        let mut cmd = Command::new(compiler);
+        if compiler == "c++" {
+            cmd.args(["-x", "c++"]);
+        }
+        let out = cmd
+            .args([lang, "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+            .arg(root.join("include"))
+            .arg(&spec)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{compiler}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
+
 // ---- child scenarios ----
 
 /// Runs scenario `name` in a child process with `env`; it must pass.

@@ -109,6 +109,11 @@ pub enum aclrtDevAttr {
     ACL_DEV_ATTR_NPU_ARCH = 601,
 }
 
+/// The vendor's deprecated spelling of `ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE`.
+pub const ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr::ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE;
+/// The vendor's deprecated spelling of `ACL_DEV_ATTR_SUPER_POD_DEVICE_ID`.
+pub const ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID: aclrtDevAttr = aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_DEVICE_ID;
+
 /// An `aclrtDevAttr` value as received (any integer).
 pub type DevAttrArg = i32;
 
@@ -135,6 +140,10 @@ pub enum aclrtAtomicOperationCapability {
     ACL_RT_ATOMIC_CAPABILITY_SCALAR128 = 1 << 7,
     ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4 = 1 << 8,
 }
+
+/// The vendor's deprecated spelling of `ACL_RT_ATOMIC_CAPABILITY_REDUCTION`.
+pub const ACL_RT_ATOMIC_CAPABILITY_REDUCATION: aclrtAtomicOperationCapability =
+    aclrtAtomicOperationCapability::ACL_RT_ATOMIC_CAPABILITY_REDUCTION;
 
 /// An atomic operation (`aclrtDeviceGetHostAtomicCapabilities`).
 #[repr(C)]
