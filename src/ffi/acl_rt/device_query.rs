@@ -110,7 +110,8 @@ pub enum aclrtDevAttr {
 }
 
 /// The vendor's deprecated spelling of `ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE`.
-pub const ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: aclrtDevAttr = aclrtDevAttr::ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE;
+pub const ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE: aclrtDevAttr =
+    aclrtDevAttr::ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE;
 /// The vendor's deprecated spelling of `ACL_DEV_ATTR_SUPER_POD_DEVICE_ID`.
 pub const ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID: aclrtDevAttr = aclrtDevAttr::ACL_DEV_ATTR_SUPER_POD_DEVICE_ID;
 
