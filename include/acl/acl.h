@@ -21,7 +21,8 @@ extern "C" {
  a JSON file that must exist and parse (its settings have no effect here).
 
  Returns `ACL_ERROR_REPEAT_INITIALIZE` (100002) when already initialised, which callers treat
- as success; every call, repeated or not, counts for `aclFinalizeReference`.
+ as success; every call, repeated or not, counts for `aclFinalizeReference`. The callbacks of
+ `aclInitCallbackRegister` then run with the file's text; one failing fails the call.
 
  # Safety
  `configPath` is NULL or a NUL-terminated string.
@@ -29,7 +30,8 @@ extern "C" {
 ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 
 /*
- Finalises AscendCL whatever the initialisation count. A second call returns
+ Finalises AscendCL whatever the initialisation count, after the callbacks of
+ `aclFinalizeCallbackRegister`. A second call returns
  `ACL_ERROR_REPEAT_FINALIZE` (100037); a call before any `aclInit` returns
  `ACL_ERROR_UNINITIALIZE` (100001).
  */

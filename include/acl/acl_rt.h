@@ -59,6 +59,86 @@
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (uint64_t)1
 
 /*
+ `aclrtGetDeviceCapability`: the feature is there.
+ */
+#define ACL_DEV_FEATURE_SUPPORT 1
+
+/*
+ `aclrtGetDeviceCapability`: the feature is not there.
+ */
+#define ACL_DEV_FEATURE_NOT_SUPPORT 0
+
+/*
+ `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`: a pod.
+ */
+#define ACL_DEVICE_FORM_FACTOR_POD 0
+
+/*
+ `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`: an Ascend + Kunpeng server.
+ */
+#define ACL_DEVICE_FORM_FACTOR_A_K 1
+
+/*
+ `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`: an Ascend + other processor server.
+ */
+#define ACL_DEVICE_FORM_FACTOR_A_X 2
+
+/*
+ `ACL_DEV_ATTR_DEVICE_FORM_FACTOR`: a PCIe card.
+ */
+#define ACL_DEVICE_FORM_FACTOR_PCIE_CARD 3
+
+/*
+ `ACL_DEV_ATTR_HD_CONNECT_TYPE`: PCIe.
+ */
+#define ACL_HOST_DEVICE_CONNECT_TYPE_PCIE 0
+
+/*
+ `ACL_DEV_ATTR_HD_CONNECT_TYPE`: HCCS.
+ */
+#define ACL_HOST_DEVICE_CONNECT_TYPE_HCCS 1
+
+/*
+ `ACL_DEV_ATTR_HD_CONNECT_TYPE`: Unified Bus.
+ */
+#define ACL_HOST_DEVICE_CONNECT_TYPE_UB 2
+
+/*
+ `aclrtGetDevicesTopo`: linked by HCCS.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS (uint64_t)1
+
+/*
+ `aclrtGetDevicesTopo`: under one PCIe switch.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_PIX (uint64_t)2
+
+/*
+ `aclrtGetDevicesTopo`: across PCIe switches.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_PIB (uint64_t)4
+
+/*
+ `aclrtGetDevicesTopo`: through a PCIe host bridge.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_PHB (uint64_t)8
+
+/*
+ `aclrtGetDevicesTopo`: across NUMA nodes (SMP).
+ */
+#define ACL_RT_DEVS_TOPOLOGY_SYS (uint64_t)16
+
+/*
+ `aclrtGetDevicesTopo`: two dies of one chip.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_SIO (uint64_t)32
+
+/*
+ `aclrtGetDevicesTopo`: through an HCCS switch.
+ */
+#define ACL_RT_DEVS_TOPOLOGY_HCCS_SW (uint64_t)64
+
+/*
  `aclrtCreateEventWithFlag` flag: the event can be synchronised from the host.
  */
 #define ACL_EVENT_SYNC 1u
@@ -231,6 +311,31 @@
 #define ACL_STREAM_WAIT_VALUE_NOR 3u
 
 /*
+ Size of the version string buffers (`aclsysGetVersionStr`, `aclCANNPackageVersion`).
+ */
+#define ACL_PKG_VERSION_MAX_SIZE 128
+
+/*
+ Size of each part of `aclCANNPackageVersion`.
+ */
+#define ACL_PKG_VERSION_PARTS_MAX_SIZE 64
+
+/*
+ The AscendCL interface major version this library implements.
+ */
+#define ACL_MAJOR_VERSION 1
+
+/*
+ The AscendCL interface minor version this library implements.
+ */
+#define ACL_MINOR_VERSION 17
+
+/*
+ The AscendCL interface patch version this library implements.
+ */
+#define ACL_PATCH_VERSION 0
+
+/*
  `aclrtMemExportToShareableHandle` flag: only whitelisted processes may import.
  */
 #define ACL_RT_VMM_EXPORT_FLAG_DEFAULT (uint64_t)0
@@ -239,6 +344,49 @@
  `aclrtMemExportToShareableHandle` flag: any process of the same user may import.
  */
 #define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION (uint64_t)1
+
+/*
+ A device's state change (`aclrtRegDeviceStateCallback`).
+ */
+typedef enum aclrtDeviceState {
+  ACL_RT_DEVICE_STATE_SET_PRE = 0,
+  ACL_RT_DEVICE_STATE_SET_POST = 1,
+  ACL_RT_DEVICE_STATE_RESET_PRE = 2,
+  ACL_RT_DEVICE_STATE_RESET_POST = 3,
+} aclrtDeviceState;
+
+/*
+ A stream's state change (`aclrtRegStreamStateCallback`).
+ */
+typedef enum aclrtStreamState {
+  ACL_RT_STREAM_STATE_CREATE_POST = 1,
+  ACL_RT_STREAM_STATE_DESTROY_PRE = 2,
+} aclrtStreamState;
+
+/*
+ When a device task abort callback runs.
+ */
+typedef enum aclrtDeviceTaskAbortStage {
+  ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
+  ACL_RT_DEVICE_TASK_ABORT_POST = 1,
+} aclrtDeviceTaskAbortStage;
+
+/*
+ Where the AI software stack runs: on the device's control CPU or on a host.
+ */
+typedef enum aclrtRunMode {
+  ACL_DEVICE = 0,
+  ACL_HOST = 1,
+} aclrtRunMode;
+
+/*
+ Whether a device is usable (`aclrtQueryDeviceStatus`).
+ */
+typedef enum aclrtDeviceStatus {
+  ACL_RT_DEVICE_STATUS_NORMAL = 0,
+  ACL_RT_DEVICE_STATUS_ABNORMAL = 1,
+  ACL_RT_DEVICE_STATUS_END = 65535,
+} aclrtDeviceStatus;
 
 /*
  What the deprecated `aclrtQueryEvent` reports.
@@ -275,6 +423,15 @@ typedef enum aclrtHostMemMapCapability {
 } aclrtHostMemMapCapability;
 
 /*
+ How floating-point overflow shows in results (`aclrtSetDeviceSatMode`).
+ */
+typedef enum aclrtFloatOverflowMode {
+  ACL_RT_OVERFLOW_MODE_SATURATION = 0,
+  ACL_RT_OVERFLOW_MODE_INFNAN = 1,
+  ACL_RT_OVERFLOW_MODE_UNDEF = 2,
+} aclrtFloatOverflowMode;
+
+/*
  What `aclrtStreamQuery` reports.
  */
 typedef enum aclrtStreamStatus {
@@ -288,6 +445,55 @@ typedef enum aclrtStreamStatus {
   ACL_STREAM_STATUS_NOT_READY = 1,
   ACL_STREAM_STATUS_RESERVED = 65535,
 } aclrtStreamStatus;
+
+/*
+ A device attribute (`aclrtGetDeviceInfo`).
+ */
+typedef enum aclrtDevAttr {
+  ACL_DEV_ATTR_AICPU_CORE_NUM = 1,
+  ACL_DEV_ATTR_AICORE_CORE_NUM = 101,
+  ACL_DEV_ATTR_CUBE_CORE_NUM = 102,
+  ACL_DEV_ATTR_VECTOR_CORE_NUM = 201,
+  ACL_DEV_ATTR_WARP_SIZE = 202,
+  ACL_DEV_ATTR_MAX_THREAD_PER_VECTOR_CORE = 203,
+  ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE = 204,
+  ACL_DEV_ATTR_MAX_GRID_DIM_X = 205,
+  ACL_DEV_ATTR_MAX_GRID_DIM_Y = 206,
+  ACL_DEV_ATTR_MAX_GRID_DIM_Z = 207,
+  ACL_DEV_ATTR_MAX_BLOCK_PER_GRID = 208,
+  ACL_DEV_ATTR_MAX_THREADS_PER_BLOCK = 209,
+  ACL_DEV_ATTR_MAX_BLOCK_DIM_X = 210,
+  ACL_DEV_ATTR_MAX_BLOCK_DIM_Y = 211,
+  ACL_DEV_ATTR_MAX_BLOCK_DIM_Z = 212,
+  ACL_DEV_ATTR_TOTAL_GLOBAL_MEM_SIZE = 301,
+  ACL_DEV_ATTR_L2_CACHE_SIZE = 302,
+  ACL_DEV_ATTR_SMP_ID = 401,
+  ACL_DEV_ATTR_PHY_CHIP_ID = 402,
+  ACL_DEV_ATTR_SUPER_POD_DEVICE_ID = 403,
+  ACL_DEV_ATTR_SUPER_POD_SERVER_ID = 404,
+  ACL_DEV_ATTR_SUPER_POD_ID = 405,
+  ACL_DEV_ATTR_CUST_OP_PRIVILEGE = 406,
+  ACL_DEV_ATTR_MAINBOARD_ID = 407,
+  ACL_DEV_ATTR_HD_CONNECT_TYPE = 408,
+  ACL_DEV_ATTR_DEVICE_FORM_FACTOR = 409,
+  ACL_DEV_ATTR_IS_VIRTUAL = 501,
+  ACL_DEV_ATTR_NPU_ARCH = 601,
+} aclrtDevAttr;
+
+/*
+ What an atomic operation can do, bit by bit (`aclrtDeviceGetHostAtomicCapabilities`).
+ */
+typedef enum aclrtAtomicOperationCapability {
+  ACL_RT_ATOMIC_CAPABILITY_SIGNED = (1 << 0),
+  ACL_RT_ATOMIC_CAPABILITY_UNSIGNED = (1 << 1),
+  ACL_RT_ATOMIC_CAPABILITY_REDUCTION = (1 << 2),
+  ACL_RT_ATOMIC_CAPABILITY_SCALAR8 = (1 << 3),
+  ACL_RT_ATOMIC_CAPABILITY_SCALAR16 = (1 << 4),
+  ACL_RT_ATOMIC_CAPABILITY_SCALAR32 = (1 << 5),
+  ACL_RT_ATOMIC_CAPABILITY_SCALAR64 = (1 << 6),
+  ACL_RT_ATOMIC_CAPABILITY_SCALAR128 = (1 << 7),
+  ACL_RT_ATOMIC_CAPABILITY_VECTOR32X4 = (1 << 8),
+} aclrtAtomicOperationCapability;
 
 /*
  Direction of an `aclrtMemcpy`.
@@ -682,10 +888,148 @@ typedef enum aclrtAicoreErrorType {
 } aclrtAicoreErrorType;
 
 /*
+ The packages `aclsysGetCANNVersion` knows.
+ */
+typedef enum aclCANNPackageName {
+  ACL_PKG_NAME_CANN = 0,
+  ACL_PKG_NAME_RUNTIME = 1,
+  ACL_PKG_NAME_COMPILER = 2,
+  ACL_PKG_NAME_HCCL = 3,
+  ACL_PKG_NAME_TOOLKIT = 4,
+  ACL_PKG_NAME_OPP = 5,
+  ACL_PKG_NAME_OPP_KERNEL = 6,
+  ACL_PKG_NAME_DRIVER = 7,
+} aclCANNPackageName;
+
+/*
+ A task scheduler of the device (`aclrtSetTsDevice`).
+ */
+typedef enum aclrtTsId {
+  ACL_TS_ID_AICORE = 0,
+  ACL_TS_ID_AIVECTOR = 1,
+  ACL_TS_ID_RESERVED = 2,
+} aclrtTsId;
+
+/*
+ A device feature (`aclrtGetDeviceCapability`).
+ */
+typedef enum aclrtDevFeatureType {
+  ACL_FEATURE_TSCPU_TASK_UPDATE_SUPPORT_AIC_AIV = 1,
+  ACL_FEATURE_SYSTEM_MEMQ_EVENT_CROSS_DEV = 21,
+} aclrtDevFeatureType;
+
+/*
+ An atomic operation (`aclrtDeviceGetHostAtomicCapabilities`).
+ */
+typedef enum aclrtAtomicOperation {
+  ACL_RT_ATOMIC_OPERATION_INTEGER_ADD = 0,
+  ACL_RT_ATOMIC_OPERATION_INTEGER_MIN = 1,
+  ACL_RT_ATOMIC_OPERATION_INTEGER_MAX = 2,
+  ACL_RT_ATOMIC_OPERATION_INTEGER_INCREMENT = 3,
+  ACL_RT_ATOMIC_OPERATION_INTEGER_DECREMENT = 4,
+  ACL_RT_ATOMIC_OPERATION_AND = 5,
+  ACL_RT_ATOMIC_OPERATION_OR = 6,
+  ACL_RT_ATOMIC_OPERATION_XOR = 7,
+  ACL_RT_ATOMIC_OPERATION_EXCHANGE = 8,
+  ACL_RT_ATOMIC_OPERATION_CAS = 9,
+  ACL_RT_ATOMIC_OPERATION_FLOAT_ADD = 10,
+  ACL_RT_ATOMIC_OPERATION_FLOAT_MIN = 11,
+  ACL_RT_ATOMIC_OPERATION_FLOAT_MAX = 12,
+  ACL_RT_ATOMIC_OPERATION_DMA_ADD = 30,
+  ACL_RT_ATOMIC_OPERATION_DMA_MIN = 31,
+  ACL_RT_ATOMIC_OPERATION_DMA_MAX = 32,
+  ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_ADD = 40,
+  ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MIN = 41,
+  ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_MAX = 42,
+  ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_CAS = 43,
+  ACL_RT_ATOMIC_OPERATION_SIMD_SCALAR_EXCH = 44,
+} aclrtAtomicOperation;
+
+/*
+ A kernel resource `aclrtDeviceSetLimit` sizes.
+ */
+typedef enum aclrtDeviceLimit {
+  ACL_RT_DEV_LIMIT_SIMT_STACK_SIZE = 0,
+  ACL_RT_DEV_LIMIT_SIMT_DVG_WARP_STACK_SIZE = 1,
+  ACL_RT_DEV_LIMIT_SIMD_STACK_SIZE = 2,
+  ACL_RT_DEV_LIMIT_SIMD_PRINTF_FIFO_SIZE_PER_CORE = 3,
+  ACL_RT_DEV_LIMIT_SIMT_PRINTF_FIFO_SIZE = 4,
+} aclrtDeviceLimit;
+
+/*
+ The cores a resource limit counts.
+ */
+typedef enum aclrtDevResLimitType {
+  ACL_RT_DEV_RES_CUBE_CORE = 0,
+  ACL_RT_DEV_RES_VECTOR_CORE = 1,
+} aclrtDevResLimitType;
+
+/*
+ A system parameter (`aclrtSetSysParamOpt`).
+ */
+typedef enum aclSysParamOpt {
+  ACL_OPT_DETERMINISTIC = 0,
+  ACL_OPT_ENABLE_DEBUG_KERNEL = 1,
+  ACL_OPT_STRONG_CONSISTENCY = 2,
+  ACL_OPT_ENABLE_KERNEL_EARLY_START = 3,
+} aclSysParamOpt;
+
+/*
+ Who registers an init/finalize callback (the vendor's components); `ACL_REG_TYPE_OTHER`
+ callbacks run last.
+ */
+typedef enum aclRegisterCallbackType {
+  ACL_REG_TYPE_ACL_MODEL = 0,
+  ACL_REG_TYPE_ACL_OP_EXECUTOR = 1,
+  ACL_REG_TYPE_ACL_OP_CBLAS = 2,
+  ACL_REG_TYPE_ACL_OP_COMPILER = 3,
+  ACL_REG_TYPE_ACL_TDT_CHANNEL = 4,
+  ACL_REG_TYPE_ACL_TDT_QUEUE = 5,
+  ACL_REG_TYPE_ACL_DVPP = 6,
+  ACL_REG_TYPE_ACL_RETR = 7,
+  ACL_REG_TYPE_OTHER = 65535,
+} aclRegisterCallbackType;
+
+/*
+ A group attribute (`aclrtGetGroupInfoDetail`); every value is an `int32_t`.
+ */
+typedef enum aclrtGroupAttr {
+  ACL_GROUP_AICORE_INT = 0,
+  ACL_GROUP_AIV_INT = 1,
+  ACL_GROUP_AIC_INT = 2,
+  ACL_GROUP_SDMANUM_INT = 3,
+  ACL_GROUP_ASQNUM_INT = 4,
+  ACL_GROUP_GROUPID_INT = 5,
+} aclrtGroupAttr;
+
+/*
+ A stage of a snapshot, when its callbacks run.
+ */
+typedef enum aclrtSnapShotStage {
+  ACL_RT_SNAPSHOT_LOCK_PRE = 0,
+  ACL_RT_SNAPSHOT_BACKUP_PRE = 1,
+  ACL_RT_SNAPSHOT_BACKUP_POST = 2,
+  ACL_RT_SNAPSHOT_RESTORE_PRE = 3,
+  ACL_RT_SNAPSHOT_RESTORE_POST = 4,
+  ACL_RT_SNAPSHOT_UNLOCK_POST = 5,
+} aclrtSnapShotStage;
+
+/*
+ Reserved extension of `aclrtUtilizationInfo` (opaque; the pointer is NULL).
+ */
+typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
+
+/*
  What a failed task's exception callback is told: read it with the
  `aclrtGet*FromExceptionInfo` accessors, during the callback only.
  */
 typedef struct rtExceptionInfo rtExceptionInfo;
+
+/*
+ The groups of the current context, read with `aclrtGetGroupInfoDetail` after
+ `aclrtGetAllGroupInfo` filled it.
+ */
+typedef struct tagRtGroupInfo tagRtGroupInfo;
 
 /*
  A host function of `aclrtLaunchHostFunc`.
@@ -696,6 +1040,34 @@ typedef void (*aclrtHostFunc)(void *args);
  A callback of `aclrtLaunchCallback`, run in the thread subscribed to the stream.
  */
 typedef void (*aclrtCallback)(void *userData);
+
+/*
+ Called by `aclInit` with the configuration file's text and length.
+ */
+typedef aclError (*aclInitCallbackFunc)(const char *configStr, size_t len, void *userData);
+
+/*
+ Called by `aclFinalize`.
+ */
+typedef aclError (*aclFinalizeCallbackFunc)(void *userData);
+
+/*
+ Called around `aclrtSetDevice` and `aclrtResetDevice`.
+ */
+typedef void (*aclrtDeviceStateCallback)(int32_t deviceId, enum aclrtDeviceState state, void *args);
+
+/*
+ Called after a stream is created and before it is destroyed.
+ */
+typedef void (*aclrtStreamStateCallback)(aclrtStream stm, enum aclrtStreamState state, void *args);
+
+/*
+ Called before and after `aclrtDeviceTaskAbort`.
+ */
+typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId,
+                                                enum aclrtDeviceTaskAbortStage stage,
+                                                uint32_t timeout,
+                                                void *args);
 
 /*
  A counting notify: a 32-bit count that stream tasks set, add to, OR or AND, and wait on.
@@ -721,6 +1093,24 @@ typedef struct aclrtCntNotifyWaitInfo {
   uint8_t isClear;
   uint8_t rsv[3];
 } aclrtCntNotifyWaitInfo;
+
+/*
+ A device's 16-byte unique id.
+ */
+typedef struct aclrtUuid {
+  char bytes[16];
+} aclrtUuid;
+
+/*
+ Utilisation of a device's units, in percent (-1: not there / not measured).
+ */
+typedef struct aclrtUtilizationInfo {
+  int32_t cubeUtilization;
+  int32_t vectorUtilization;
+  int32_t aicpuUtilization;
+  int32_t memoryUtilization;
+  struct aclrtUtilizationExtendInfo *utilizationExtend;
+} aclrtUtilizationInfo;
 
 /*
  An IPC event's handle: 64 bytes of plain data (a marker and the export's key) that may be
@@ -775,6 +1165,11 @@ typedef struct aclrtErrorInfo {
   aclrtErrorType errorType;
   union aclrtErrorInfoDetail detail;
 } aclrtErrorInfo;
+
+/*
+ The group information block `aclrtCreateGroupInfo` makes.
+ */
+typedef struct tagRtGroupInfo aclrtGroupInfo;
 
 /*
  A notify: a one-shot signal between streams, possibly of different processes.
@@ -885,6 +1280,27 @@ typedef struct aclrtMemUsageInfo {
 } aclrtMemUsageInfo;
 
 /*
+ Options of `aclrtSnapShotProcessBackup` (reserved).
+ */
+typedef struct aclrtSnapShotBackupArgs {
+  uint32_t backupFlags;
+  char reserved[60];
+} aclrtSnapShotBackupArgs;
+
+/*
+ Options of `aclrtSnapShotProcessRestore` (reserved).
+ */
+typedef struct aclrtSnapShotRestoreArgs {
+  uint32_t restoreFlags;
+  char reserved[60];
+} aclrtSnapShotRestoreArgs;
+
+/*
+ A snapshot callback.
+ */
+typedef uint32_t (*aclrtSnapShotCallBack)(int32_t deviceId, void *args);
+
+/*
  The value of a stream attribute, read as its `aclrtStreamAttr` says.
  */
 typedef union aclrtStreamAttrValue {
@@ -905,6 +1321,18 @@ typedef struct aclrtStreamConfigHandle {
   size_t flag;
   uint32_t priority;
 } aclrtStreamConfigHandle;
+
+/*
+ A package's version, whole and in parts (each NUL-terminated).
+ */
+typedef struct aclCANNPackageVersion {
+  char version[ACL_PKG_VERSION_MAX_SIZE];
+  char majorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+  char minorVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+  char releaseVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+  char patchVersion[ACL_PKG_VERSION_PARTS_MAX_SIZE];
+  char reserved[ACL_PKG_VERSION_MAX_SIZE];
+} aclCANNPackageVersion;
 
 /*
  A physical memory allocation (`aclrtMallocPhysical`, or imported from a shareable handle).
@@ -938,6 +1366,21 @@ typedef struct aclrtMemAccessDesc {
 typedef struct aclrtMemFabricHandle {
   uint8_t data[128];
 } aclrtMemFabricHandle;
+
+/*
+ The vendor's deprecated spelling of `ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE`.
+ */
+#define ACL_DEV_ATTR_LOCAL_MEM_PER_VECTOR_CORE ACL_DEV_ATTR_UBUF_PER_VECTOR_CORE
+
+/*
+ The vendor's deprecated spelling of `ACL_DEV_ATTR_SUPER_POD_DEVICE_ID`.
+ */
+#define ACL_DEV_ATTR_SUPER_POD_DEVIDE_ID ACL_DEV_ATTR_SUPER_POD_DEVICE_ID
+
+/*
+ The vendor's deprecated spelling of `ACL_RT_ATOMIC_CAPABILITY_REDUCTION`.
+ */
+#define ACL_RT_ATOMIC_CAPABILITY_REDUCATION ACL_RT_ATOMIC_CAPABILITY_REDUCTION
 
 #ifdef __cplusplus
 extern "C" {
@@ -1016,6 +1459,98 @@ ACL_FUNC_VISIBILITY aclError aclrtProcessHostFunc(int32_t timeout);
 ACL_FUNC_VISIBILITY
 aclError aclrtUnSubscribeHostFunc(uint64_t hostFuncThreadId,
                                   aclrtStream exeStream);
+
+/*
+ Registers `cbFunc` (with `userData`) to run in `aclInit`, given the configuration file's
+ text ("" without one) and its length; callbacks run by `type`, `ACL_REG_TYPE_OTHER` last,
+ and a failing one fails `aclInit`. Registered after `aclInit`, it runs at once and its
+ result is this call's. The same function and type again replaces the user data.
+
+ # Safety
+ `cbFunc` stays callable, and `userData` valid for it, while registered.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclInitCallbackRegister(aclRegisterCallbackType type,
+                                 aclInitCallbackFunc cbFunc,
+                                 void *userData);
+
+/*
+ Removes an init callback (NULL: 100000; one not registered: success).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclInitCallbackUnRegister(aclRegisterCallbackType type,
+                                   aclInitCallbackFunc cbFunc);
+
+/*
+ Registers `cbFunc` (with `userData`) to run in `aclFinalize` (and in the
+ `aclFinalizeReference` that finalises), before the devices are released; a failing one is
+ logged and finalising goes on.
+
+ # Safety
+ `cbFunc` stays callable, and `userData` valid for it, while registered.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclFinalizeCallbackRegister(aclRegisterCallbackType type,
+                                     aclFinalizeCallbackFunc cbFunc,
+                                     void *userData);
+
+/*
+ Removes a finalize callback (NULL: 100000; one not registered: success).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclFinalizeCallbackUnRegister(aclRegisterCallbackType type,
+                                       aclFinalizeCallbackFunc cbFunc);
+
+/*
+ Registers `callback` under the unique name `regName`, called on the calling thread when a
+ device opens (before and after the `aclrtSetDevice` that first uses it) and closes (before
+ and after the reset that releases it, `aclFinalize`'s included), as the vendor's runtime. A NULL `callback` unregisters `regName`; a name already
+ registered is 107000; an empty or NULL name is 100000.
+
+ # Safety
+ `regName` is NULL or a NUL-terminated string; `callback` stays callable, and `args` valid
+ for it, while registered.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRegDeviceStateCallback(const char *regName,
+                                     aclrtDeviceStateCallback callback,
+                                     void *args);
+
+/*
+ Registers `callback` under the unique name `regName`, called after every stream is created
+ (default streams included, when their context is) and before it is destroyed (also when its
+ context or device goes). NULL `callback` unregisters; a name already registered is 107000.
+
+ # Safety
+ As for `aclrtRegDeviceStateCallback`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRegStreamStateCallback(const char *regName,
+                                     aclrtStreamStateCallback callback,
+                                     void *args);
+
+/*
+ Registers `callback` under the unique name `regName`, called before
+ (`ACL_RT_DEVICE_TASK_ABORT_PRE`) and after (`..._POST`) every `aclrtDeviceTaskAbort`, with
+ its device and time-out; a non-zero return is logged and the abort goes on. NULL `callback`
+ unregisters; a name already registered is 107000.
+
+ # Safety
+ As for `aclrtRegDeviceStateCallback`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
+                                         aclrtDeviceTaskAbortCallback callback,
+                                         void *args);
+
+/*
+ The id of the last task this thread queued on a stream: its place on that stream from 0
+ (the task id exception callbacks report). Before the thread queued any: 0.
+
+ # Safety
+ `taskId` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
 
 /*
  Creates a counting notify on the current device, its count 0. `flag` is reserved: 0.
@@ -1239,6 +1774,165 @@ ACL_FUNC_VISIBILITY
 aclError aclrtDevicePeerAccessStatus(int32_t deviceId,
                                      int32_t peerDeviceId,
                                      int32_t *status);
+
+/*
+ Always `ACL_HOST`: the application runs on a host, never on a device's control CPU.
+
+ # Safety
+ `runMode` is NULL or valid for a write of an `aclrtRunMode`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(enum aclrtRunMode *runMode);
+
+/*
+ Chooses the task scheduler of this thread's later work: `ACL_TS_ID_AICORE` or
+ `ACL_TS_ID_AIVECTOR` (kept per thread; tasks here run on host threads either way); another
+ value is 107000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetTsDevice(aclrtTsId tsId);
+
+/*
+ Attribute `attr` of device `deviceId`, from the emulated product: core counts, memory size
+ (`ASCENDLESS_DEVICE_MEMORY`), L2 size, ids, NPU architecture (docs/device.md). An unknown
+ attribute is 107000; one the product lacks is 207000; SIMT figures are 0 except on Ascend
+ 950, as the vendor documents.
+
+ # Safety
+ `value` is NULL or valid for a write of an `int64_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetDeviceInfo(uint32_t deviceId,
+                            aclrtDevAttr attr,
+                            int64_t *value);
+
+/*
+ Whether device `deviceId` has feature `devFeatureType`: `ACL_DEV_FEATURE_NOT_SUPPORT` for
+ both defined features (they concern kernel task updates and shared queues, which are not
+ here); another value is 107000.
+
+ # Safety
+ `value` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetDeviceCapability(int32_t deviceId,
+                                  aclrtDevFeatureType devFeatureType,
+                                  int32_t *value);
+
+/*
+ Device `deviceId`'s UUID: the same in every process of this machine, different per device.
+
+ # Safety
+ `uuid` is NULL or valid for a write of an `aclrtUuid`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetUuid(int32_t deviceId, struct aclrtUuid *uuid);
+
+/*
+ How devices `deviceId` and `otherDeviceId` are linked (`ACL_RT_DEVS_TOPOLOGY_*`), as on the
+ product's usual server (docs/device.md); the same device twice is 107000.
+
+ # Safety
+ `value` is NULL or valid for a write of a `uint64_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetDevicesTopo(uint32_t deviceId,
+                             uint32_t otherDeviceId,
+                             uint64_t *value);
+
+/*
+ Device `deviceId`'s PCI address, `0000:BB:00.0` with bus = physical id + 1, into `pciBusId`
+ (`len` at least 13, else 107000).
+
+ # Safety
+ `pciBusId` is NULL or valid for writes of `len` bytes.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetPCIBusId(int32_t deviceId, char *pciBusId, int32_t len);
+
+/*
+ The device whose PCI address is `pciBusId` (`domain:bus:device.function`, hexadecimal; the
+ form `aclrtDeviceGetPCIBusId` gives); an address of no visible device is 107000.
+
+ # Safety
+ `pciBusId` is NULL or a NUL-terminated string; `deviceId` is NULL or valid for a write of
+ an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetByPCIBusId(const char *pciBusId, int32_t *deviceId);
+
+/*
+ What each of `operations` can do between the host and device `deviceId`
+ (`aclrtAtomicOperationCapability` bits): device memory is host memory here, so the
+ processor's 32/64-bit atomics serve the integer (signed and unsigned) and float operations;
+ DMA and SIMD operations have no unit (0). An unknown operation is 107000; `count` 0 is
+ 100000.
+
+ # Safety
+ `capabilities` is NULL or valid for `count` writes of `uint32_t`; `operations` is NULL or
+ points to `count` readable values.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtDeviceGetHostAtomicCapabilities(uint32_t *capabilities,
+                                              const aclrtAtomicOperation *operations,
+                                              uint32_t count,
+                                              int32_t deviceId);
+
+/*
+ As `aclrtDeviceGetHostAtomicCapabilities`, between devices `srcDeviceId` and `dstDeviceId`
+ (the same answers: every device's memory is the same host memory).
+
+ # Safety
+ As for `aclrtDeviceGetHostAtomicCapabilities`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtDeviceGetP2PAtomicCapabilities(uint32_t *capabilities,
+                                             const aclrtAtomicOperation *operations,
+                                             uint32_t count,
+                                             int32_t srcDeviceId,
+                                             int32_t dstDeviceId);
+
+/*
+ Whether device `deviceId`'s default context is active (1: the device is set and not reset,
+ 0: not). `flags` is reserved and must be NULL (100000 otherwise, as the vendor).
+
+ # Safety
+ `active` is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetPrimaryCtxState(int32_t deviceId,
+                                 uint32_t *flags,
+                                 int32_t *active);
+
+/*
+ Utilisation of device `deviceId`: cube, vector and AI CPU 0 (no kernel runs on them here),
+ vector -1 on products without Vector Cores, memory -1 (not measured, as the vendor).
+
+ # Safety
+ `utilizationInfo` is NULL or valid for reads and writes of an `aclrtUtilizationInfo`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetDeviceUtilizationRate(int32_t deviceId,
+                                       struct aclrtUtilizationInfo *utilizationInfo);
+
+/*
+ `ACL_RT_DEVICE_STATUS_NORMAL` for every device this process sees (an emulated device does not
+ fail); an unknown id is 107001.
+
+ # Safety
+ `deviceStatus` is NULL or valid for a write of an `aclrtDeviceStatus`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtQueryDeviceStatus(int32_t deviceId,
+                                enum aclrtDeviceStatus *deviceStatus);
+
+/*
+ Whether code built for SoC `socVersion` runs on the emulated device: 1 when both are of one
+ NPU architecture (e.g. any Atlas A2 or A3 SoC on an Ascend910B1), 0 otherwise; a name of
+ no known SoC is 0 too.
+
+ # Safety
+ `socVersion` is NULL or a NUL-terminated string; `canCompatible` is NULL or valid for a
+ write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCheckArchCompatibility(const char *socVersion,
+                                     int32_t *canCompatible);
 
 /*
  Creates an event (with `ACL_EVENT_SYNC`). Needs a current context.
@@ -1518,6 +2212,60 @@ aclError aclrtGetErrorVerbose(int32_t deviceId,
                               struct aclrtErrorInfo *errorInfo);
 
 /*
+ Uses group `groupId` for the current context's work: only group 0 exists (another id is
+ 107000); 107002 without a current context.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetGroup(int32_t groupId);
+
+/*
+ The groups of the current context: 1 (107002 without a current context).
+
+ # Safety
+ `count` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetGroupCount(uint32_t *count);
+
+/*
+ Makes a group information block for the groups there are (one); free it with
+ `aclrtDestroyGroupInfo`.
+ */
+ACL_FUNC_VISIBILITY aclrtGroupInfo *aclrtCreateGroupInfo(void);
+
+/*
+ Frees a block of `aclrtCreateGroupInfo` (NULL: 100000; another pointer: 107000).
+
+ # Safety
+ `groupInfo` is NULL or any pointer (only blocks this library made are touched).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyGroupInfo(aclrtGroupInfo *groupInfo);
+
+/*
+ Fills `groupInfo` with the current context's group: all the device's AI Cores, Vector
+ Cores and AI CPUs, 4 SDMA channels (an assumption), 32 streams, id 0.
+
+ # Safety
+ `groupInfo` is NULL or any pointer (only blocks this library made are touched), not used by
+ another thread meanwhile.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetAllGroupInfo(aclrtGroupInfo *groupInfo);
+
+/*
+ Attribute `attr` of group `groupIndex` (0, the one group) of a block `aclrtGetAllGroupInfo`
+ filled, as an `int32_t` into `attrValue` (`valueLen` at least 4; `paramRetSize` receives 4).
+
+ # Safety
+ `groupInfo` is NULL or any pointer; `attrValue` is NULL or valid for `valueLen` bytes;
+ `paramRetSize` is NULL or valid for a write of a `size_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetGroupInfoDetail(const aclrtGroupInfo *groupInfo,
+                                 int32_t groupIndex,
+                                 aclrtGroupAttr attr,
+                                 void *attrValue,
+                                 size_t valueLen,
+                                 size_t *paramRetSize);
+
+/*
  Registers `size` bytes of the caller's host memory at `ptr` (4 KiB-aligned: `malloc`'d
  with `posix_memalign`, `mmap`'d, or from `aclrtMallocHost`) as mapped for the current
  device, and gives its device address in `devPtr` (the same address). A range overlapping a
@@ -1668,6 +2416,179 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
  `key` is NULL or a C string.
  */
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
+
+/*
+ Sets kernel resource `limit` for the whole process (every device): checked, rounded and
+ kept as the vendor does (SIMT sizes up to 128-byte multiples; the SIMD stack above 32 KiB up
+ to 16 KiB multiples, at most 192 KiB on Atlas A2/A3 and 128 KiB on Ascend 950; printf
+ buffers up to 8-byte multiples within their ranges: 107000 outside). A limit the product
+ lacks is 207000 (SIMT ones on Atlas A2/A3; all on the older products).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceSetLimit(aclrtDeviceLimit limit, size_t value);
+
+/*
+ The process's value of kernel resource `limit` (the vendor's default until set); the SIMT
+ stack size is reported for a warp (×32), as the vendor does.
+
+ # Safety
+ `value` is NULL or valid for a write of a `size_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceGetLimit(aclrtDeviceLimit limit, size_t *value);
+
+/*
+ The cores of kind `type` kernels of this process may use on device `deviceId` (in use, else
+ 507033): the value set, else the hardware's count (`ACL_DEV_ATTR_CUBE_CORE_NUM` /
+ `..._VECTOR_CORE_NUM`).
+
+ # Safety
+ `value` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetDeviceResLimit(int32_t deviceId,
+                                aclrtDevResLimitType type,
+                                uint32_t *value);
+
+/*
+ Limits the cores of kind `type` this process's kernels may use on device `deviceId` (in use,
+ else 507033) to `value` (at most the hardware's count, else 107000); the last call wins, and
+ the limit lasts until the device's last reset.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetDeviceResLimit(int32_t deviceId,
+                                aclrtDevResLimitType type,
+                                uint32_t value);
+
+/*
+ Drops the limits set on device `deviceId`: the hardware's counts again.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtResetDeviceResLimit(int32_t deviceId);
+
+/*
+ The cores of kind `type` work on `stream` (NULL: the default stream) may use: the stream's
+ limit, else its device's, else the hardware's.
+
+ # Safety
+ `value` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetStreamResLimit(aclrtStream stream,
+                                aclrtDevResLimitType type,
+                                uint32_t *value);
+
+/*
+ Limits the cores of kind `type` for work on `stream` (NULL: the default stream) to `value`
+ (at most the hardware's count, else 107000). Threads use it after
+ `aclrtUseStreamResInCurrentThread`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetStreamResLimit(aclrtStream stream,
+                                aclrtDevResLimitType type,
+                                uint32_t value);
+
+/*
+ Drops the limits set on `stream` (NULL: the default stream).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtResetStreamResLimit(aclrtStream stream);
+
+/*
+ This thread uses `stream`'s limits from now on (the last call wins).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUseStreamResInCurrentThread(aclrtStream stream);
+
+/*
+ This thread stops using `stream`'s limits (nothing if it uses another stream's).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUnuseStreamResInCurrentThread(aclrtStream stream);
+
+/*
+ The cores of kind `type` this thread's work may use: the limits of the stream it uses, else
+ its current device's, else the hardware's; 107002 without a current device.
+
+ # Safety
+ `value` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetResInCurrentThread(aclrtDevResLimitType type, uint32_t *value);
+
+/*
+ Sets system parameter `opt` for the whole process (deterministic computing 0..=3, the others
+ 0 or 1; else 107000).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+
+/*
+ The process's value of system parameter `opt`: 0 until set.
+
+ # Safety
+ `value` is NULL or valid for a write of an `int64_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+
+/*
+ Sets system parameter `opt` on the current context (107002 without one).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCtxSetSysParamOpt(aclSysParamOpt opt, int64_t value);
+
+/*
+ The current context's value of system parameter `opt`; one never set on it is 107021 (a
+ context parameter has no default, as the vendor documents).
+
+ # Safety
+ `value` is NULL or valid for a write of an `int64_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetSysParamOpt(aclSysParamOpt opt, int64_t *value);
+
+/*
+ Sets the process's operator time-out to `timeout` seconds (0: the longest), rounded up to
+ the product's step (`aclrtGetOpTimeOutInterval`), at most 254 steps.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOut(uint32_t timeout);
+
+/*
+ As `aclrtSetOpExecuteTimeOut`, in milliseconds.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutWithMs(uint32_t timeout);
+
+/*
+ As `aclrtSetOpExecuteTimeOut`, in microseconds; `actualTimeout` receives the time-out in
+ effect after rounding.
+
+ # Safety
+ `actualTimeout` is NULL or valid for a write of a `uint64_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetOpExecuteTimeOutV2(uint64_t timeout, uint64_t *actualTimeout);
+
+/*
+ The step, in microseconds, operator time-outs are whole multiples of (4 294 967 us on Atlas
+ A2/A3, Ascend 950 and Atlas 200I/500 A2: 254 steps make the 1091 s maximum).
+
+ # Safety
+ `interval` is NULL or valid for a write of a `uint64_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetOpTimeOutInterval(uint64_t *interval);
+
+/*
+ The operator time-out in effect, in milliseconds: the product's default until one is set,
+ then the rounded value.
+
+ # Safety
+ `timeoutMs` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetOpExecuteTimeout(uint32_t *timeoutMs);
+
+/*
+ Sets the current device's floating-point overflow mode: Atlas A2/A3 take both, Ascend 950
+ only Inf/NaN, the older products only saturation (207000 otherwise); another value is 107000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetDeviceSatMode(aclrtFloatOverflowMode mode);
+
+/*
+ The current device's floating-point overflow mode: the one set, else the product's default
+ (Inf/NaN on Atlas A2/A3 and Ascend 950, saturation on the older products).
+
+ # Safety
+ `mode` is NULL or valid for a write of an `aclrtFloatOverflowMode`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetDeviceSatMode(enum aclrtFloatOverflowMode *mode);
 
 /*
  Allocates `size` bytes of managed memory (rounded up to 2 MiB, 2 MiB-aligned), readable and
@@ -2097,6 +3018,72 @@ ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *noti
 ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
 
 /*
+ Turns overflow detection of `stream`'s later tasks on (1) or off (0; another value is
+ 107000); the same switch as the stream attribute `ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamOverflowSwitch(aclrtStream stream, uint32_t flag);
+
+/*
+ `stream`'s overflow detection switch (0 until set).
+
+ # Safety
+ `flag` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetStreamOverflowSwitch(aclrtStream stream, uint32_t *flag);
+
+/*
+ Writes the current device's overflow status into `outputAddr` (`outputSize` bytes, the
+ vendor's 64) in `stream`'s order: all zeros, as no kernel overflows here.
+
+ # Safety
+ `outputAddr` is valid for `outputSize` bytes until the task has run.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetOverflowStatus(void *outputAddr,
+                                size_t outputSize,
+                                aclrtStream stream);
+
+/*
+ Clears the current device's overflow status in `stream`'s order (there is none to clear).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtResetOverflowStatus(aclrtStream stream);
+
+/*
+ As `aclrtGetOverflowStatus` (the saturation-mode query).
+
+ # Safety
+ As for `aclrtGetOverflowStatus`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetFloatOverflowStatus(void *outputAddr,
+                                     uint64_t outputSize,
+                                     aclrtStream stream);
+
+/*
+ As `aclrtResetOverflowStatus`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtResetFloatOverflowStatus(aclrtStream stream);
+
+/*
+ As `aclrtGetOverflowStatus`, for check mode `checkMode` (any: no mode sees an overflow).
+
+ # Safety
+ As for `aclrtGetOverflowStatus`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtNpuGetFloatOverFlowStatus(void *outputAddr,
+                                        uint64_t outputSize,
+                                        uint32_t checkMode,
+                                        aclrtStream stream);
+
+/*
+ As `aclrtResetOverflowStatus`, for check mode `checkMode`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtNpuClearFloatOverFlowStatus(uint32_t checkMode,
+                                          aclrtStream stream);
+
+/*
  Where the memory at `ptr` lives and its page size: `aclrtMalloc` and imported IPC memory are
  `ACL_MEM_LOCATION_TYPE_DEVICE` with the device id; `aclrtMallocHost` and registered host
  memory are `ACL_MEM_LOCATION_TYPE_HOST`; `aclrtMemAllocManaged` memory is
@@ -2141,6 +3128,64 @@ aclError aclrtGetMemUsageInfo(int32_t deviceId,
                               struct aclrtMemUsageInfo *memUsageInfo,
                               size_t inputNum,
                               size_t *outputNum);
+
+/*
+ Not supported here (207000): see the module documentation.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int32_t pid, void *reserve);
+
+/*
+ Not supported here (207000): see the module documentation.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int32_t pid, void *reserve);
+
+/*
+ Not supported here (207000): see the module documentation.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSnapShotProcessBackup(int32_t pid,
+                                    struct aclrtSnapShotBackupArgs *args);
+
+/*
+ Not supported here (207000): see the module documentation.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSnapShotProcessRestore(int32_t pid,
+                                     struct aclrtSnapShotRestoreArgs *args);
+
+/*
+ Not supported here (207000): no snapshot stage is ever reached.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSnapShotCallbackRegister(aclrtSnapShotStage stage,
+                                       aclrtSnapShotCallBack callback,
+                                       void *args);
+
+/*
+ Not supported here (207000): no snapshot stage is ever reached.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSnapShotCallbackUnregister(aclrtSnapShotStage stage,
+                                         aclrtSnapShotCallBack callback);
+
+/*
+ Not supported here (207000): the information is attached to a task of a captured model run
+ instance for the profiler and `aclmdlRIDebugJsonPrint`; no profiler collects it here.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCacheLastTaskOpInfo(const void *infoPtr, size_t infoSize);
+
+/*
+ Not supported here (207000), as `aclrtCacheLastTaskOpInfo`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCacheLastTaskExtendInfo(const char *extendInfoPtr,
+                                      size_t infoSize);
+
+/*
+ Not supported here (207000): the address is the AI Core's overflow flag area of the
+ context, written by kernels; there is no AI Core (use `aclrtGetFloatOverflowStatus`).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCtxGetFloatOverflowAddr(void **overflowAddr);
 
 /*
  Creates a stream in the current context.
@@ -2394,6 +3439,52 @@ aclError aclrtValueWait(void *devAddr,
                         uint64_t value,
                         uint32_t flag,
                         aclrtStream stream);
+
+/*
+ The version of package `name` (an `aclCANNPackageName`; 100000 for another value), split
+ as the vendor splits it (missing parts "0"). Deprecated by the vendor for
+ `aclsysGetVersionStr`, which answers the same.
+
+ # Safety
+ `version` is NULL or valid for a write of an `aclCANNPackageVersion`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclsysGetCANNVersion(aclCANNPackageName name,
+                              struct aclCANNPackageVersion *version);
+
+/*
+ The version string of package `pkgName` ("cann", "runtime", "compiler", "hccl", "toolkit",
+ "opp", "opp_kernel" or "opp-kernel": the toolkit's, 9.0.0; "driver", "firmware": 25.5.0)
+ into `versionStr`, which must hold `ACL_PKG_VERSION_MAX_SIZE` bytes. An unknown package is
+ 100003, as one not installed.
+
+ # Safety
+ `pkgName` is NULL or a NUL-terminated string; `versionStr` is NULL or valid for writes of
+ `ACL_PKG_VERSION_MAX_SIZE` bytes.
+ */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionStr(char *pkgName, char *versionStr);
+
+/*
+ The version of package `pkgName` (as `aclsysGetVersionStr`) as a number that orders
+ releases: major·10⁷ + minor·10⁵ + patch·10³ (9.0.0 is 90000000), as the vendor computes it.
+
+ # Safety
+ `pkgName` is NULL or a NUL-terminated string; `versionNum` is NULL or valid for a write of
+ an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclsysGetVersionNum(char *pkgName, int32_t *versionNum);
+
+/*
+ The AscendCL interface version: 1.17.0 (`ACL_MAJOR_VERSION` and friends of the header).
+ Every pointer is required.
+
+ # Safety
+ Each pointer is NULL or valid for a write of an `int32_t`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetVersion(int32_t *majorVersion,
+                         int32_t *minorVersion,
+                         int32_t *patchVersion);
 
 /*
  Reserves `size` bytes of address space (rounded up to whole pages; nothing is accessible

@@ -17,7 +17,8 @@ pub const ACL_IPC_HANDLE_SIZE: usize = 65;
 /// a JSON file that must exist and parse (its settings have no effect here).
 ///
 /// Returns `ACL_ERROR_REPEAT_INITIALIZE` (100002) when already initialised, which callers treat
-/// as success; every call, repeated or not, counts for `aclFinalizeReference`.
+/// as success; every call, repeated or not, counts for `aclFinalizeReference`. The callbacks of
+/// `aclInitCallbackRegister` then run with the file's text; one failing fails the call.
 ///
 /// # Safety
 /// `configPath` is NULL or a NUL-terminated string.
@@ -31,7 +32,8 @@ pub unsafe extern "C" fn aclInit(configPath: *const c_char) -> aclError {
     })
 }
 
-/// Finalises AscendCL whatever the initialisation count. A second call returns
+/// Finalises AscendCL whatever the initialisation count, after the callbacks of
+/// `aclFinalizeCallbackRegister`. A second call returns
 /// `ACL_ERROR_REPEAT_FINALIZE` (100037); a call before any `aclInit` returns
 /// `ACL_ERROR_UNINITIALIZE` (100001).
 #[unsafe(no_mangle)]

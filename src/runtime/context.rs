@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::event::Event;
+use super::lifecycle_callbacks::{stream_changed, stream_state};
 use super::stream::Stream;
 use crate::error::rt_codes::{ACL_ERROR_RT_CONTEXT_NULL, ACL_ERROR_RT_NO_STREAM_RESOURCE};
 use crate::error::{AclError, AclResult};
@@ -92,7 +93,15 @@ impl Context {
             Stream::with_config(self.device, self.handle, flags, priority, Arc::clone(&self.failure_mode))?;
         let handle = STREAMS.insert(stream);
         sync::lock(&self.streams).push(handle);
+        drop(_guard);
+        stream_changed(handle, stream_state::CREATE_POST);
         Ok(handle)
+    }
+
+    /// Tells the stream state callbacks that this context's default stream exists. The
+    /// creator calls it once it holds no lock, as callbacks may call the runtime.
+    pub fn announce(&self) {
+        stream_changed(self.default_handle, stream_state::CREATE_POST);
     }
 
     /// Forgets a destroyed stream's handle.
@@ -108,12 +117,17 @@ impl Context {
         }
         let streams = std::mem::take(&mut *sync::lock(&self.streams));
         for h in streams {
+            stream_changed(h, stream_state::DESTROY_PRE);
             if let Ok(s) = STREAMS.remove(h) {
+                super::limits::forget_stream(s.id);
                 s.close(force);
             }
         }
+        stream_changed(self.default_handle, stream_state::DESTROY_PRE);
         let _ = STREAMS.remove(self.default_handle);
+        super::limits::forget_stream(self.default_stream.id);
         self.default_stream.close(force);
+        super::sys_params::forget_context(self.handle);
         let _ = CONTEXTS.remove(self.handle);
         sync::lock(&LIVE).retain(|c| c.strong_count() > 0 && !std::ptr::eq(c.as_ptr(), self));
     }

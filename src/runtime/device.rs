@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::context::{self, Context};
+use super::lifecycle_callbacks::{device_changed, device_state};
 use crate::config::{MAX_DEVICE_COUNT, Settings};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INVALID_DEVICEID, ACL_ERROR_RT_NO_DEVICE, ACL_ERROR_RT_PARAM_INVALID,
@@ -69,21 +70,33 @@ pub fn count(s: &Settings) -> AclResult<u32> {
 /// and makes that context current on this thread.
 pub fn set(id: i32, s: &Settings) -> AclResult<()> {
     let i = check_id(id, s)?;
-    let ctx = {
+    // As the vendor's, the device state callbacks hear of the device being opened (its first
+    // use) and closed (its last reset), not of every count.
+    let fresh = devices()[i].default_context.is_none();
+    if fresh {
+        device_changed(id, device_state::SET_PRE);
+    }
+    let (ctx, created) = {
         let mut d = devices();
         let dev = &mut d[i];
-        let ctx = match &dev.default_context {
-            Some(c) => Arc::clone(c),
+        let (ctx, created) = match &dev.default_context {
+            Some(c) => (Arc::clone(c), false),
             None => {
                 let c = Context::create(id, false)?;
                 dev.default_context = Some(Arc::clone(&c));
-                c
+                (c, true)
             }
         };
         dev.refs += 1;
-        ctx
+        (ctx, created)
     };
+    if created {
+        ctx.announce();
+    }
     context::set_current(Some(ctx));
+    if created {
+        device_changed(id, device_state::SET_POST);
+    }
     Ok(())
 }
 
@@ -112,11 +125,20 @@ fn reset_checked(i: usize, force: bool) {
         dev.peers.clear();
         dev.default_context.take()
     };
+    let closing = released.is_some();
+    if closing {
+        device_changed(id, device_state::RESET_PRE);
+    }
     if let Some(ctx) = released {
         context::clear_current_if(ctx.handle);
         ctx.destroy(force);
     }
+    super::sys_params::forget_device(id);
+    super::limits::reset_device_res(id);
     run_release_hooks(id);
+    if closing {
+        device_changed(id, device_state::RESET_POST);
+    }
 }
 
 /// A module's way to free its per-device state when a device's last use is reset: how many
@@ -150,6 +172,13 @@ fn run_release_hooks(device: i32) {
     if !freed.is_empty() {
         log::debug!(target: TARGET, "device {device} released with {} still live", freed.join(" and "));
     }
+}
+
+/// `aclrtGetPrimaryCtxState`: whether device `id`'s default context exists (the device is set
+/// and not reset).
+pub fn primary_active(id: i32, s: &Settings) -> AclResult<bool> {
+    let i = check_id(id, s)?;
+    Ok(devices()[i].default_context.is_some())
 }
 
 /// `aclrtDeviceCanAccessPeer`: every pair of distinct devices of one server can.

@@ -31,11 +31,17 @@ struct State {
 
 static STATE: Mutex<State> = Mutex::new(State { phase: Phase::Never, count: 0 });
 
+/// The text of the configuration file of the `aclInit` in effect ("" without one): what init
+/// callbacks registered later are given.
+static CONFIG: Mutex<Vec<u8>> = Mutex::new(Vec::new());
+
 fn state() -> std::sync::MutexGuard<'static, State> {
     sync::lock(&STATE)
 }
 
-/// `aclInit`: validates the optional JSON configuration file, then counts one initialisation.
+/// `aclInit`: validates the optional JSON configuration file, counts one initialisation, then
+/// runs the init callbacks (`aclInitCallbackRegister`) with the file's text; a callback's
+/// failure is `aclInit`'s, and leaves AscendCL uninitialised.
 pub fn init(config: Option<&Path>) -> AclResult<()> {
     let mut s = state();
     if s.phase == Phase::Initialized {
@@ -45,17 +51,34 @@ pub fn init(config: Option<&Path>) -> AclResult<()> {
             format!("already initialised (initialisation count now {})", s.count),
         ));
     }
-    if let Some(path) = config {
-        check_config(path)?;
-    }
+    let text = match config {
+        Some(path) => check_config(path)?,
+        None => String::new(),
+    };
+    let before = s.phase;
     s.phase = Phase::Initialized;
     s.count = 1;
+    drop(s);
+    *sync::lock(&CONFIG) = text.clone().into_bytes();
+    if let Err(e) = super::lifecycle_callbacks::run_init(text.as_bytes()) {
+        let mut s = state();
+        s.phase = before;
+        s.count = 0;
+        return Err(e);
+    }
     log::info!(target: crate::logging::TARGET, "aclInit: initialised");
     Ok(())
 }
 
-/// `aclFinalize`: finalises whatever the count.
+/// The configuration text of the `aclInit` in effect, `None` when AscendCL is not initialised.
+pub fn config_if_initialized() -> Option<Vec<u8>> {
+    is_initialized().then(|| sync::lock(&CONFIG).clone())
+}
+
+/// `aclFinalize`: runs the finalize callbacks, then finalises whatever the count.
 pub fn finalize() -> AclResult<()> {
+    not_finalized(&state())?;
+    super::lifecycle_callbacks::run_finalize();
     let mut s = state();
     not_finalized(&s)?;
     s.phase = Phase::Finalized;
@@ -70,6 +93,12 @@ pub fn finalize() -> AclResult<()> {
 pub fn finalize_reference() -> AclResult<u64> {
     let mut s = state();
     not_finalized(&s)?;
+    if s.count == 1 {
+        drop(s);
+        super::lifecycle_callbacks::run_finalize();
+        s = state();
+        not_finalized(&s)?;
+    }
     s.count -= 1;
     let left = s.count;
     if left == 0 {
@@ -97,7 +126,7 @@ fn not_finalized(s: &State) -> AclResult<()> {
 /// The vendor's configuration file is JSON (dump, profiling and operator-cache settings, none of
 /// which apply here); we insist that it exists and parses, so a wrong path is caught as it
 /// would be on the real toolkit, and otherwise ignore its content.
-fn check_config(path: &Path) -> AclResult<()> {
+fn check_config(path: &Path) -> AclResult<String> {
     let shown = path.display();
     let meta = std::fs::metadata(path).map_err(|e| {
         AclError::new(ACL_ERROR_INVALID_FILE, format!("cannot read config file {shown}: {e}"))
@@ -112,7 +141,7 @@ fn check_config(path: &Path) -> AclResult<()> {
         AclError::new(ACL_ERROR_INVALID_FILE, format!("cannot read config file {shown}: {e}"))
     })?;
     if text.trim().is_empty() {
-        return Ok(());
+        return Ok(text);
     }
     let value: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| AclError::new(ACL_ERROR_PARSE_FILE, format!("config file {shown} is not JSON: {e}")))?;
@@ -132,7 +161,7 @@ fn check_config(path: &Path) -> AclResult<()> {
         let keys: Vec<&str> = obj.keys().map(String::as_str).collect();
         log::debug!(target: crate::logging::TARGET, "aclInit: config keys {keys:?} have no effect here");
     }
-    Ok(())
+    Ok(text)
 }
 
 fn depth(v: &serde_json::Value) -> usize {

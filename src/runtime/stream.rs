@@ -241,6 +241,7 @@ impl Stream {
             ));
         }
         let index = q.submitted;
+        super::last_task::note(index as u32);
         q.tasks.push_back(Queued { index, thread: crate::sys::thread_id(), task });
         q.submitted += 1;
         if !q.draining {

@@ -22,6 +22,7 @@ pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(context, "context") }?;
         let ctx = Context::create(deviceId, true)?;
+        ctx.announce();
         out.write(to_c(ctx.handle));
         context::set_current(Some(ctx));
         Ok(())

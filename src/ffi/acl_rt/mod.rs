@@ -8,24 +8,31 @@
 #![allow(clippy::unnecessary_cast)]
 
 pub mod callback;
+pub mod callbacks_state;
 pub mod cnt_notify;
 pub mod context;
 pub mod device;
+pub mod device_query;
 pub mod event;
 pub mod exception;
+pub mod group;
 pub mod host_memory;
 pub mod ipc;
+pub mod limits;
 pub mod location;
 pub mod managed;
 pub mod memory;
 pub mod memory_alloc;
 pub mod memory_batch;
 pub mod notify;
+pub mod overflow;
 pub mod pointer;
+pub mod snapshot;
 pub mod stream;
 pub mod stream_attr;
 pub mod stream_config;
 pub mod value;
+pub mod version;
 pub mod vmm;
 
 use std::ffi::c_void;

@@ -12,6 +12,7 @@ use crate::ffi::handles::{raw, release, to_c};
 use crate::ffi::ptr::Out;
 use crate::profile::Product;
 use crate::runtime::context::{self, CONTEXTS};
+use crate::runtime::lifecycle_callbacks;
 use crate::runtime::stream::{ABORT_TIMEOUT, Stream, flags};
 
 /// `aclrtCreateStreamWithConfig` flag: the stream's resources are taken at creation, so tasks
@@ -158,7 +159,9 @@ fn destroy(stream: aclrtStream, force: bool) -> AclResult<()> {
         }
     }
     drop(s);
+    lifecycle_callbacks::stream_changed(raw(stream), lifecycle_callbacks::stream_state::DESTROY_PRE);
     let s = release::<Stream>(stream, "stream")?;
+    crate::runtime::limits::forget_stream(s.id);
     if let Ok(ctx) = CONTEXTS.get(s.context) {
         ctx.forget_stream(raw(stream));
     }
@@ -406,6 +409,6 @@ pub extern "C" fn aclrtDeviceTaskAbort(deviceId: i32, timeout: u32) -> aclError 
         } else {
             Duration::from_millis(u64::from(timeout)).min(DEVICE_ABORT_MAX)
         };
-        context::abort_device(deviceId, limit)
+        lifecycle_callbacks::around_task_abort(deviceId, timeout, || context::abort_device(deviceId, limit))
     })
 }
