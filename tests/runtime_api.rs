@@ -170,6 +170,37 @@ fn events_order_work_across_streams() {
     .unwrap();
 }
 
+/// `aclrtSynchronizeEventWithTimeout(event, 0)` checks and returns at once, as the vendor's
+/// header says: success for a complete event, the time-out code for a pending one.
+#[test]
+fn a_zero_event_timeout_checks_without_waiting() {
+    use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtMalloc};
+    use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
+    std::thread::spawn(|| {
+        assert_eq!(aclrtSetDevice(2), ACL_SUCCESS);
+        let (held, other) = (stream(), stream());
+        let mut word: *mut c_void = null_mut();
+        // SAFETY: a live out-pointer.
+        assert_eq!(unsafe { aclrtMalloc(&mut word, 8, 0) }, ACL_SUCCESS);
+        let e = event();
+        assert_eq!(aclrtSynchronizeEventWithTimeout(e, 0), ACL_SUCCESS, "never recorded: complete");
+        // The record waits behind a value wait that only `other` releases.
+        assert_eq!(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, held), ACL_SUCCESS);
+        assert_eq!(aclrtRecordEvent(e, held), ACL_SUCCESS);
+        let t = std::time::Instant::now();
+        assert_eq!(aclrtSynchronizeEventWithTimeout(e, 0), ACL_ERROR_RT_EVENT_SYNC_TIMEOUT);
+        assert!(t.elapsed() < std::time::Duration::from_millis(500), "{:?}", t.elapsed());
+        assert_eq!(aclrtValueWrite(word, 1, 0, other), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeEventWithTimeout(e, 5000), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeEventWithTimeout(e, 0), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeStreamWithTimeout(other, 5000), ACL_SUCCESS);
+        assert_eq!(aclrtFree(word), ACL_SUCCESS);
+        assert_eq!(aclrtResetDeviceForce(2), ACL_SUCCESS);
+    })
+    .join()
+    .unwrap();
+}
+
 /// Time-outs themselves are tested where a task can be held (the stream and event modules);
 /// here: the argument rules and that a finished stream or event returns at once.
 #[test]

@@ -1974,7 +1974,8 @@ ACL_FUNC_VISIBILITY aclError aclrtResetEvent(aclrtEvent event, aclrtStream strea
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEvent(aclrtEvent event);
 
 /*
- As `aclrtSynchronizeEvent`, giving up after `timeout` ms (-1: no limit) with 507047.
+ As `aclrtSynchronizeEvent`, giving up after `timeout` ms (-1: no limit; 0: check now) with
+ 507047.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeEventWithTimeout(aclrtEvent event, int32_t timeout);
 

@@ -192,11 +192,13 @@ pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
     acl_call("aclrtSynchronizeEvent", || resolve::<Event>(event, "event")?.synchronize(None))
 }
 
-/// As `aclrtSynchronizeEvent`, giving up after `timeout` ms (-1: no limit) with 507047.
+/// As `aclrtSynchronizeEvent`, giving up after `timeout` ms (-1: no limit; 0: check now) with
+/// 507047.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeEventWithTimeout(event: aclrtEvent, timeout: i32) -> aclError {
     acl_call("aclrtSynchronizeEventWithTimeout", || {
-        let limit = millis(timeout)?;
+        // 0 checks whether the event is complete now, as the vendor's header says.
+        let limit = if timeout == 0 { Some(Duration::ZERO) } else { millis(timeout)? };
         resolve::<Event>(event, "event")?.synchronize(limit)
     })
 }
