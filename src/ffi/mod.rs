@@ -15,6 +15,7 @@
 pub mod acl;
 pub mod acl_base;
 pub mod acl_rt;
+pub mod acl_rt_allocator;
 pub mod engine;
 pub mod handles;
 pub mod ptr;

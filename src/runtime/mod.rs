@@ -10,6 +10,8 @@ pub mod exception;
 pub(crate) mod host_task;
 pub mod init;
 pub(crate) mod ipc_event;
+pub mod label;
+pub mod mbuf;
 pub mod memory;
 pub mod notify;
 pub(crate) mod report;

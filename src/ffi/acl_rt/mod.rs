@@ -7,20 +7,28 @@
 // parameters and use them in `std::max` and `printf("%lu")`.
 #![allow(clippy::unnecessary_cast)]
 
+pub mod cache;
 pub mod callback;
 pub mod cnt_notify;
 pub mod context;
 pub mod device;
+pub(crate) mod device_words;
 pub mod event;
 pub mod exception;
 pub mod host_memory;
 pub mod ipc;
+pub mod kernel_args;
+pub mod kernel_types;
+pub mod label;
 pub mod location;
 pub mod managed;
+pub mod mbuf;
+pub mod memcpy_desc;
 pub mod memory;
 pub mod memory_alloc;
 pub mod memory_batch;
 pub mod notify;
+pub mod npu_only;
 pub mod pointer;
 pub mod stream;
 pub mod stream_attr;
