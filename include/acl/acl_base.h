@@ -16,6 +16,40 @@
 #endif
 
 /*
+ The type of a tensor's elements (the vendor's numbering).
+ */
+typedef enum aclDataType {
+  ACL_DT_UNDEFINED = -1,
+  ACL_FLOAT = 0,
+  ACL_FLOAT16 = 1,
+  ACL_INT8 = 2,
+  ACL_INT32 = 3,
+  ACL_UINT8 = 4,
+  ACL_INT16 = 6,
+  ACL_UINT16 = 7,
+  ACL_UINT32 = 8,
+  ACL_INT64 = 9,
+  ACL_UINT64 = 10,
+  ACL_DOUBLE = 11,
+  ACL_BOOL = 12,
+  ACL_STRING = 13,
+  ACL_COMPLEX64 = 16,
+  ACL_COMPLEX128 = 17,
+  ACL_BF16 = 27,
+  ACL_INT4 = 29,
+  ACL_UINT1 = 30,
+  ACL_COMPLEX32 = 33,
+  ACL_HIFLOAT8 = 34,
+  ACL_FLOAT8_E5M2 = 35,
+  ACL_FLOAT8_E4M3FN = 36,
+  ACL_FLOAT8_E8M0 = 37,
+  ACL_FLOAT6_E3M2 = 38,
+  ACL_FLOAT6_E2M3 = 39,
+  ACL_FLOAT4_E2M1 = 40,
+  ACL_FLOAT4_E1M2 = 41,
+} aclDataType;
+
+/*
  Return type of every `acl*` function: 0 on success, else one of the codes below.
  */
 typedef int aclError;
@@ -35,6 +69,46 @@ typedef void *aclrtEvent;
  A context: a device plus its default stream, current per thread.
  */
 typedef void *aclrtContext;
+
+/*
+ A task of a model run instance (`aclmdlRI*`).
+ */
+typedef void *aclmdlRITask;
+
+/*
+ A label: a point in a stream (`aclrtCreateLabel`).
+ */
+typedef void *aclrtLabel;
+
+/*
+ A list of labels (`aclrtCreateLabelList`).
+ */
+typedef void *aclrtLabelList;
+
+/*
+ A shared buffer (`aclrtAllocBuf`): a reference to a ref-counted block of host memory.
+ */
+typedef void *aclrtMbuf;
+
+/*
+ A description of a user allocator (`acl/acl_rt_allocator.h`).
+ */
+typedef void *aclrtAllocatorDesc;
+
+/*
+ The user's allocator object, handed back to its own functions.
+ */
+typedef void *aclrtAllocator;
+
+/*
+ A block the user's allocator handed out.
+ */
+typedef void *aclrtAllocatorBlock;
+
+/*
+ An address the user's allocator is advised to allocate at.
+ */
+typedef void *aclrtAllocatorAddr;
 
 #define ACL_SUCCESS 0
 
