@@ -26,14 +26,18 @@ use crate::runtime::context;
 use crate::sync;
 
 /// Allocates a block of at least `size` bytes from `allocator`.
-pub type aclrtAllocatorAllocFunc = Option<unsafe extern "C" fn(allocator: aclrtAllocator, size: usize) -> *mut c_void>;
+pub type aclrtAllocatorAllocFunc =
+    Option<unsafe extern "C" fn(allocator: aclrtAllocator, size: usize) -> *mut c_void>;
 /// Returns `block` to `allocator`.
-pub type aclrtAllocatorFreeFunc = Option<unsafe extern "C" fn(allocator: aclrtAllocator, block: aclrtAllocatorBlock)>;
+pub type aclrtAllocatorFreeFunc =
+    Option<unsafe extern "C" fn(allocator: aclrtAllocator, block: aclrtAllocatorBlock)>;
 /// Allocates a block of `size` bytes at the advised address `addr`.
-pub type aclrtAllocatorAllocAdviseFunc =
-    Option<unsafe extern "C" fn(allocator: aclrtAllocator, size: usize, addr: aclrtAllocatorAddr) -> *mut c_void>;
+pub type aclrtAllocatorAllocAdviseFunc = Option<
+    unsafe extern "C" fn(allocator: aclrtAllocator, size: usize, addr: aclrtAllocatorAddr) -> *mut c_void,
+>;
 /// The device address of a block.
-pub type aclrtAllocatorGetAddrFromBlockFunc = Option<unsafe extern "C" fn(block: aclrtAllocatorBlock) -> *mut c_void>;
+pub type aclrtAllocatorGetAddrFromBlockFunc =
+    Option<unsafe extern "C" fn(block: aclrtAllocatorBlock) -> *mut c_void>;
 
 /// What a description holds: the user's object (as an address) and functions.
 #[derive(Clone, Copy, Default)]
@@ -92,7 +96,10 @@ pub extern "C" fn aclrtAllocatorDestroyDesc(allocatorDesc: aclrtAllocatorDesc) -
 /// Sets the user's allocator object (handed to its functions; NULL is refused).
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtAllocatorSetObjToDesc(allocatorDesc: aclrtAllocatorDesc, allocator: aclrtAllocator) -> aclError {
+pub extern "C" fn aclrtAllocatorSetObjToDesc(
+    allocatorDesc: aclrtAllocatorDesc,
+    allocator: aclrtAllocator,
+) -> aclError {
     acl_call("aclrtAllocatorSetObjToDesc", || {
         if allocator.is_null() {
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "allocator must not be NULL"));
@@ -173,13 +180,17 @@ pub extern "C" fn aclrtAllocatorRegister(stream: aclrtStream, allocatorDesc: acl
             (desc.obj == 0, "the allocator object (aclrtAllocatorSetObjToDesc)"),
             (desc.alloc.is_none(), "the alloc function (aclrtAllocatorSetAllocFuncToDesc)"),
             (desc.free.is_none(), "the free function (aclrtAllocatorSetFreeFuncToDesc)"),
-            (desc.addr_of.is_none(), "the get-address function (aclrtAllocatorSetGetAddrFromBlockFuncToDesc)"),
+            (
+                desc.addr_of.is_none(),
+                "the get-address function (aclrtAllocatorSetGetAddrFromBlockFuncToDesc)",
+            ),
         ];
         if let Some((_, what)) = missing.iter().find(|(m, _)| *m) {
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, format!("allocatorDesc lacks {what}")));
         }
         let mut map = sync::lock(&REGISTERED);
-        map.get_or_insert_with(HashMap::new).insert(raw(stream), Registered { handle: raw(allocatorDesc), desc });
+        map.get_or_insert_with(HashMap::new)
+            .insert(raw(stream), Registered { handle: raw(allocatorDesc), desc });
         Ok(())
     })
 }

@@ -11,7 +11,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::error::rt_codes::{ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_MEMORY_ALLOCATION};
+use crate::error::rt_codes::{ACL_ERROR_RT_MEMORY_ALLOCATION, ACL_ERROR_RT_PARAM_INVALID};
 use crate::error::{AclError, AclResult};
 use crate::handle::Handle;
 use crate::handle_kind;
@@ -65,7 +65,10 @@ pub fn alloc(size: usize) -> AclResult<u64> {
         return Err(invalid(format!("size {size}: a buffer holds 1 byte to 4 GiB")));
     }
     let addr = memory::alloc_host(size).map_err(|e| {
-        AclError::new(ACL_ERROR_RT_MEMORY_ALLOCATION, format!("no memory for a {size}-byte buffer: {}", e.message))
+        AclError::new(
+            ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!("no memory for a {size}-byte buffer: {}", e.message),
+        )
     })?;
     Ok(MBUFS.insert(Mbuf::new(Arc::new(Block { addr, size }), 0, [0; USER_DATA_SIZE])))
 }

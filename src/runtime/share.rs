@@ -344,10 +344,14 @@ pub fn allow_memory_pids_inter_server(key: &str, pids: &[i32], s: &Settings) -> 
 /// so the choice is checked and has no further effect.
 pub fn set_memory_attr(key: &str, attr_type: i32, value: u64) -> AclResult<()> {
     if attr_type != 0 {
-        return Err(invalid(format!("type {attr_type}: the only attribute is ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0)")));
+        return Err(invalid(format!(
+            "type {attr_type}: the only attribute is ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0)"
+        )));
     }
     if value > 3 {
-        return Err(invalid(format!("link {value}: use an ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_* value (0 to 3)")));
+        return Err(invalid(format!(
+            "link {value}: use an ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_* value (0 to 3)"
+        )));
     }
     with_shared(|s| s.exports.get(key).map(|_| ()))
         .ok_or_else(|| invalid("this process has not exported that key (or has closed it)"))

@@ -46,7 +46,9 @@ fn check_range(addr: *mut c_void, size: usize, what: &str) -> AclResult<()> {
     if device != current {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
-            format!("{what} is memory of device {device}; cache operations act on the current device ({current})"),
+            format!(
+                "{what} is memory of device {device}; cache operations act on the current device ({current})"
+            ),
         ));
     }
     Ok(())
@@ -60,7 +62,10 @@ fn check_prefetch(cmoType: CmoTypeArg) -> AclResult<()> {
             ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
             format!("cmoType {cmoType}: only ACL_RT_CMO_TYPE_PREFETCH (0) is supported, as on the vendor's"),
         )),
-        t => Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("cmoType {t} is not an aclrtCmoType (0..=3)"))),
+        t => Err(AclError::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("cmoType {t} is not an aclrtCmoType (0..=3)"),
+        )),
     }
 }
 
@@ -85,7 +90,12 @@ pub extern "C" fn aclrtMemInvalidate(devPtr: *mut c_void, size: usize) -> aclErr
 /// Queues a cache operation on `size` bytes of device memory at `src` (only
 /// `ACL_RT_CMO_TYPE_PREFETCH`, as on the vendor's): an ordered task that does nothing.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtCmoAsync(src: *mut c_void, size: usize, cmoType: CmoTypeArg, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtCmoAsync(
+    src: *mut c_void,
+    size: usize,
+    cmoType: CmoTypeArg,
+    stream: aclrtStream,
+) -> aclError {
     acl_call("aclrtCmoAsync", || {
         check_prefetch(cmoType)?;
         check_range(src, size, "src")?;
@@ -108,7 +118,11 @@ pub extern "C" fn aclrtCmoAsyncWithBarrier(
 
 /// Waits for the cache operations of barriers: 207000 (only model-bound streams take it).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtCmoWaitBarrier(taskInfo: *mut aclrtBarrierTaskInfo, stream: aclrtStream, flag: u32) -> aclError {
+pub extern "C" fn aclrtCmoWaitBarrier(
+    taskInfo: *mut aclrtBarrierTaskInfo,
+    stream: aclrtStream,
+    flag: u32,
+) -> aclError {
     let _ = (taskInfo, stream, flag);
     npu_only("aclrtCmoWaitBarrier", MODEL_STREAMS)
 }

@@ -68,10 +68,14 @@ fn block(h: aclrtArgsHandle) -> AclResult<Arc<ArgsCell>> {
     }
     match ARGS.get(raw(h)) {
         Ok(b) => Ok(b),
-        Err(HandleError::Foreign) => sync::lock(&USER_BLOCKS)
-            .as_ref()
-            .and_then(|m| m.get(&h.addr()).cloned())
-            .ok_or_else(|| invalid("argsHandle is not a block from aclrtKernelArgsInit or aclrtKernelArgsInitByUserMem".into())),
+        Err(HandleError::Foreign) => {
+            sync::lock(&USER_BLOCKS).as_ref().and_then(|m| m.get(&h.addr()).cloned()).ok_or_else(|| {
+                invalid(
+                    "argsHandle is not a block from aclrtKernelArgsInit or aclrtKernelArgsInitByUserMem"
+                        .into(),
+                )
+            })
+        }
         Err(e) => Err(invalid(format!("argsHandle: {e}"))),
     }
 }
@@ -95,7 +99,9 @@ impl Block {
     /// Appends a slot of `bytes` (rounded up to 8); returns its index.
     fn append(&mut self, bytes: &[u8], placeholder: bool) -> AclResult<usize> {
         if self.finalized {
-            return Err(invalid("the block is finalized (aclrtKernelArgsFinalize): nothing more can be appended".into()));
+            return Err(invalid(
+                "the block is finalized (aclrtKernelArgsFinalize): nothing more can be appended".into(),
+            ));
         }
         let offset = self.data.len();
         let end = offset
@@ -137,7 +143,10 @@ impl Block {
 /// # Safety
 /// `memSize` is NULL or valid for a write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtKernelArgsGetHandleMemSize(funcHandle: aclrtFuncHandle, memSize: *mut usize) -> aclError {
+pub unsafe extern "C" fn aclrtKernelArgsGetHandleMemSize(
+    funcHandle: aclrtFuncHandle,
+    memSize: *mut usize,
+) -> aclError {
     let _ = funcHandle;
     acl_call("aclrtKernelArgsGetHandleMemSize", || {
         // SAFETY: forwarded from this function's contract.
@@ -174,7 +183,10 @@ pub unsafe extern "C" fn aclrtKernelArgsGetMemSize(
 /// # Safety
 /// `argsHandle` is NULL or valid for a write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtKernelArgsInit(funcHandle: aclrtFuncHandle, argsHandle: *mut aclrtArgsHandle) -> aclError {
+pub unsafe extern "C" fn aclrtKernelArgsInit(
+    funcHandle: aclrtFuncHandle,
+    argsHandle: *mut aclrtArgsHandle,
+) -> aclError {
     let _ = funcHandle;
     acl_call("aclrtKernelArgsInit", || {
         // SAFETY: forwarded from this function's contract.
@@ -200,12 +212,18 @@ pub unsafe extern "C" fn aclrtKernelArgsInitByUserMem(
     let _ = funcHandle;
     acl_call("aclrtKernelArgsInitByUserMem", || {
         if argsHandle.is_null() || userHostMem.is_null() {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "argsHandle and userHostMem must not be NULL"));
+            return Err(AclError::new(
+                ACL_ERROR_INVALID_PARAM,
+                "argsHandle and userHostMem must not be NULL",
+            ));
         }
         if actualArgsSize == 0 {
             return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "actualArgsSize must not be 0"));
         }
-        let cell = Arc::new(ArgsCell(Mutex::new(Block::new(Some((userHostMem.expose_provenance(), actualArgsSize))))));
+        let cell = Arc::new(ArgsCell(Mutex::new(Block::new(Some((
+            userHostMem.expose_provenance(),
+            actualArgsSize,
+        ))))));
         sync::lock(&USER_BLOCKS).get_or_insert_with(HashMap::new).insert(argsHandle.addr(), cell);
         Ok(())
     })
@@ -283,7 +301,9 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
         let i = param_index(&b, paramHandle)?;
         let p = &mut b.params[i];
         if !p.placeholder {
-            return Err(invalid("paramHandle was appended with aclrtKernelArgsAppend, not as a placeholder".into()));
+            return Err(invalid(
+                "paramHandle was appended with aclrtKernelArgsAppend, not as a placeholder".into(),
+            ));
         }
         let words = dataSize.div_ceil(8);
         let buf = match &mut p.holder {
@@ -330,7 +350,9 @@ pub unsafe extern "C" fn aclrtKernelArgsParaUpdate(
             return Err(invalid("paramHandle is a placeholder: write its buffer instead".into()));
         }
         if paramSize != size {
-            return Err(invalid(format!("paramSize {paramSize}: the argument was appended with {size} bytes")));
+            return Err(invalid(format!(
+                "paramSize {paramSize}: the argument was appended with {size} bytes"
+            )));
         }
         b.data[offset..offset + size].copy_from_slice(bytes);
         b.publish();

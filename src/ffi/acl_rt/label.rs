@@ -58,7 +58,8 @@ pub unsafe extern "C" fn aclrtCreateLabelList(
 ) -> aclError {
     acl_call("aclrtCreateLabelList", || {
         // SAFETY: forwarded from this function's contract.
-        let (out, given) = unsafe { (Out::new(labelList, "labelList")?, ptr::slice(labels.cast_const(), num, "labels")?) };
+        let (out, given) =
+            unsafe { (Out::new(labelList, "labelList")?, ptr::slice(labels.cast_const(), num, "labels")?) };
         let raws: Vec<u64> = given.iter().map(|&l| raw(l)).collect();
         out.write(to_c(label::create_list(&raws)?));
         Ok(())

@@ -37,7 +37,11 @@ pub extern "C" fn aclrtFreeBuf(buf: aclrtMbuf) -> aclError {
 /// `dataPtr` and `size` are NULL or valid for a write.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetBufData(buf: aclrtMbuf, dataPtr: *mut *mut c_void, size: *mut usize) -> aclError {
+pub unsafe extern "C" fn aclrtGetBufData(
+    buf: aclrtMbuf,
+    dataPtr: *mut *mut c_void,
+    size: *mut usize,
+) -> aclError {
     acl_call("aclrtGetBufData", || {
         // SAFETY: forwarded from this function's contract.
         let (out_ptr, out_size) = unsafe { (Out::new(dataPtr, "dataPtr")?, Out::new(size, "size")?) };
@@ -75,7 +79,12 @@ pub extern "C" fn aclrtSetBufDataLen(buf: aclrtMbuf, len: usize) -> aclError {
 /// `dataPtr` is valid for a write of `size` bytes.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetBufUserData(buf: aclrtMbuf, dataPtr: *mut c_void, size: usize, offset: usize) -> aclError {
+pub unsafe extern "C" fn aclrtGetBufUserData(
+    buf: aclrtMbuf,
+    dataPtr: *mut c_void,
+    size: usize,
+    offset: usize,
+) -> aclError {
     acl_call("aclrtGetBufUserData", || {
         let b = mbuf::get(raw(buf), "buf")?;
         let mut tmp = vec![0u8; size.min(mbuf::USER_DATA_SIZE + 1)];
@@ -156,7 +165,11 @@ pub unsafe extern "C" fn aclrtGetBufChainNum(headBuf: aclrtMbuf, num: *mut u32) 
 /// `buf` is NULL or valid for a write of an `aclrtMbuf`.
 #[allow(non_snake_case)]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetBufFromChain(headBuf: aclrtMbuf, index: u32, buf: *mut aclrtMbuf) -> aclError {
+pub unsafe extern "C" fn aclrtGetBufFromChain(
+    headBuf: aclrtMbuf,
+    index: u32,
+    buf: *mut aclrtMbuf,
+) -> aclError {
     acl_call("aclrtGetBufFromChain", || {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(buf, "buf") }?;

@@ -95,7 +95,11 @@ pub extern "C" fn aclrtSetMemcpyDesc(
 /// Queues the copy the descriptor at `desc` records; the descriptor is read when the copy runs
 /// (a bad range then fails the task, reported as a stream error).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemcpyAsyncWithDesc(desc: *mut c_void, kind: MemcpyKindArg, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtMemcpyAsyncWithDesc(
+    desc: *mut c_void,
+    kind: MemcpyKindArg,
+    stream: aclrtStream,
+) -> aclError {
     acl_call("aclrtMemcpyAsyncWithDesc", || {
         check_kind(kind)?;
         let at = desc.addr();
@@ -133,7 +137,12 @@ pub extern "C" fn aclrtMemcpyAsyncWithOffset(
                     AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("{what} base + offset overflows"))
                 })
             };
-            copy_device(at(dst_base, dstDataOffset, "dst")?, destMax, at(src_base, srcDataOffset, "src")?, count)
+            copy_device(
+                at(dst_base, dstDataOffset, "dst")?,
+                destMax,
+                at(src_base, srcDataOffset, "src")?,
+                count,
+            )
         }))
     })
 }

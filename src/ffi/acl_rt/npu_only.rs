@@ -22,16 +22,14 @@ use crate::ffi::acl_rt::vmm::aclrtDrvMemHandle;
 /// Fails the C call `api` with 207000 and a message saying why it needs an NPU.
 pub(crate) fn npu_only(api: &str, why: &str) -> aclError {
     acl_call(api, || {
-        Err(AclError::new(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, format!("not supported without an NPU: {why}")))
+        Err(AclError::new(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, format!("not supported here: {why}")))
     })
 }
 
 /// Why the kernel binaries functions need an NPU.
-pub(crate) const KERNELS: &str =
-    "kernel binaries hold NPU machine code (AI Core, vector core or AI CPU kernels), which a CPU-only machine cannot load or run";
+pub(crate) const KERNELS: &str = "kernel binaries hold NPU machine code (AI Core, vector core or AI CPU kernels), which a CPU-only machine cannot load or run";
 /// Why the device symbols functions need an NPU.
-pub(crate) const SYMBOLS: &str =
-    "device symbols live in loaded kernel binaries, which need an NPU";
+pub(crate) const SYMBOLS: &str = "device symbols live in loaded kernel binaries, which need an NPU";
 /// Why the operator dumps functions need an NPU.
 pub(crate) const DUMP: &str =
     "the dump records the inputs and outputs of operators run on the NPU; no operators run here";
@@ -39,36 +37,43 @@ pub(crate) const DUMP: &str =
 pub(crate) const PROFILING: &str =
     "profiling marks feed the vendor's msprof through the NPU's profiling hardware";
 /// Why the hardware sync functions need an NPU.
-pub(crate) const HARDWARE_SYNC: &str =
-    "the hardware synchronisation address is a register of the NPU";
+pub(crate) const HARDWARE_SYNC: &str = "the hardware synchronisation address is a register of the NPU";
 /// Why the HBM errors functions need an NPU.
-pub(crate) const HBM_ERRORS: &str =
-    "repairs and reports of uncorrectable ECC errors are about the NPU's HBM; device memory here is host memory, whose errors the kernel handles";
+pub(crate) const HBM_ERRORS: &str = "repairs and reports of uncorrectable ECC errors are about the NPU's HBM; device memory here is host memory, whose errors the kernel handles";
 /// Why the random numbers functions need an NPU.
 pub(crate) const RANDOM: &str =
     "random numbers are made by the NPU's random-number engine, whose sequences only it defines";
 /// Why the SDMA reduction functions need an NPU.
-pub(crate) const REDUCE: &str =
-    "the reduction is done by the NPU's DMA engine (SDMA) as it copies";
+pub(crate) const REDUCE: &str = "the reduction is done by the NPU's DMA engine (SDMA) as it copies";
 /// Why the links between NPUs functions need an NPU.
-pub(crate) const LINKS: &str =
-    "the call picks the physical link (SIO, HCCS, UB) between NPUs; the emulated devices share host memory and have no links";
+pub(crate) const LINKS: &str = "the call picks the physical link (SIO, HCCS, UB) between NPUs; the emulated devices share host memory and have no links";
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetArgsFromExceptionInfo(info: *const aclrtExceptionInfo, devArgsPtr: *mut *mut c_void, devArgsLen: *mut u32) -> aclError {
+pub extern "C" fn aclrtGetArgsFromExceptionInfo(
+    info: *const aclrtExceptionInfo,
+    devArgsPtr: *mut *mut c_void,
+    devArgsLen: *mut u32,
+) -> aclError {
     npu_only("aclrtGetArgsFromExceptionInfo", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetFuncHandleFromExceptionInfo(info: *const aclrtExceptionInfo, func: *mut aclrtFuncHandle) -> aclError {
+pub extern "C" fn aclrtGetFuncHandleFromExceptionInfo(
+    info: *const aclrtExceptionInfo,
+    func: *mut aclrtFuncHandle,
+) -> aclError {
     npu_only("aclrtGetFuncHandleFromExceptionInfo", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinarySetExceptionCallback(binHandle: aclrtBinHandle, callback: aclrtOpExceptionCallback, userData: *mut c_void) -> aclError {
+pub extern "C" fn aclrtBinarySetExceptionCallback(
+    binHandle: aclrtBinHandle,
+    callback: aclrtOpExceptionCallback,
+    userData: *mut c_void,
+) -> aclError {
     npu_only("aclrtBinarySetExceptionCallback", KERNELS)
 }
 
@@ -99,37 +104,64 @@ pub extern "C" fn aclrtBinaryUnLoad(binHandle: aclrtBinHandle) -> aclError {
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinaryGetFunction(binHandle: aclrtBinHandle, kernelName: *const c_char, funcHandle: *mut aclrtFuncHandle) -> aclError {
+pub extern "C" fn aclrtBinaryGetFunction(
+    binHandle: aclrtBinHandle,
+    kernelName: *const c_char,
+    funcHandle: *mut aclrtFuncHandle,
+) -> aclError {
     npu_only("aclrtBinaryGetFunction", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchKernel(funcHandle: aclrtFuncHandle, numBlocks: u32, argsData: *const c_void, argsSize: usize, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtLaunchKernel(
+    funcHandle: aclrtFuncHandle,
+    numBlocks: u32,
+    argsData: *const c_void,
+    argsSize: usize,
+    stream: aclrtStream,
+) -> aclError {
     npu_only("aclrtLaunchKernel", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinaryLoadFromFile(binPath: *const c_char, options: *mut aclrtBinaryLoadOptions, binHandle: *mut aclrtBinHandle) -> aclError {
+pub extern "C" fn aclrtBinaryLoadFromFile(
+    binPath: *const c_char,
+    options: *mut aclrtBinaryLoadOptions,
+    binHandle: *mut aclrtBinHandle,
+) -> aclError {
     npu_only("aclrtBinaryLoadFromFile", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinaryGetDevAddress(binHandle: aclrtBinHandle, binAddr: *mut *mut c_void, binSize: *mut usize) -> aclError {
+pub extern "C" fn aclrtBinaryGetDevAddress(
+    binHandle: aclrtBinHandle,
+    binAddr: *mut *mut c_void,
+    binSize: *mut usize,
+) -> aclError {
     npu_only("aclrtBinaryGetDevAddress", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinaryGetFunctionByEntry(binHandle: aclrtBinHandle, funcEntry: u64, funcHandle: *mut aclrtFuncHandle) -> aclError {
+pub extern "C" fn aclrtBinaryGetFunctionByEntry(
+    binHandle: aclrtBinHandle,
+    funcEntry: u64,
+    funcHandle: *mut aclrtFuncHandle,
+) -> aclError {
     npu_only("aclrtBinaryGetFunctionByEntry", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinaryGetGlobal(binHandle: aclrtBinHandle, name: *const c_char, dptr: *mut *mut c_void, size: *mut usize) -> aclError {
+pub extern "C" fn aclrtBinaryGetGlobal(
+    binHandle: aclrtBinHandle,
+    name: *const c_char,
+    dptr: *mut *mut c_void,
+    size: *mut usize,
+) -> aclError {
     npu_only("aclrtBinaryGetGlobal", KERNELS)
 }
 
@@ -141,85 +173,166 @@ pub extern "C" fn aclrtGetFuncBySymbol(symbol: *const c_void, funcHandle: *mut a
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetFunctionAddr(funcHandle: aclrtFuncHandle, aicAddr: *mut *mut c_void, aivAddr: *mut *mut c_void) -> aclError {
+pub extern "C" fn aclrtGetFunctionAddr(
+    funcHandle: aclrtFuncHandle,
+    aicAddr: *mut *mut c_void,
+    aivAddr: *mut *mut c_void,
+) -> aclError {
     npu_only("aclrtGetFunctionAddr", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetFunctionSize(funcHandle: aclrtFuncHandle, aicSize: *mut usize, aivSize: *mut usize) -> aclError {
+pub extern "C" fn aclrtGetFunctionSize(
+    funcHandle: aclrtFuncHandle,
+    aicSize: *mut usize,
+    aivSize: *mut usize,
+) -> aclError {
     npu_only("aclrtGetFunctionSize", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchKernelWithConfig(funcHandle: aclrtFuncHandle, numBlocks: u32, stream: aclrtStream, cfg: *mut aclrtLaunchKernelCfg, argsHandle: aclrtArgsHandle, reserve: *mut c_void) -> aclError {
+pub extern "C" fn aclrtLaunchKernelWithConfig(
+    funcHandle: aclrtFuncHandle,
+    numBlocks: u32,
+    stream: aclrtStream,
+    cfg: *mut aclrtLaunchKernelCfg,
+    argsHandle: aclrtArgsHandle,
+    reserve: *mut c_void,
+) -> aclError {
     npu_only("aclrtLaunchKernelWithConfig", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclmdlRIKernelTaskGetAttribute(task: aclmdlRITask, attrId: aclrtLaunchKernelAttrId, attrValue: *mut aclrtLaunchKernelAttrValue) -> aclError {
+pub extern "C" fn aclmdlRIKernelTaskGetAttribute(
+    task: aclmdlRITask,
+    attrId: aclrtLaunchKernelAttrId,
+    attrValue: *mut aclrtLaunchKernelAttrValue,
+) -> aclError {
     npu_only("aclmdlRIKernelTaskGetAttribute", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetFunctionName(funcHandle: aclrtFuncHandle, maxLen: u32, name: *mut c_char) -> aclError {
+pub extern "C" fn aclrtGetFunctionName(
+    funcHandle: aclrtFuncHandle,
+    maxLen: u32,
+    name: *mut c_char,
+) -> aclError {
     npu_only("aclrtGetFunctionName", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtBinaryLoadFromData(data: *const c_void, length: usize, options: *const aclrtBinaryLoadOptions, binHandle: *mut aclrtBinHandle) -> aclError {
+pub extern "C" fn aclrtBinaryLoadFromData(
+    data: *const c_void,
+    length: usize,
+    options: *const aclrtBinaryLoadOptions,
+    binHandle: *mut aclrtBinHandle,
+) -> aclError {
     npu_only("aclrtBinaryLoadFromData", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtRegisterCpuFunc(handle: aclrtBinHandle, funcName: *const c_char, kernelName: *const c_char, funcHandle: *mut aclrtFuncHandle) -> aclError {
+pub extern "C" fn aclrtRegisterCpuFunc(
+    handle: aclrtBinHandle,
+    funcName: *const c_char,
+    kernelName: *const c_char,
+    funcHandle: *mut aclrtFuncHandle,
+) -> aclError {
     npu_only("aclrtRegisterCpuFunc", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchKernelV2(funcHandle: aclrtFuncHandle, numBlocks: u32, argsData: *const c_void, argsSize: usize, cfg: *mut aclrtLaunchKernelCfg, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtLaunchKernelV2(
+    funcHandle: aclrtFuncHandle,
+    numBlocks: u32,
+    argsData: *const c_void,
+    argsSize: usize,
+    cfg: *mut aclrtLaunchKernelCfg,
+    stream: aclrtStream,
+) -> aclError {
     npu_only("aclrtLaunchKernelV2", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchKernelWithHostArgs(funcHandle: aclrtFuncHandle, numBlocks: u32, stream: aclrtStream, cfg: *mut aclrtLaunchKernelCfg, hostArgs: *mut c_void, argsSize: usize, placeHolderArray: *mut aclrtPlaceHolderInfo, placeHolderNum: usize) -> aclError {
+pub extern "C" fn aclrtLaunchKernelWithHostArgs(
+    funcHandle: aclrtFuncHandle,
+    numBlocks: u32,
+    stream: aclrtStream,
+    cfg: *mut aclrtLaunchKernelCfg,
+    hostArgs: *mut c_void,
+    argsSize: usize,
+    placeHolderArray: *mut aclrtPlaceHolderInfo,
+    placeHolderNum: usize,
+) -> aclError {
     npu_only("aclrtLaunchKernelWithHostArgs", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchKernelWithArgsArray(func: *mut c_void, numBlocks: u32, stream: aclrtStream, cfg: *mut aclrtLaunchKernelCfg, args: *mut *mut c_void) -> aclError {
+pub extern "C" fn aclrtLaunchKernelWithArgsArray(
+    func: *mut c_void,
+    numBlocks: u32,
+    stream: aclrtStream,
+    cfg: *mut aclrtLaunchKernelCfg,
+    args: *mut *mut c_void,
+) -> aclError {
     npu_only("aclrtLaunchKernelWithArgsArray", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchSIMTKernelWithArgsArray(func: *mut c_void, gridDim: dim3, blockDim: dim3, dynUbufSize: usize, stream: aclrtStream, cfg: *mut aclrtLaunchKernelCfg, args: *mut *mut c_void) -> aclError {
+pub extern "C" fn aclrtLaunchSIMTKernelWithArgsArray(
+    func: *mut c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    dynUbufSize: usize,
+    stream: aclrtStream,
+    cfg: *mut aclrtLaunchKernelCfg,
+    args: *mut *mut c_void,
+) -> aclError {
     npu_only("aclrtLaunchSIMTKernelWithArgsArray", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtLaunchSIMTKernelWithHostArgs(func: *mut c_void, gridDim: dim3, blockDim: dim3, dynUbufSize: usize, stream: aclrtStream, cfg: *mut aclrtLaunchKernelCfg, hostArgs: *mut c_void, argsSize: usize, placeHolderArray: *mut aclrtPlaceHolderInfo, placeHolderNum: usize) -> aclError {
+pub extern "C" fn aclrtLaunchSIMTKernelWithHostArgs(
+    func: *mut c_void,
+    gridDim: dim3,
+    blockDim: dim3,
+    dynUbufSize: usize,
+    stream: aclrtStream,
+    cfg: *mut aclrtLaunchKernelCfg,
+    hostArgs: *mut c_void,
+    argsSize: usize,
+    placeHolderArray: *mut aclrtPlaceHolderInfo,
+    placeHolderNum: usize,
+) -> aclError {
     npu_only("aclrtLaunchSIMTKernelWithHostArgs", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetFunctionAttribute(funcHandle: aclrtFuncHandle, attrType: FuncAttributeArg, attrValue: *mut i64) -> aclError {
+pub extern "C" fn aclrtGetFunctionAttribute(
+    funcHandle: aclrtFuncHandle,
+    attrType: FuncAttributeArg,
+    attrValue: *mut i64,
+) -> aclError {
     npu_only("aclrtGetFunctionAttribute", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtFunctionGetBinary(funcHandle: aclrtFuncHandle, binHandle: *mut aclrtBinHandle) -> aclError {
+pub extern "C" fn aclrtFunctionGetBinary(
+    funcHandle: aclrtFuncHandle,
+    binHandle: *mut aclrtBinHandle,
+) -> aclError {
     npu_only("aclrtFunctionGetBinary", KERNELS)
 }
 
@@ -231,13 +344,22 @@ pub extern "C" fn aclrtFunctionGetParamCount(func: *const c_void, paramCount: *m
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtFunctionGetParamInfo(func: *const c_void, paramIndex: usize, paramOffset: *mut usize, paramSize: *mut usize) -> aclError {
+pub extern "C" fn aclrtFunctionGetParamInfo(
+    func: *const c_void,
+    paramIndex: usize,
+    paramOffset: *mut usize,
+    paramSize: *mut usize,
+) -> aclError {
     npu_only("aclrtFunctionGetParamInfo", KERNELS)
 }
 
 /// Needs an NPU (kernel binaries): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtFunctionGetAvailDynUbufPerBlock(func: *mut c_void, flags: u32, dynamicUbufSize: *mut usize) -> aclError {
+pub extern "C" fn aclrtFunctionGetAvailDynUbufPerBlock(
+    func: *mut c_void,
+    flags: u32,
+    dynamicUbufSize: *mut usize,
+) -> aclError {
     npu_only("aclrtFunctionGetAvailDynUbufPerBlock", KERNELS)
 }
 
@@ -255,25 +377,53 @@ pub extern "C" fn aclrtGetSymbolSize(symbol: *const c_void, size: *mut usize) ->
 
 /// Needs an NPU (device symbols): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemcpyFromSymbol(dst: *mut c_void, dstMax: usize, symbol: *const c_void, count: usize, offset: usize, kind: MemcpyKindArg) -> aclError {
+pub extern "C" fn aclrtMemcpyFromSymbol(
+    dst: *mut c_void,
+    dstMax: usize,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: MemcpyKindArg,
+) -> aclError {
     npu_only("aclrtMemcpyFromSymbol", SYMBOLS)
 }
 
 /// Needs an NPU (device symbols): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemcpyFromSymbolAsync(dst: *mut c_void, dstMax: usize, symbol: *const c_void, count: usize, offset: usize, kind: MemcpyKindArg, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtMemcpyFromSymbolAsync(
+    dst: *mut c_void,
+    dstMax: usize,
+    symbol: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: MemcpyKindArg,
+    stream: aclrtStream,
+) -> aclError {
     npu_only("aclrtMemcpyFromSymbolAsync", SYMBOLS)
 }
 
 /// Needs an NPU (device symbols): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemcpyToSymbol(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: MemcpyKindArg) -> aclError {
+pub extern "C" fn aclrtMemcpyToSymbol(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: MemcpyKindArg,
+) -> aclError {
     npu_only("aclrtMemcpyToSymbol", SYMBOLS)
 }
 
 /// Needs an NPU (device symbols): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemcpyToSymbolAsync(symbol: *const c_void, src: *const c_void, count: usize, offset: usize, kind: MemcpyKindArg, stream: aclrtStream) -> aclError {
+pub extern "C" fn aclrtMemcpyToSymbolAsync(
+    symbol: *const c_void,
+    src: *const c_void,
+    count: usize,
+    offset: usize,
+    kind: MemcpyKindArg,
+    stream: aclrtStream,
+) -> aclError {
     npu_only("aclrtMemcpyToSymbolAsync", SYMBOLS)
 }
 
@@ -309,13 +459,22 @@ pub extern "C" fn aclrtGetHardwareSyncAddr(addr: *mut *mut c_void) -> aclError {
 
 /// Needs an NPU (HBM errors): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtGetMemUceInfo(deviceId: i32, memUceInfoArray: *mut aclrtMemUceInfo, arraySize: usize, retSize: *mut usize) -> aclError {
+pub extern "C" fn aclrtGetMemUceInfo(
+    deviceId: i32,
+    memUceInfoArray: *mut aclrtMemUceInfo,
+    arraySize: usize,
+    retSize: *mut usize,
+) -> aclError {
     npu_only("aclrtGetMemUceInfo", HBM_ERRORS)
 }
 
 /// Needs an NPU (HBM errors): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemUceRepair(deviceId: i32, memUceInfoArray: *mut aclrtMemUceInfo, arraySize: usize) -> aclError {
+pub extern "C" fn aclrtMemUceRepair(
+    deviceId: i32,
+    memUceInfoArray: *mut aclrtMemUceInfo,
+    arraySize: usize,
+) -> aclError {
     npu_only("aclrtMemUceRepair", HBM_ERRORS)
 }
 
@@ -327,13 +486,25 @@ pub extern "C" fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorIn
 
 /// Needs an NPU (random numbers): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtRandomNumAsync(taskInfo: *const aclrtRandomNumTaskInfo, stream: aclrtStream, reserve: *mut c_void) -> aclError {
+pub extern "C" fn aclrtRandomNumAsync(
+    taskInfo: *const aclrtRandomNumTaskInfo,
+    stream: aclrtStream,
+    reserve: *mut c_void,
+) -> aclError {
     npu_only("aclrtRandomNumAsync", RANDOM)
 }
 
 /// Needs an NPU (SDMA reduction): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtReduceAsync(dst: *mut c_void, src: *const c_void, count: u64, kind: ReduceKindArg, r#type: DataTypeArg, stream: aclrtStream, reserve: *mut c_void) -> aclError {
+pub extern "C" fn aclrtReduceAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    count: u64,
+    kind: ReduceKindArg,
+    r#type: DataTypeArg,
+    stream: aclrtStream,
+    reserve: *mut c_void,
+) -> aclError {
     npu_only("aclrtReduceAsync", REDUCE)
 }
 
@@ -345,7 +516,12 @@ pub extern "C" fn aclrtMemP2PMap(devPtr: *mut c_void, size: usize, dstDevId: i32
 
 /// Needs an NPU (links between NPUs): 207000.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtMemMapSelectedLink(virPtrDst: *mut c_void, size: usize, virPtrSrc: *mut c_void, linkIdx: u32) -> aclError {
+pub extern "C" fn aclrtMemMapSelectedLink(
+    virPtrDst: *mut c_void,
+    size: usize,
+    virPtrSrc: *mut c_void,
+    linkIdx: u32,
+) -> aclError {
     npu_only("aclrtMemMapSelectedLink", LINKS)
 }
 
@@ -353,4 +529,13 @@ pub extern "C" fn aclrtMemMapSelectedLink(virPtrDst: *mut c_void, size: usize, v
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtMemMapSetLink(handle: aclrtDrvMemHandle, adviceLink: MemLinkTypeArg) -> aclError {
     npu_only("aclrtMemMapSetLink", LINKS)
+}
+
+/// Needs an NPU (kernel binaries): 207000.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtCheckArchCompatibility(
+    socVersion: *const c_char,
+    canCompatible: *mut i32,
+) -> aclError {
+    npu_only("aclrtCheckArchCompatibility", KERNELS)
 }
