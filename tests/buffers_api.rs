@@ -64,7 +64,11 @@ fn buffers_share_data_count_chains_and_bound_their_user_data() {
 
         let tag = *b"context!";
         assert_eq!(aclrtSetBufUserData(a, tag.as_ptr().cast(), 8, 88), ACL_SUCCESS);
-        assert_eq!(aclrtSetBufUserData(a, tag.as_ptr().cast(), 8, 89), ACL_ERROR_RT_PARAM_INVALID, "96 bytes");
+        assert_eq!(
+            aclrtSetBufUserData(a, tag.as_ptr().cast(), 8, 89),
+            ACL_ERROR_RT_PARAM_INVALID,
+            "96 bytes"
+        );
         let mut back = [0u8; 8];
         assert_eq!(aclrtGetBufUserData(a, back.as_mut_ptr().cast(), 8, 88), ACL_SUCCESS);
         assert_eq!(back, tag);
@@ -157,7 +161,10 @@ fn an_allocator_registered_on_a_stream_is_handed_back_until_unregistered() {
 
             let (mut d, mut o) = (null_mut(), null_mut());
             let (mut a, mut f, mut adv, mut g) = (None, None, None, None);
-            assert_eq!(aclrtAllocatorGetByStream(s, &mut d, &mut o, &mut a, &mut f, &mut adv, &mut g), ACL_SUCCESS);
+            assert_eq!(
+                aclrtAllocatorGetByStream(s, &mut d, &mut o, &mut a, &mut f, &mut adv, &mut g),
+                ACL_SUCCESS
+            );
             assert_eq!((d, o), (desc, obj));
             assert_eq!(a.map(|p| p as usize), Some(alloc_block as *const () as usize));
             assert_eq!(f.map(|p| p as usize), Some(free_block as *const () as usize));
@@ -166,7 +173,10 @@ fn an_allocator_registered_on_a_stream_is_handed_back_until_unregistered() {
 
             assert_eq!(aclrtAllocatorUnregister(s), ACL_SUCCESS);
             assert_eq!(aclrtAllocatorUnregister(s), ACL_SUCCESS, "twice is fine");
-            assert_eq!(aclrtAllocatorGetByStream(s, &mut d, &mut o, &mut a, &mut f, &mut adv, &mut g), ACL_SUCCESS);
+            assert_eq!(
+                aclrtAllocatorGetByStream(s, &mut d, &mut o, &mut a, &mut f, &mut adv, &mut g),
+                ACL_SUCCESS
+            );
             assert!(d.is_null() && o.is_null() && a.is_none() && g.is_none());
             assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
         }
@@ -243,7 +253,11 @@ fn cache_operations_check_their_ranges_and_order_the_stream() {
             assert_eq!(aclrtMemInvalidate(dev, 4096), ACL_SUCCESS);
             assert_eq!(aclrtMemFlush(dev, 4 << 20), ACL_ERROR_RT_PARAM_INVALID, "beyond the allocation");
             let mut host = [0u8; 16];
-            assert_eq!(aclrtMemFlush(host.as_mut_ptr().cast(), 16), ACL_ERROR_RT_PARAM_INVALID, "host memory");
+            assert_eq!(
+                aclrtMemFlush(host.as_mut_ptr().cast(), 16),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "host memory"
+            );
             assert_eq!(aclrtCmoAsync(dev, 64, 0, s), ACL_SUCCESS);
             assert_eq!(aclrtCmoAsync(dev, 64, 3, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT, "prefetch only");
             assert_eq!(aclrtCmoAsync(dev, 64, 9, s), ACL_ERROR_RT_PARAM_INVALID);
@@ -272,7 +286,8 @@ fn cache_operations_check_their_ranges_and_order_the_stream() {
 fn descriptor_copies_read_their_addresses_when_they_run() {
     std::thread::spawn(|| {
         assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
-        let (src, dst, desc, bases) = (device_alloc(256), device_alloc(256), device_alloc(64), device_alloc(64));
+        let (src, dst, desc, bases) =
+            (device_alloc(256), device_alloc(256), device_alloc(64), device_alloc(64));
         h2d(src, &[3u8; 256]);
         let mut s = null_mut();
         // SAFETY: valid out-pointers; device pointers from aclrtMalloc.
@@ -286,7 +301,10 @@ fn descriptor_copies_read_their_addresses_when_they_run() {
             assert_eq!(aclrtMemcpyAsyncWithDesc(desc, 6, s), ACL_SUCCESS);
             assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
             let out = d2h(dst, 256);
-            assert!(out[..100].iter().all(|&b| b == 3) && out[100..].iter().all(|&b| b == 0), "100 bytes copied");
+            assert!(
+                out[..100].iter().all(|&b| b == 3) && out[100..].iter().all(|&b| b == 0),
+                "100 bytes copied"
+            );
 
             // Base addresses in device memory, read when the copy runs, then offset.
             let mut words = [0u8; 16];
@@ -324,7 +342,10 @@ fn labels_are_objects_and_jumps_need_model_streams() {
         assert_eq!(aclrtCreateLabelList(labels.as_mut_ptr(), 0, &mut list), ACL_ERROR_RT_PARAM_INVALID);
         assert_eq!(aclrtSetLabel(a, null_mut()), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
         assert!(recent().contains("aclrtSetLabel"));
-        assert_eq!(aclrtSwitchLabelByIndex(null_mut(), 2, list, null_mut()), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert_eq!(
+            aclrtSwitchLabelByIndex(null_mut(), 2, list, null_mut()),
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
+        );
         assert_eq!(aclrtDestroyLabelList(list), ACL_SUCCESS);
         assert_eq!(aclrtDestroyLabel(a), ACL_SUCCESS);
         assert_eq!(aclrtDestroyLabel(b), ACL_SUCCESS);

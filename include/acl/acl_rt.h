@@ -3272,6 +3272,13 @@ aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle,
                             aclrtMemLinkType adviceLink);
 
 /*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCheckArchCompatibility(const char *socVersion,
+                                     int32_t *canCompatible);
+
+/*
  Where the memory at `ptr` lives and its page size: `aclrtMalloc` and imported IPC memory are
  `ACL_MEM_LOCATION_TYPE_DEVICE` with the device id; `aclrtMallocHost` and registered host
  memory are `ACL_MEM_LOCATION_TYPE_HOST`; `aclrtMemAllocManaged` memory is
