@@ -16,8 +16,10 @@ use ascendless::ffi::acl_rt::mbuf::*;
 use ascendless::ffi::acl_rt::memcpy_desc::*;
 use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtMalloc, aclrtMemcpy};
 use ascendless::ffi::acl_rt::npu_only::*;
+use ascendless::ffi::acl_rt::reduce::aclrtReduceAsync;
 use ascendless::ffi::acl_rt::stream::*;
 use ascendless::ffi::acl_rt_allocator::*;
+use ascendless::runtime::reduce::{f16_to_f32, f32_to_f16};
 
 fn recent() -> String {
     let p = aclGetRecentErrMsg();
@@ -364,7 +366,7 @@ fn npu_only_functions_answer_207000_naming_the_call() {
         ("aclrtGetSymbolAddress", &|| aclrtGetSymbolAddress(null(), null_mut())),
         ("aclmdlInitDump", &|| aclmdlInitDump()),
         ("aclrtProfTrace", &|| aclrtProfTrace(null_mut(), 0, null_mut())),
-        ("aclrtReduceAsync", &|| aclrtReduceAsync(null_mut(), null(), 0, 10, 0, null_mut(), null_mut())),
+        ("aclrtRandomNumAsync", &|| aclrtRandomNumAsync(null(), null_mut(), null_mut())),
         ("aclrtMemP2PMap", &|| aclrtMemP2PMap(null_mut(), 0, 0, 0)),
     ];
     for (name, call) in calls {
@@ -372,4 +374,57 @@ fn npu_only_functions_answer_207000_naming_the_call() {
         let msg = recent();
         assert!(msg.contains(name) && msg.contains("NPU"), "{msg}");
     }
+}
+
+#[test]
+fn reductions_combine_device_memory_on_the_stream() {
+    std::thread::spawn(|| {
+        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        let (dst, src) = (device_alloc(64), device_alloc(64));
+        let mut s = null_mut();
+        // SAFETY: valid out-pointers; device pointers from aclrtMalloc.
+        unsafe {
+            assert_eq!(aclrtCreateStream(&mut s), ACL_SUCCESS);
+            h2d(dst, &[1i32, -5, 7, 0].map(i32::to_ne_bytes).concat());
+            h2d(src, &[2i32, -9, 3, i32::MAX].map(i32::to_ne_bytes).concat());
+            assert_eq!(aclrtReduceAsync(dst, src, 16, 10, 3, s, null_mut()), ACL_SUCCESS, "SUM of int32");
+            assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+            assert_eq!(d2h(dst, 16), [3i32, -14, 10, i32::MAX].map(i32::to_ne_bytes).concat());
+            assert_eq!(aclrtReduceAsync(dst, src, 16, 12, 3, s, null_mut()), ACL_SUCCESS, "MIN of int32");
+            assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+            assert_eq!(d2h(dst, 16), [2i32, -14, 3, i32::MAX].map(i32::to_ne_bytes).concat());
+
+            h2d(dst, &[1.5f32, 8.0].map(f32_to_f16).map(u16::to_ne_bytes).concat());
+            h2d(src, &[2.25f32, 1.0].map(f32_to_f16).map(u16::to_ne_bytes).concat());
+            assert_eq!(aclrtReduceAsync(dst, src, 4, 11, 1, s, null_mut()), ACL_SUCCESS, "MAX of fp16");
+            assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+            let out = d2h(dst, 4);
+            assert_eq!(f16_to_f32(u16::from_ne_bytes([out[0], out[1]])), 2.25);
+            assert_eq!(f16_to_f32(u16::from_ne_bytes([out[2], out[3]])), 8.0);
+
+            assert_eq!(
+                aclrtReduceAsync(dst, src, 3, 10, 3, s, null_mut()),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "not whole"
+            );
+            assert_eq!(aclrtReduceAsync(dst, src, 8, 13, 3, s, null_mut()), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+            assert_eq!(
+                aclrtReduceAsync(dst, src, 8, 10, 9, s, null_mut()),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "int64"
+            );
+            let mut host = [0u8; 8];
+            assert_eq!(
+                aclrtReduceAsync(host.as_mut_ptr().cast(), src, 8, 10, 3, s, null_mut()),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "host memory"
+            );
+            assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
+        }
+        assert_eq!(aclrtFree(dst), ACL_SUCCESS);
+        assert_eq!(aclrtFree(src), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+    })
+    .join()
+    .unwrap();
 }

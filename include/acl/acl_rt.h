@@ -3235,18 +3235,6 @@ aclError aclrtRandomNumAsync(const struct aclrtRandomNumTaskInfo *taskInfo,
                              void *reserve);
 
 /*
- Needs an NPU (SDMA reduction): 207000.
- */
-ACL_FUNC_VISIBILITY
-aclError aclrtReduceAsync(void *dst,
-                          const void *src,
-                          uint64_t count,
-                          aclrtReduceKind kind,
-                          aclDataType type,
-                          aclrtStream stream,
-                          void *reserve);
-
-/*
  Needs an NPU (links between NPUs): 207000.
  */
 ACL_FUNC_VISIBILITY
@@ -3323,6 +3311,22 @@ aclError aclrtGetMemUsageInfo(int32_t deviceId,
                               struct aclrtMemUsageInfo *memUsageInfo,
                               size_t inputNum,
                               size_t *outputNum);
+
+/*
+ Queues `dst[i] = op(dst[i], src[i])` over the `count` bytes (a multiple of the element size)
+ of two device ranges of the stream's device: SUM (integers wrap), MAX or MIN of int8, int16,
+ int32, uint32, fp16, fp32 or bf16 (the union of the vendor's products; others 207000).
+ `ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL`, whose result the vendor does not document: 207000.
+ `reserve` must be NULL.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtReduceAsync(void *dst,
+                          const void *src,
+                          uint64_t count,
+                          aclrtReduceKind kind,
+                          aclDataType type,
+                          aclrtStream stream,
+                          void *reserve);
 
 /*
  Creates a stream in the current context.

@@ -14,6 +14,7 @@ pub mod label;
 pub mod mbuf;
 pub mod memory;
 pub mod notify;
+pub mod reduce;
 pub(crate) mod report;
 pub mod share;
 pub(crate) mod stream;

@@ -46,3 +46,22 @@ pub(crate) fn write<const N: usize>(addr: usize, words: [u64; N], what: &str) ->
     plan.vouch(|r| unsafe { r.vouch() }).run();
     Ok(())
 }
+
+/// Reads `len` bytes of device memory at `addr`.
+pub(crate) fn read_bytes(addr: usize, len: usize, what: &str) -> AclResult<Vec<u8>> {
+    device_of(addr, len, what)?;
+    let mut out = vec![0u8; len];
+    let plan = memory::plan_copy(out.as_mut_ptr().addr(), len, addr, len, DEVICE_TO_HOST)?;
+    // SAFETY: the host end is `out`, `len` bytes alive until the copy, run right here, is done.
+    plan.vouch(|r| unsafe { r.vouch() }).run();
+    Ok(out)
+}
+
+/// Writes `bytes` to device memory at `addr`.
+pub(crate) fn write_bytes(addr: usize, bytes: &[u8], what: &str) -> AclResult<()> {
+    device_of(addr, bytes.len(), what)?;
+    let plan = memory::plan_copy(addr, bytes.len(), bytes.as_ptr().addr(), bytes.len(), HOST_TO_DEVICE)?;
+    // SAFETY: the host end is `bytes`, alive until the copy, run right here, is done.
+    plan.vouch(|r| unsafe { r.vouch() }).run();
+    Ok(())
+}

@@ -30,6 +30,7 @@ pub mod memory_batch;
 pub mod notify;
 pub mod npu_only;
 pub mod pointer;
+pub mod reduce;
 pub mod stream;
 pub mod stream_attr;
 pub mod stream_config;

@@ -12,7 +12,7 @@ use std::ffi::{c_char, c_void};
 use crate::error::AclError;
 use crate::error::acl_codes::aclError;
 use crate::error::rt_codes::ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
-use crate::ffi::acl_base::{DataTypeArg, aclmdlRITask, aclrtStream};
+use crate::ffi::acl_base::{aclmdlRITask, aclrtStream};
 use crate::ffi::acl_call;
 use crate::ffi::acl_rt::exception::{aclrtErrorInfo, aclrtExceptionInfo, aclrtMemUceInfo};
 use crate::ffi::acl_rt::kernel_types::*;
@@ -43,8 +43,6 @@ pub(crate) const HBM_ERRORS: &str = "repairs and reports of uncorrectable ECC er
 /// Why the random numbers functions need an NPU.
 pub(crate) const RANDOM: &str =
     "random numbers are made by the NPU's random-number engine, whose sequences only it defines";
-/// Why the SDMA reduction functions need an NPU.
-pub(crate) const REDUCE: &str = "the reduction is done by the NPU's DMA engine (SDMA) as it copies";
 /// Why the links between NPUs functions need an NPU.
 pub(crate) const LINKS: &str = "the call picks the physical link (SIO, HCCS, UB) between NPUs; the emulated devices share host memory and have no links";
 
@@ -492,20 +490,6 @@ pub extern "C" fn aclrtRandomNumAsync(
     reserve: *mut c_void,
 ) -> aclError {
     npu_only("aclrtRandomNumAsync", RANDOM)
-}
-
-/// Needs an NPU (SDMA reduction): 207000.
-#[unsafe(no_mangle)]
-pub extern "C" fn aclrtReduceAsync(
-    dst: *mut c_void,
-    src: *const c_void,
-    count: u64,
-    kind: ReduceKindArg,
-    r#type: DataTypeArg,
-    stream: aclrtStream,
-    reserve: *mut c_void,
-) -> aclError {
-    npu_only("aclrtReduceAsync", REDUCE)
 }
 
 /// Needs an NPU (links between NPUs): 207000.
