@@ -121,7 +121,7 @@ pub fn apply(op: Op, elem: Elem, dst: &mut [u8], src: &[u8]) {
                 d.copy_from_slice(&r.to_ne_bytes());
             }
             Elem::F16 | Elem::Bf16 => {
-                let (to, from): (fn(u16) -> f32, fn(f32) -> u16) =
+                let (to, from): Conversions =
                     if elem == Elem::F16 { (f16_to_f32, f32_to_f16) } else { (bf16_to_f32, f32_to_bf16) };
                 let a = to(u16::from_ne_bytes([d[0], d[1]]));
                 let b = to(u16::from_ne_bytes([s[0], s[1]]));
@@ -130,6 +130,9 @@ pub fn apply(op: Op, elem: Elem, dst: &mut [u8], src: &[u8]) {
         }
     }
 }
+
+/// A 16-bit format's conversions to and from `f32`.
+type Conversions = (fn(u16) -> f32, fn(f32) -> u16);
 
 fn word(b: &[u8]) -> [u8; 4] {
     [b[0], b[1], b[2], b[3]]
