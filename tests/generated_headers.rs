@@ -47,7 +47,7 @@ const HEADERS: &[Header] = &[
     },
     Header {
         path: "acl/acl_base.h",
-        sources: &["src/error/acl_codes.rs", "src/ffi/acl_base.rs"],
+        sources: &["src/error/acl_codes.rs", "src/ffi/acl_base.rs", "src/ffi/acl_base_data.rs"],
         guard: "INC_EXTERNAL_ACL_ACL_BASE_H_",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &["error_codes/rt_error_codes.h"],

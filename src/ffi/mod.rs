@@ -14,6 +14,7 @@
 
 pub mod acl;
 pub mod acl_base;
+pub mod acl_base_data;
 pub mod acl_rt;
 pub mod acl_rt_allocator;
 pub mod engine;
