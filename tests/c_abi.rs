@@ -782,7 +782,8 @@ fn generated_prototypes_match_the_vendors() {
 fn a_c_program_calls_every_vendor_function_with_zero_arguments() {
     let exports: BTreeSet<String> = dynamic_symbols(false).into_iter().map(|(_, n)| n).collect();
     let mut src = String::from(
-        "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_rt_allocator.h\"\n\
+        "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_base_rt.h\"\n\
+         #include \"acl/acl_rt_allocator.h\"\n\
          int main(void) {\n    int panics = 0, calls = 0;\n",
     );
     let mut called = Vec::new();
