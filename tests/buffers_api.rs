@@ -428,3 +428,48 @@ fn reductions_combine_device_memory_on_the_stream() {
     .join()
     .unwrap();
 }
+
+#[test]
+fn task_scheduler_memory_and_ipc_link_attributes() {
+    use ascendless::ffi::acl_rt::ipc::{
+        aclrtIpcMemClose, aclrtIpcMemGetExportKey, aclrtIpcMemImportPidInterServer, aclrtIpcMemSetAttr,
+    };
+    use ascendless::ffi::acl_rt::memory_alloc::aclrtMallocForTaskScheduler;
+    std::thread::spawn(|| {
+        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        // SAFETY: valid out-pointers and C strings throughout.
+        unsafe {
+            let mut p = null_mut();
+            assert_eq!(aclrtMallocForTaskScheduler(&mut p, 4096, 0, null_mut()), ACL_SUCCESS);
+            assert_eq!(aclrtMemFlush(p, 4096), ACL_SUCCESS, "device memory of the current device");
+            assert_eq!(aclrtMallocForTaskScheduler(&mut p, 0, 0, null_mut()), ACL_ERROR_INVALID_PARAM);
+            let mut key = [0 as std::ffi::c_char; 65];
+            assert_eq!(aclrtIpcMemGetExportKey(p, 4096, key.as_mut_ptr(), 65, 0), ACL_SUCCESS);
+            assert_eq!(aclrtIpcMemSetAttr(key.as_ptr(), 0, 1), ACL_SUCCESS, "HCCS");
+            assert_eq!(aclrtIpcMemSetAttr(key.as_ptr(), 0, 4), ACL_ERROR_RT_PARAM_INVALID, "no such link");
+            assert_eq!(
+                aclrtIpcMemSetAttr(key.as_ptr(), 1, 0),
+                ACL_ERROR_RT_PARAM_INVALID,
+                "no such attribute"
+            );
+            assert_eq!(aclrtIpcMemSetAttr(c"nokey".as_ptr(), 0, 0), ACL_ERROR_RT_PARAM_INVALID);
+            assert_eq!(aclrtIpcMemSetAttr(null(), 0, 0), ACL_ERROR_INVALID_PARAM);
+            let mut pid = std::process::id() as i32;
+            let mut server = ascendless::ffi::acl_rt::aclrtServerPid { sdid: 0, pid: &mut pid, num: 1 };
+            assert_eq!(
+                aclrtIpcMemImportPidInterServer(key.as_ptr(), &mut server, 1),
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "the default product is no super-node"
+            );
+            assert_eq!(
+                aclrtIpcMemImportPidInterServer(key.as_ptr(), &mut server, 0),
+                ACL_ERROR_INVALID_PARAM
+            );
+            assert_eq!(aclrtIpcMemClose(key.as_ptr()), ACL_SUCCESS);
+            assert_eq!(aclrtFree(p), ACL_SUCCESS);
+        }
+        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+    })
+    .join()
+    .unwrap();
+}
