@@ -38,8 +38,9 @@ const SLOT_ALIGN: usize = 8;
 struct Param {
     offset: usize,
     size: usize,
-    /// A placeholder's buffer, once asked for (its address is in the slot).
-    holder: Option<Box<[u64]>>,
+    /// A placeholder's buffer, once asked for, with its address (exposed once, when made; the
+    /// same address is in the slot and handed out every time).
+    holder: Option<(Box<[u64]>, usize)>,
     placeholder: bool,
 }
 
@@ -306,22 +307,26 @@ pub unsafe extern "C" fn aclrtKernelArgsGetPlaceHolderBuffer(
             ));
         }
         let words = dataSize.div_ceil(8);
-        let buf = match &mut p.holder {
-            Some(h) if h.len() >= words => h,
-            Some(h) => {
+        let addr = match &mut p.holder {
+            Some((h, addr)) if h.len() >= words => *addr,
+            Some((h, _)) => {
                 return Err(invalid(format!(
                     "the placeholder already has a buffer of {} bytes; ask for at most that",
                     h.len() * 8
                 )));
             }
-            none => none.insert(vec![0u64; words].into_boxed_slice()),
+            none => {
+                // The caller writes through this address; the block keeps the allocation until
+                // the process ends and never reads, moves or borrows it again.
+                let mut h = vec![0u64; words].into_boxed_slice();
+                let addr = h.as_mut_ptr().expose_provenance();
+                none.insert((h, addr)).1
+            }
         };
-        // The caller writes through this address; the block keeps the allocation until the
-        // process ends and never reads or moves it.
-        let addr = buf.as_mut_ptr().cast::<c_void>();
         let offset = p.offset;
-        b.data[offset..offset + 8].copy_from_slice(&(addr.expose_provenance() as u64).to_ne_bytes());
+        b.data[offset..offset + 8].copy_from_slice(&(addr as u64).to_ne_bytes());
         b.publish();
+        let addr = std::ptr::with_exposed_provenance_mut::<c_void>(addr);
         out.write(addr);
         Ok(())
     })
