@@ -1,6 +1,7 @@
 //! Shared buffers, labels, user allocators, kernel argument blocks, cache maintenance and
 //! descriptor copies through the C entry points, and the NPU-only functions answering 207000
-//! with a message naming the call.
+//! with a message naming the call. Each test that sets a device has one of its own: resetting a
+//! device releases its memory, which a test running beside it on the same device would lose.
 
 use std::ffi::{CStr, c_void};
 use std::ptr::{null, null_mut};
@@ -142,7 +143,7 @@ unsafe extern "C" fn block_addr(b: *mut c_void) -> *mut c_void {
 #[test]
 fn an_allocator_registered_on_a_stream_is_handed_back_until_unregistered() {
     std::thread::spawn(|| {
-        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtSetDevice(1), ACL_SUCCESS);
         let mut s = null_mut();
         // SAFETY: valid out-pointers throughout.
         unsafe {
@@ -182,7 +183,7 @@ fn an_allocator_registered_on_a_stream_is_handed_back_until_unregistered() {
             assert!(d.is_null() && o.is_null() && a.is_none() && g.is_none());
             assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
         }
-        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(1), ACL_SUCCESS);
     })
     .join()
     .unwrap();
@@ -244,7 +245,7 @@ fn kernel_argument_blocks_lay_out_arguments_and_placeholders() {
 #[test]
 fn cache_operations_check_their_ranges_and_order_the_stream() {
     std::thread::spawn(|| {
-        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtSetDevice(2), ACL_SUCCESS);
         let dev = device_alloc(4096);
         let desc = device_alloc(64);
         let mut s = null_mut();
@@ -278,7 +279,7 @@ fn cache_operations_check_their_ranges_and_order_the_stream() {
         }
         assert_eq!(aclrtFree(dev), ACL_SUCCESS);
         assert_eq!(aclrtFree(desc), ACL_SUCCESS);
-        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(2), ACL_SUCCESS);
     })
     .join()
     .unwrap();
@@ -287,7 +288,7 @@ fn cache_operations_check_their_ranges_and_order_the_stream() {
 #[test]
 fn descriptor_copies_read_their_addresses_when_they_run() {
     std::thread::spawn(|| {
-        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtSetDevice(3), ACL_SUCCESS);
         let (src, dst, desc, bases) =
             (device_alloc(256), device_alloc(256), device_alloc(64), device_alloc(64));
         h2d(src, &[3u8; 256]);
@@ -326,7 +327,7 @@ fn descriptor_copies_read_their_addresses_when_they_run() {
         for p in [src, dst, desc, bases] {
             assert_eq!(aclrtFree(p), ACL_SUCCESS);
         }
-        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(3), ACL_SUCCESS);
     })
     .join()
     .unwrap();
@@ -379,7 +380,7 @@ fn npu_only_functions_answer_207000_naming_the_call() {
 #[test]
 fn reductions_combine_device_memory_on_the_stream() {
     std::thread::spawn(|| {
-        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtSetDevice(4), ACL_SUCCESS);
         let (dst, src) = (device_alloc(64), device_alloc(64));
         let mut s = null_mut();
         // SAFETY: valid out-pointers; device pointers from aclrtMalloc.
@@ -423,7 +424,7 @@ fn reductions_combine_device_memory_on_the_stream() {
         }
         assert_eq!(aclrtFree(dst), ACL_SUCCESS);
         assert_eq!(aclrtFree(src), ACL_SUCCESS);
-        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(4), ACL_SUCCESS);
     })
     .join()
     .unwrap();
@@ -436,7 +437,7 @@ fn task_scheduler_memory_and_ipc_link_attributes() {
     };
     use ascendless::ffi::acl_rt::memory_alloc::aclrtMallocForTaskScheduler;
     std::thread::spawn(|| {
-        assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtSetDevice(5), ACL_SUCCESS);
         // SAFETY: valid out-pointers and C strings throughout.
         unsafe {
             let mut p = null_mut();
@@ -468,7 +469,7 @@ fn task_scheduler_memory_and_ipc_link_attributes() {
             assert_eq!(aclrtIpcMemClose(key.as_ptr()), ACL_SUCCESS);
             assert_eq!(aclrtFree(p), ACL_SUCCESS);
         }
-        assert_eq!(aclrtResetDevice(0), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(5), ACL_SUCCESS);
     })
     .join()
     .unwrap();
