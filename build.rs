@@ -62,7 +62,10 @@ fn version_script(faces: &str) -> String {
         .map(|glob| format!("      {glob};\n"))
         .collect();
     assert!(!globs.is_empty(), "src/cxx/faces.txt lists no export= glob");
-    format!("{{\n  global:\n    extern \"C++\" {{\n{globs}    }};\n  local:\n    *;\n}};\n")
+    // C functions defined in C++ rather than Rust (variadic ones: Rust cannot define them), which
+    // rustc's own list of exports does not name.
+    let c_from_cxx = "    aclAppLog;\n";
+    format!("{{\n  global:\n{c_from_cxx}    extern \"C++\" {{\n{globs}    }};\n  local:\n    *;\n}};\n")
 }
 
 /// The `ucx` feature: compiles the C shim over the real UCX headers (so no struct layout is

@@ -23,14 +23,37 @@ struct Header {
     renames: &'static [(&'static str, &'static str)],
 }
 
-/// As the vendor's: empty unless the includer defines `FUNC_VISIBILITY`.
-const FUNC_VISIBILITY: &str = "\
+/// `acl/acl_base.h`'s text before the generated items: the visibility macro (as the vendor's:
+/// empty unless the includer defines `FUNC_VISIBILITY`), and `aclAppLog`,
+/// which is variadic and so defined in C++ (src/cxx/app_log.cpp), not in Rust, where cbindgen
+/// would find it.
+const ACL_BASE_PROLOGUE: &str = "\
 #ifndef ACL_FUNC_VISIBILITY
 #if defined(FUNC_VISIBILITY) && defined(__GNUC__)
 #define ACL_FUNC_VISIBILITY __attribute__((visibility(\"default\")))
 #else
 #define ACL_FUNC_VISIBILITY
 #endif
+#endif
+
+/* The level of an aclAppLog message. */
+typedef enum {
+  ACL_DEBUG = 0,
+  ACL_INFO = 1,
+  ACL_WARNING = 2,
+  ACL_ERROR = 3,
+} aclLogLevel;
+
+#ifdef __cplusplus
+extern \"C\" {
+#endif
+/* Logs a printf-style message through the library's logger (ASCEND_GLOBAL_LOG_LEVEL, RUST_LOG),
+ * with its file, line and function; at most 1024 bytes, longer ones end in \"...[truncated]\".
+ * Defined in C++ (src/cxx/app_log.cpp): Rust cannot define a variadic function. */
+ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+                                   const char *fmt, ...);
+#ifdef __cplusplus
+}  // extern \"C\"
 #endif";
 
 const HEADERS: &[Header] = &[
@@ -51,7 +74,7 @@ const HEADERS: &[Header] = &[
         guard: "INC_EXTERNAL_ACL_ACL_BASE_H_",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &["error_codes/rt_error_codes.h"],
-        after_includes: Some(FUNC_VISIBILITY),
+        after_includes: Some(ACL_BASE_PROLOGUE),
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
         types: &[
             "aclError",

@@ -15,6 +15,26 @@
 #endif
 #endif
 
+/* The level of an aclAppLog message. */
+typedef enum {
+  ACL_DEBUG = 0,
+  ACL_INFO = 1,
+  ACL_WARNING = 2,
+  ACL_ERROR = 3,
+} aclLogLevel;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Logs a printf-style message through the library's logger (ASCEND_GLOBAL_LOG_LEVEL, RUST_LOG),
+ * with its file, line and function; at most 1024 bytes, longer ones end in "...[truncated]".
+ * Defined in C++ (src/cxx/app_log.cpp): Rust cannot define a variadic function. */
+ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+                                   const char *fmt, ...);
+#ifdef __cplusplus
+}  // extern "C"
+#endif
+
 /*
  The type of a tensor's elements (the vendor's numbering).
  */
