@@ -52,6 +52,7 @@ extern \"C\" {
  * Defined in C++ (src/cxx/app_log.cpp): Rust cannot define a variadic function. */
 ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                                    const char *fmt, ...);
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
 #ifdef __cplusplus
 }  // extern \"C\"
 #endif";
@@ -90,6 +91,7 @@ const HEADERS: &[Header] = &[
             "aclrtAllocatorBlock",
             "aclrtAllocatorAddr",
             "aclDataType",
+            "aclCannAttr",
         ],
         renames: &[],
     },
@@ -211,6 +213,7 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("MemLinkTypeArg", "aclrtMemLinkType"),
     ("IpcMemAttrTypeArg", "aclrtIpcMemAttrType"),
     ("DataTypeArg", "aclDataType"),
+    ("CannAttrArg", "aclCannAttr"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

@@ -31,6 +31,7 @@ extern "C" {
  * Defined in C++ (src/cxx/app_log.cpp): Rust cannot define a variadic function. */
 ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
                                    const char *fmt, ...);
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
 #ifdef __cplusplus
 }  // extern "C"
 #endif
@@ -68,6 +69,16 @@ typedef enum aclDataType {
   ACL_FLOAT4_E2M1 = 40,
   ACL_FLOAT4_E1M2 = 41,
 } aclDataType;
+
+/*
+ A feature of the toolkit and processor (`aclGetCannAttribute`).
+ */
+typedef enum aclCannAttr {
+  ACL_CANN_ATTR_UNDEFINED = -1,
+  ACL_CANN_ATTR_INF_NAN = 0,
+  ACL_CANN_ATTR_BF16 = 1,
+  ACL_CANN_ATTR_JIT_COMPILE = 2,
+} aclCannAttr;
 
 /*
  A memory address and size, described together (opaque to C).
@@ -234,6 +245,24 @@ ACL_FUNC_VISIBILITY size_t aclGetDataBufferSizeV2(const struct aclDataBuffer *da
  values are 0.
  */
 ACL_FUNC_VISIBILITY size_t aclDataTypeSize(aclDataType dataType);
+
+/*
+ The CANN attributes this environment has (a list the runtime owns, valid until the process
+ ends): `ACL_CANN_ATTR_INF_NAN` and `ACL_CANN_ATTR_BF16`.
+
+ # Safety
+ `cannAttrList` and `num` are NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAttrList, size_t *num);
+
+/*
+ Whether this environment has CANN attribute `cannAttr`: 1 or 0 (see
+ `aclGetCannAttributeList`); a value that is no `aclCannAttr`: 100000.
+
+ # Safety
+ `value` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,5 +1,5 @@
-//! `acl/acl_base.h` (the vendor's `acl/acl_base_rt.h`): data buffers, element sizes and
-//! half-precision conversions.
+//! `acl/acl_base.h` (the vendor's `acl/acl_base_rt.h`): data buffers, element sizes,
+//! half-precision conversions and the CANN attributes of the environment.
 
 #![allow(non_camel_case_types, non_snake_case)]
 
@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use crate::error::AclError;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::ffi::acl_base::DataTypeArg;
+use crate::ffi::ptr::Out;
 use crate::ffi::{acl_call, boundary};
 use crate::runtime::reduce::{f16_to_f32, f32_to_f16};
 use crate::sync;
@@ -151,6 +152,61 @@ pub extern "C" fn aclDataTypeSize(dataType: DataTypeArg) -> usize {
     }
 }
 
+/// A feature of the toolkit and processor (`aclGetCannAttribute`).
+#[repr(C)]
+pub enum aclCannAttr {
+    ACL_CANN_ATTR_UNDEFINED = -1,
+    ACL_CANN_ATTR_INF_NAN = 0,
+    ACL_CANN_ATTR_BF16 = 1,
+    ACL_CANN_ATTR_JIT_COMPILE = 2,
+}
+/// An `aclCannAttr` value as received (any integer).
+pub type CannAttrArg = i32;
+
+/// The attributes this runtime has: infinities and NaNs (host floating point keeps them) and
+/// bf16 (its reductions take it); not JIT compilation, as no operator is compiled here.
+static CANN_ATTRS: [CannAttrArg; 2] = [0, 1];
+
+/// The CANN attributes this environment has (a list the runtime owns, valid until the process
+/// ends): `ACL_CANN_ATTR_INF_NAN` and `ACL_CANN_ATTR_BF16`.
+///
+/// # Safety
+/// `cannAttrList` and `num` are NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetCannAttributeList(
+    cannAttrList: *mut *const CannAttrArg,
+    num: *mut usize,
+) -> aclError {
+    acl_call("aclGetCannAttributeList", || {
+        // SAFETY: forwarded from this function's contract.
+        let (list, n) = unsafe { (Out::new(cannAttrList, "cannAttrList")?, Out::new(num, "num")?) };
+        list.write(CANN_ATTRS.as_ptr());
+        n.write(CANN_ATTRS.len());
+        Ok(())
+    })
+}
+
+/// Whether this environment has CANN attribute `cannAttr`: 1 or 0 (see
+/// `aclGetCannAttributeList`); a value that is no `aclCannAttr`: 100000.
+///
+/// # Safety
+/// `value` is NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetCannAttribute(cannAttr: CannAttrArg, value: *mut i32) -> aclError {
+    acl_call("aclGetCannAttribute", || {
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(value, "value") }?;
+        if !(0..=2).contains(&cannAttr) {
+            return Err(AclError::new(
+                ACL_ERROR_INVALID_PARAM,
+                format!("cannAttr {cannAttr} is not an aclCannAttr (0..=2)"),
+            ));
+        }
+        out.write(i32::from(CANN_ATTRS.contains(&cannAttr)));
+        Ok(())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +238,21 @@ mod tests {
         assert!(aclGetDataBufferAddr(b).is_null());
         assert_eq!(aclDataTypeSize(9), 8);
         assert_eq!(aclDataTypeSize(13), 0);
+    }
+
+    #[test]
+    fn cann_attributes() {
+        let (mut list, mut n) = (std::ptr::null(), 0usize);
+        // SAFETY: valid out-pointers; the list is the runtime's static array of `n` values.
+        unsafe {
+            assert_eq!(aclGetCannAttributeList(&mut list, &mut n), 0);
+            assert_eq!(std::slice::from_raw_parts(list, n), &[0, 1]);
+            let mut v = 7;
+            assert_eq!(aclGetCannAttribute(2, &mut v), 0);
+            assert_eq!(v, 0, "no JIT compilation");
+            assert_eq!(aclGetCannAttribute(1, &mut v), 0);
+            assert_eq!(v, 1);
+            assert_eq!(aclGetCannAttribute(-1, &mut v), ACL_ERROR_INVALID_PARAM);
+        }
     }
 }
