@@ -146,6 +146,17 @@ const char *ascendless_last_error(void);
 AdxlStatus ascendless_get_capability(int32_t feature_type, int32_t *value);
 
 /*
+ Logs `message` through the library's logger (`ASCEND_GLOBAL_LOG_LEVEL`, `RUST_LOG`) at
+ `level`: 0 debug, 1 info, 2 warning, 3 error (the vendor's `aclLogLevel`; others count as
+ errors). `aclAppLog`, which Rust cannot define (it is variadic), formats its arguments in C++
+ and logs through this. NULL logs nothing.
+
+ # Safety
+ `message` is NULL or a NUL-terminated string.
+ */
+void ascendless_log(int32_t level, const char *message);
+
+/*
  Allocates `size` bytes of memory for transfers (`adxl::AdxlEngine::MallocMem`):
  `mem_type` 0 is device memory on the calling thread's current device (none: `ADXL_FAILED`),
  1 pinned host memory. Both are shareable with engines of other processes. Size 0, another

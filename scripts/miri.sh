@@ -19,7 +19,7 @@ filters=(
     engine::wire:: engine::name:: engine::options:: engine::capability::
     ipc::key:: ipc::wire::
     error:: handle:: config:: logging:: fuzz_targets:: ffi::ptr::
-    runtime::memory::policy:: profile:: runtime::init::
+    runtime::memory::policy:: runtime::reduce:: profile:: runtime::init::
     sys::span::
 )
 # Left out though pure, for taking minutes each under Miri: a warning logged (env_logger's

@@ -2,6 +2,11 @@
 """Lists the functions a vendor AscendCL header declares, one name a line, in header order.
 
     scripts/vendor_acl_rt_functions.py path/to/acl_rt.h > tests/c/vendor_acl_rt_functions.txt
+    scripts/vendor_acl_rt_functions.py path/to/acl_base_rt.h > tests/c/vendor_acl_base_rt_functions.txt
+    scripts/vendor_acl_rt_functions.py path/to/acl_rt_allocator.h > tests/c/vendor_acl_rt_allocator_functions.txt
+
+With --prototypes, prints each declaration instead, normalised to one line
+(`ret name(type a, type b);`), which tests/c_abi.rs compares with the generated headers.
 
 The vendor's header is public (hicann/runtime, include/external/acl/acl_rt.h) but is not part
 of this repository; only the list of names is. A declaration is a top-level statement (outside
@@ -10,6 +15,7 @@ parameter list; its name is the identifier before the first '('. A name declared
 listed once. The output starts with a comment naming the header's version macros, so a newer
 header shows in the diff.
 """
+import os
 import re
 import sys
 
@@ -43,16 +49,32 @@ def functions(text):
     return names
 
 
+def prototypes(text):
+    """Each declaration as `ret name(type a, type b);`, comments and macros stripped."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    out = []
+    for m in re.finditer(r"ACL_FUNC_VISIBILITY\s+([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*;", text, flags=re.S):
+        ret, name, params = (" ".join(g.split()) for g in m.groups())
+        out.append(f"{ret} {name}({params});")
+    return out
+
+
 def main():
-    if len(sys.argv) != 2:
+    args = [a for a in sys.argv[1:] if a != "--prototypes"]
+    if len(args) != 1:
         sys.exit(__doc__)
-    with open(sys.argv[1], encoding="utf-8") as f:
+    with open(args[0], encoding="utf-8") as f:
         text = f.read()
-    version = ".".join(
-        re.search(rf"#define ACL_{part}_VERSION (\d+)", text).group(1) for part in ("MAJOR", "MINOR", "PATCH")
-    )
+    if "--prototypes" in sys.argv:
+        for line in prototypes(text):
+            print(line)
+        return
+    found = [re.search(rf"#define ACL_{part}_VERSION (\d+)", text) for part in ("MAJOR", "MINOR", "PATCH")]
+    version = f" (version {'.'.join(m.group(1) for m in found)})" if all(found) else ""
+    header = os.path.basename(args[0])
     names = functions(text)
-    print(f"# The {len(names)} functions the vendor's acl/acl_rt.h (version {version}) declares, in its order.")
+    print(f"# The {len(names)} functions the vendor's acl/{header}{version} declares, in its order.")
     print("# Made by scripts/vendor_acl_rt_functions.py; docs/compatibility.md lists each with its state")
     print("# and tests/c_abi.rs checks that it does.")
     for n in names:

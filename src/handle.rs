@@ -56,6 +56,16 @@ pub enum HandleKind {
     PhysicalMemory = 8,
     /// A counting notify (`aclrtCntNotify`).
     CntNotify = 9,
+    /// A shared buffer (`aclrtMbuf`).
+    Mbuf = 20,
+    /// A label (`aclrtLabel`).
+    Label = 21,
+    /// A list of labels (`aclrtLabelList`).
+    LabelList = 22,
+    /// A user allocator's description (`aclrtAllocatorDesc`).
+    AllocatorDesc = 23,
+    /// A kernel argument block (`aclrtArgsHandle`).
+    KernelArgs = 24,
 }
 
 /// Why a value did not resolve to a live object.

@@ -406,10 +406,10 @@ fn compatibility_rows() -> Vec<Row> {
     rows
 }
 
-/// The functions the vendor's acl/acl_rt.h declares (tests/c/vendor_acl_rt_functions.txt, made
-/// by scripts/vendor_acl_rt_functions.py from the vendor's header).
-fn vendor_acl_rt_functions() -> Vec<String> {
-    std::fs::read_to_string(root().join("tests/c/vendor_acl_rt_functions.txt"))
+/// The functions a vendor header declares (`tests/c/vendor_<list>.txt`, made by
+/// scripts/vendor_acl_rt_functions.py from the vendor's header).
+fn vendor_list(list: &str) -> Vec<String> {
+    std::fs::read_to_string(root().join(format!("tests/c/{list}.txt")))
         .unwrap()
         .lines()
         .map(str::trim)
@@ -417,6 +417,22 @@ fn vendor_acl_rt_functions() -> Vec<String> {
         .map(str::to_owned)
         .collect()
 }
+
+/// Each vendor header with its list of functions and the section of docs/compatibility.md that
+/// has one row per function.
+const VENDOR_HEADERS: [(&str, &str, &str); 3] = [
+    ("acl/acl_rt.h", "vendor_acl_rt_functions", "AscendCL runtime: every function of `acl/acl_rt.h`"),
+    (
+        "acl/acl_base_rt.h",
+        "vendor_acl_base_rt_functions",
+        "AscendCL base: every function of `acl/acl_base_rt.h`",
+    ),
+    (
+        "acl/acl_rt_allocator.h",
+        "vendor_acl_rt_allocator_functions",
+        "AscendCL allocators: every function of `acl/acl_rt_allocator.h`",
+    ),
+];
 
 const STATES: [&str; 3] = ["works", "not yet", "not supported"];
 
@@ -504,19 +520,20 @@ fn compatibility_table_matches_the_exports() {
             ));
         }
     }
-    let rt_section = "AscendCL runtime: every function of `acl/acl_rt.h`";
-    for name in vendor_acl_rt_functions() {
-        let row = rows.iter().find(|r| r.names.contains(&name));
-        match row {
-            None => problems.push(format!(
-                "{name}, declared by the vendor's acl/acl_rt.h, has no row: add `| `{name}` | not yet | |` \
-                 (or its state) to the section \"{rt_section}\""
-            )),
-            Some(r) if r.section != rt_section || r.names.len() != 1 => problems.push(format!(
-                "{name} belongs in a row of its own in the section \"{rt_section}\", not in \"{}\"",
-                r.section
-            )),
-            Some(_) => {}
+    for (header, list, section) in VENDOR_HEADERS {
+        for name in vendor_list(list) {
+            let row = rows.iter().find(|r| r.names.contains(&name));
+            match row {
+                None => problems.push(format!(
+                    "{name}, declared by the vendor's {header}, has no row: add `| `{name}` | not yet | |` \
+                     (or its state) to the section \"{section}\""
+                )),
+                Some(r) if r.section != section || r.names.len() != 1 => problems.push(format!(
+                    "{name} belongs in a row of its own in the section \"{section}\", not in \"{}\"",
+                    r.section
+                )),
+                Some(_) => {}
+            }
         }
     }
     assert!(
@@ -586,4 +603,277 @@ fn cxx_exports_are_exactly_the_vendors_names() {
     assert!(missing.is_empty(), "vendor C++ symbols not exported: {missing:#?}");
     let extra: Vec<&String> = exported.difference(&vendor).collect();
     assert!(extra.is_empty(), "C++ symbols exported that the vendor's library does not have: {extra:#?}");
+}
+
+/// Issue 22 (every function of the vendor's runtime headers) is written on several branches at
+/// once; until all are merged some rows still say `not yet`, or say `not supported` for a
+/// function not exported yet. While this is true such rows are counted and printed; set it to
+/// false once every branch is in, and every vendor function must then be exported.
+const ALLOW_NOT_YET: bool = true;
+
+/// The vendor's functions (all three headers) the library does not export yet, with their rows'
+/// states; rows in any other state, or exported functions whose row is not `works` or `not
+/// supported`, are problems.
+fn vendor_functions_left() -> (Vec<String>, Vec<String>) {
+    let exports: BTreeSet<String> = dynamic_symbols(false).into_iter().map(|(_, n)| n).collect();
+    let rows = compatibility_rows();
+    let (mut left, mut problems) = (Vec::new(), Vec::new());
+    for (header, list, _) in VENDOR_HEADERS {
+        for name in vendor_list(list) {
+            let Some(row) = rows.iter().find(|r| r.names.contains(&name)) else {
+                problems.push(format!("{name} ({header}) has no row in {COMPATIBILITY}"));
+                continue;
+            };
+            let exported = exports.contains(&name);
+            match (row.state.as_str(), exported) {
+                ("works" | "not supported", true) => {}
+                ("not yet" | "not supported", false) => {
+                    left.push(format!("{name} ({}, {header})", row.state))
+                }
+                (state, _) => {
+                    problems.push(format!("{name} ({header}): row says {state}, exported: {exported}"))
+                }
+            }
+        }
+    }
+    (left, problems)
+}
+
+/// Every function of the vendor's acl/acl_rt.h, acl/acl_base_rt.h and acl/acl_rt_allocator.h is
+/// exported, and its row says `works` or `not supported` (an NPU-only function answers 207000).
+#[test]
+fn every_vendor_function_is_exported() {
+    let (left, problems) = vendor_functions_left();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    if !left.is_empty() {
+        eprintln!("{} vendor functions are not exported yet:\n  {}", left.len(), left.join("\n  "));
+    }
+    assert!(
+        ALLOW_NOT_YET || left.is_empty(),
+        "{} vendor functions are not exported: write them (or export them answering 207000)",
+        left.len()
+    );
+}
+
+/// One declaration of tests/c/vendor_acl_prototypes.txt or of a generated header: return type,
+/// name, parameters as (type, name).
+struct Proto {
+    ret: String,
+    name: String,
+    params: Vec<(String, String)>,
+}
+
+/// A C type written one way: no `struct`/`enum`/`union` keywords, `*` next to its type, and a
+/// parameter's own constness (`const T` of a value, `T* const`) dropped, as it is no part of the
+/// function's type.
+fn normal_type(t: &str) -> String {
+    let t = t.replace('*', " * ");
+    let words: Vec<&str> =
+        t.split_whitespace().filter(|w| !matches!(*w, "struct" | "enum" | "union")).collect();
+    let mut t = words.join(" ").replace(" *", "*");
+    while let Some(stripped) = t.strip_suffix(" const") {
+        t = stripped.to_owned();
+    }
+    if !t.contains('*') {
+        t = t.trim_start_matches("const ").to_owned();
+    }
+    t
+}
+
+fn parse_proto(decl: &str) -> Option<Proto> {
+    let decl = decl.trim().trim_end_matches(';').trim();
+    let decl = decl.strip_prefix("ACL_FUNC_VISIBILITY").unwrap_or(decl).trim();
+    let open = decl.find('(')?;
+    let close = decl.rfind(')')?;
+    let head = decl[..open].trim_end();
+    let split = head.rfind(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+    let (ret, name) = (head[..=split].trim(), head[split + 1..].trim());
+    let params = decl[open + 1..close].trim();
+    let params = if params.is_empty() || params == "void" {
+        Vec::new()
+    } else {
+        params
+            .split(',')
+            .map(|p| {
+                let p = p.trim();
+                if p == "..." {
+                    return ("...".to_owned(), String::new());
+                }
+                let at = p.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+                (normal_type(&p[..at]), p[at..].to_owned())
+            })
+            .collect()
+    };
+    Some(Proto { ret: normal_type(ret), name: name.to_owned(), params })
+}
+
+fn vendor_prototypes() -> Vec<Proto> {
+    std::fs::read_to_string(root().join("tests/c/vendor_acl_prototypes.txt"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| parse_proto(l).unwrap_or_else(|| panic!("cannot read {l:?}")))
+        .collect()
+}
+
+/// The function declarations of the generated `acl/*.h` headers.
+fn generated_prototypes() -> Vec<Proto> {
+    let mut out = Vec::new();
+    for h in ["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/acl_rt_allocator.h"] {
+        let text = std::fs::read_to_string(root().join("include").join(h)).unwrap();
+        let mut code = String::new();
+        let mut rest = text.as_str();
+        while let Some(start) = rest.find("/*") {
+            code.push_str(&rest[..start]);
+            rest = &rest[start + rest[start..].find("*/").unwrap() + 2..];
+        }
+        code.push_str(rest);
+        let code: String = code
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .map(|l| l.split("//").next().unwrap())
+            .collect::<Vec<_>>()
+            .join(" ");
+        for st in code.split(';') {
+            if let Some(at) = st.find("ACL_FUNC_VISIBILITY") {
+                out.extend(parse_proto(&st[at..]));
+            }
+        }
+    }
+    out
+}
+
+/// Every function the generated headers declare that the vendor's do too has the vendor's
+/// return and parameter types (names aside; the vendor's `T name[]` is not used).
+#[test]
+fn generated_prototypes_match_the_vendors() {
+    let ours: std::collections::BTreeMap<String, Proto> =
+        generated_prototypes().into_iter().map(|p| (p.name.clone(), p)).collect();
+    let vendor = vendor_prototypes();
+    assert!(vendor.len() > 380, "tests/c/vendor_acl_prototypes.txt has only {} lines", vendor.len());
+    let show = |p: &Proto| {
+        let params: Vec<&str> = p.params.iter().map(|(t, _)| t.as_str()).collect();
+        format!("{} {}({})", p.ret, p.name, params.join(", "))
+    };
+    let mut compared = 0;
+    let mut wrong = Vec::new();
+    for v in &vendor {
+        let Some(o) = ours.get(&v.name) else { continue };
+        compared += 1;
+        let types = |p: &Proto| p.params.iter().map(|(t, _)| t.clone()).collect::<Vec<_>>();
+        if o.ret != v.ret || types(o) != types(v) {
+            wrong.push(format!("vendor: {}\n    ours: {}", show(v), show(o)));
+        }
+    }
+    assert!(compared > 200, "only {compared} declarations compared");
+    assert!(
+        wrong.is_empty(),
+        "{} prototypes differ from the vendor's:\n  {}",
+        wrong.len(),
+        wrong.join("\n  ")
+    );
+}
+
+/// A C program, generated from the vendor's declarations, calls every vendor function the
+/// library exports with zero arguments (NULL pointers, 0 sizes and handles) and links against
+/// the shared library: each call returns (no crash, no panic: never 500000, the code a caught
+/// panic gives) through the installed headers alone.
+#[test]
+fn a_c_program_calls_every_vendor_function_with_zero_arguments() {
+    let exports: BTreeSet<String> = dynamic_symbols(false).into_iter().map(|(_, n)| n).collect();
+    let mut src = String::from(
+        "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_base_rt.h\"\n\
+         #include \"acl/acl_rt_allocator.h\"\n\
+         int main(void) {\n    int panics = 0, calls = 0;\n",
+    );
+    let mut called = Vec::new();
+    let mut skipped = 0;
+    for p in vendor_prototypes() {
+        if !exports.contains(&p.name) || called.contains(&p.name) {
+            skipped += usize::from(!exports.contains(&p.name));
+            continue;
+        }
+        let mut block = String::from("    {\n");
+        let mut args = Vec::new();
+        for (i, (t, _)) in p.params.iter().enumerate() {
+            if t == "..." {
+                continue;
+            }
+            block.push_str(&format!("        {t} a{i} = {{0}};\n"));
+            args.push(format!("a{i}"));
+        }
+        let call = format!("{}({})", p.name, args.join(", "));
+        match p.ret.as_str() {
+            "aclError" => block.push_str(&format!(
+                "        aclError r = {call};\n        printf(\"%s %d\\n\", \"{}\", (int)r);\n        \
+                 if (r == 500000) panics++;\n",
+                p.name
+            )),
+            "void" => {
+                block.push_str(&format!("        {call};\n        printf(\"%s -\\n\", \"{}\");\n", p.name))
+            }
+            _ => block.push_str(&format!(
+                "        __auto_type r = {call};\n        (void)r;\n        printf(\"%s -\\n\", \"{}\");\n",
+                p.name
+            )),
+        }
+        block.push_str("        fflush(stdout);\n        calls++;\n    }\n");
+        src.push_str(&block);
+        called.push(p.name.clone());
+    }
+    src.push_str("    printf(\"calls %d panics %d\\n\", calls, panics);\n    return panics != 0;\n}\n");
+    let dir = scratch("every-function");
+    // The library under the soname the executable asks for.
+    let so = dir.join("libascendless.so.0");
+    let _ = std::fs::remove_file(&so);
+    std::os::unix::fs::symlink(shared_library(), &so).unwrap();
+    let file = dir.join("every_function.c");
+    std::fs::write(&file, src).unwrap();
+    let exe = dir.join("every_function");
+    run(Command::new("cc")
+        .args(["-std=gnu11", "-Wall", "-Wno-missing-braces", "-Werror", "-I"])
+        .arg(root().join("include"))
+        .arg(&file)
+        .arg("-o")
+        .arg(&exe)
+        .arg(shared_library())
+        .arg(format!("-Wl,-rpath,{}", dir.display())));
+    let out = Command::new("timeout")
+        .arg("120")
+        .arg(&exe)
+        .env("ASCEND_GLOBAL_LOG_LEVEL", "4")
+        .env("ASCENDLESS_DEVICE_MEMORY", "1073741824")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(
+        out.status.success(),
+        "the program ended with {:?} after the line {last:?}:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in &called {
+        assert!(stdout.lines().any(|l| l.split(' ').next() == Some(name.as_str())), "{name} was not called");
+    }
+    assert_eq!(last, format!("calls {} panics 0", called.len()));
+    // A function whose row says not supported answers 207000 whatever its arguments.
+    let unsupported: BTreeSet<String> = compatibility_rows()
+        .into_iter()
+        .filter(|r| r.state == "not supported")
+        .flat_map(|r| r.names)
+        .collect();
+    let wrong: Vec<&str> = stdout
+        .lines()
+        .filter(|l| {
+            let mut words = l.split(' ');
+            let (name, code) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+            unsupported.contains(name) && code != "-" && code != "207000"
+        })
+        .collect();
+    assert!(wrong.is_empty(), "rows say not supported, but these answered otherwise: {wrong:?}");
+    if skipped > 0 {
+        eprintln!("{skipped} vendor functions are not exported yet and were not called");
+    }
+    assert!(ALLOW_NOT_YET || skipped == 0, "{skipped} vendor functions are not exported");
 }

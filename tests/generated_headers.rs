@@ -23,14 +23,38 @@ struct Header {
     renames: &'static [(&'static str, &'static str)],
 }
 
-/// As the vendor's: empty unless the includer defines `FUNC_VISIBILITY`.
-const FUNC_VISIBILITY: &str = "\
+/// `acl/acl_base.h`'s text before the generated items: the visibility macro (as the vendor's:
+/// empty unless the includer defines `FUNC_VISIBILITY`), and `aclAppLog`,
+/// which is variadic and so defined in C++ (src/cxx/app_log.cpp), not in Rust, where cbindgen
+/// would find it.
+const ACL_BASE_PROLOGUE: &str = "\
 #ifndef ACL_FUNC_VISIBILITY
 #if defined(FUNC_VISIBILITY) && defined(__GNUC__)
 #define ACL_FUNC_VISIBILITY __attribute__((visibility(\"default\")))
 #else
 #define ACL_FUNC_VISIBILITY
 #endif
+#endif
+
+/* The level of an aclAppLog message. */
+typedef enum {
+  ACL_DEBUG = 0,
+  ACL_INFO = 1,
+  ACL_WARNING = 2,
+  ACL_ERROR = 3,
+} aclLogLevel;
+
+#ifdef __cplusplus
+extern \"C\" {
+#endif
+/* Logs a printf-style message through the library's logger (ASCEND_GLOBAL_LOG_LEVEL, RUST_LOG),
+ * with its file, line and function; at most 1024 bytes, longer ones end in \"...[truncated]\".
+ * Defined in C++ (src/cxx/app_log.cpp): Rust cannot define a variadic function. */
+ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const char *file, uint32_t line,
+                                   const char *fmt, ...);
+#define ACL_APP_LOG(level, fmt, ...) aclAppLog(level, __FUNCTION__, __FILE__, __LINE__, fmt, ##__VA_ARGS__)
+#ifdef __cplusplus
+}  // extern \"C\"
 #endif";
 
 const HEADERS: &[Header] = &[
@@ -47,13 +71,39 @@ const HEADERS: &[Header] = &[
     },
     Header {
         path: "acl/acl_base.h",
-        sources: &["src/error/acl_codes.rs", "src/ffi/acl_base.rs"],
+        sources: &["src/error/acl_codes.rs", "src/ffi/acl_base.rs", "src/ffi/acl_base_data.rs"],
         guard: "INC_EXTERNAL_ACL_ACL_BASE_H_",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &["error_codes/rt_error_codes.h"],
-        after_includes: Some(FUNC_VISIBILITY),
+        after_includes: Some(ACL_BASE_PROLOGUE),
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
-        types: &["aclError", "aclrtStream", "aclrtEvent", "aclrtContext"],
+        types: &[
+            "aclError",
+            "aclrtStream",
+            "aclrtEvent",
+            "aclrtContext",
+            "aclmdlRITask",
+            "aclrtLabel",
+            "aclrtLabelList",
+            "aclrtMbuf",
+            "aclrtAllocatorDesc",
+            "aclrtAllocator",
+            "aclrtAllocatorBlock",
+            "aclrtAllocatorAddr",
+            "aclDataType",
+            "aclCannAttr",
+        ],
+        renames: &[],
+    },
+    Header {
+        path: "acl/acl_rt_allocator.h",
+        sources: &["src/ffi/acl_rt_allocator.rs"],
+        guard: "INC_EXTERNAL_ACL_ACL_RT_ALLOCATOR_H_",
+        sys_includes: &["stddef.h"],
+        includes: &["acl_base.h"],
+        after_includes: None,
+        fn_prefix: Some("ACL_FUNC_VISIBILITY"),
+        types: &[],
         renames: &[],
     },
     Header {
@@ -62,7 +112,7 @@ const HEADERS: &[Header] = &[
         sources: &["src/ffi/acl_rt/mod.rs"],
         guard: "INC_EXTERNAL_ACL_ACL_RT_H_",
         sys_includes: &["stdint.h", "stddef.h"],
-        includes: &["acl_base.h"],
+        includes: &["acl_base.h", "acl_rt_allocator.h"],
         after_includes: None,
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
         types: &[
@@ -109,6 +159,13 @@ const HEADERS: &[Header] = &[
             "aclrtSnapShotStage",
             "aclrtSnapShotBackupArgs",
             "aclrtSnapShotRestoreArgs",
+            "aclrtEngineType",
+            "aclrtCmoType",
+            "aclrtReduceKind",
+            "aclrtFuncAttribute",
+            "aclrtRandomNumFuncType",
+            "aclrtMemLinkType",
+            "aclrtIpcMemAttrType",
         ],
         renames: &[],
     },
@@ -175,6 +232,15 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("RegisterCallbackTypeArg", "aclRegisterCallbackType"),
     ("GroupAttrArg", "aclrtGroupAttr"),
     ("SnapShotStageArg", "aclrtSnapShotStage"),
+    ("EngineTypeArg", "aclrtEngineType"),
+    ("CmoTypeArg", "aclrtCmoType"),
+    ("ReduceKindArg", "aclrtReduceKind"),
+    ("FuncAttributeArg", "aclrtFuncAttribute"),
+    ("RandomNumFuncTypeArg", "aclrtRandomNumFuncType"),
+    ("MemLinkTypeArg", "aclrtMemLinkType"),
+    ("IpcMemAttrTypeArg", "aclrtIpcMemAttrType"),
+    ("DataTypeArg", "aclDataType"),
+    ("CannAttrArg", "aclCannAttr"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),
@@ -248,9 +314,11 @@ fn checked_in_headers_match_the_code() {
     );
 }
 
-/// The headers written by hand: the C++ ones (cbindgen does not write C++ classes), and the
-/// secure C library's, whose functions are C++ code of ours (src/cxx/securec.cpp).
+/// The headers written by hand: the C++ ones (cbindgen does not write C++ classes),
+/// `acl/acl_base_rt.h`, which only includes the generated `acl/acl_base.h`, and the secure C
+/// library's, whose functions are C++ code of ours (src/cxx/securec.cpp).
 const HAND_WRITTEN: &[&str] = &[
+    "acl/acl_base_rt.h",
     "adxl/adxl_engine.h",
     "adxl/adxl_types.h",
     "external/ge_common/api_error_codes.h",

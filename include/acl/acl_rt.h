@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "acl_base.h"
+#include "acl_rt_allocator.h"
 
 /*
  `aclrtCreateNotify` flag: the notify is used by streams.
@@ -57,6 +58,12 @@
  `aclrtIpcMemImportByKey` flag: import also enables peer access to the memory's device.
  */
 #define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS (uint64_t)1
+
+/*
+ Bytes of a cache maintenance descriptor (`aclrtCmoGetDescSize`): the address and the size,
+ two 64-bit words.
+ */
+#define CMO_DESC_SIZE 16
 
 /*
  `aclrtGetDeviceCapability`: the feature is there.
@@ -224,9 +231,61 @@
 #define ACL_HOST_REG_PINNED (uint64_t)268435456
 
 /*
+ Bytes of handle memory `aclrtKernelArgsInitByUserMem` takes (`aclrtKernelArgsGetHandleMemSize`):
+ the runtime keeps its bookkeeping itself and uses the memory only as the block's name.
+ */
+#define HANDLE_MEM_SIZE 64
+
+/*
+ Magic number of an AI Core kernel ELF.
+ */
+#define ACL_RT_BINARY_MAGIC_ELF_AICORE 1129660997u
+
+/*
+ Magic number of a vector core kernel ELF.
+ */
+#define ACL_RT_BINARY_MAGIC_ELF_VECTOR_CORE 1094799942u
+
+/*
+ Magic number of a cube core kernel ELF.
+ */
+#define ACL_RT_BINARY_MAGIC_ELF_CUBE_CORE 1095320387u
+
+/*
+ Most operations one `aclrtCmoWaitBarrier` waits for.
+ */
+#define ACL_RT_CMO_MAX_BARRIER_NUM 6u
+
+/*
+ `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK` value: the SIO link.
+ */
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_SIO (uint64_t)0
+
+/*
+ `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK` value: the HCCS link.
+ */
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_HCCS (uint64_t)1
+
+/*
+ `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK` value: one UB port.
+ */
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_ONE_PORT_PATH (uint64_t)2
+
+/*
+ `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK` value: several UB ports.
+ */
+#define ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_UB_MULTI_PORT_PATH (uint64_t)3
+
+/*
  `aclrtMemAllocManaged` flag: the memory is usable from the host and every device.
  */
 #define ACL_RT_MEM_ATTACH_GLOBAL 1u
+
+/*
+ Bytes of a copy descriptor (`aclrtGetMemcpyDescSize`): source, destination and length, three
+ 64-bit words, and one reserved.
+ */
+#define MEMCPY_DESC_SIZE 32
 
 /*
  `aclrtCheckMemType` type: device memory (`aclrtMalloc`, imported IPC memory).
@@ -1015,6 +1074,70 @@ typedef enum aclrtSnapShotStage {
 } aclrtSnapShotStage;
 
 /*
+ The engine a kernel runs on.
+ */
+typedef enum aclrtEngineType {
+  ACL_RT_ENGINE_TYPE_AIC = 0,
+  ACL_RT_ENGINE_TYPE_AIV = 1,
+} aclrtEngineType;
+
+/*
+ A cache maintenance operation.
+ */
+typedef enum aclrtCmoType {
+  ACL_RT_CMO_TYPE_PREFETCH = 0,
+  ACL_RT_CMO_TYPE_WRITEBACK = 1,
+  ACL_RT_CMO_TYPE_INVALID = 2,
+  ACL_RT_CMO_TYPE_FLUSH = 3,
+} aclrtCmoType;
+
+/*
+ The reduction of an `aclrtReduceAsync`.
+ */
+typedef enum aclrtReduceKind {
+  ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM = 10,
+  ACL_RT_MEMCPY_SDMA_AUTOMATIC_MAX = 11,
+  ACL_RT_MEMCPY_SDMA_AUTOMATIC_MIN = 12,
+  ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL = 13,
+} aclrtReduceKind;
+
+/*
+ An attribute of a kernel function.
+ */
+typedef enum aclrtFuncAttribute {
+  ACL_FUNC_ATTR_KERNEL_TYPE = 1,
+  ACL_FUNC_ATTR_KERNEL_RATIO = 2,
+  ACL_FUNC_ATTR_KERNEL_SCHED_MODE = 3,
+} aclrtFuncAttribute;
+
+/*
+ The function of a random-number task.
+ */
+typedef enum aclrtRandomNumFuncType {
+  ACL_RT_RANDOM_NUM_FUNC_TYPE_DROPOUT_BITMASK = 0,
+  ACL_RT_RANDOM_NUM_FUNC_TYPE_UNIFORM_DIS = 1,
+  ACL_RT_RANDOM_NUM_FUNC_TYPE_NORMAL_DIS = 2,
+  ACL_RT_RANDOM_NUM_FUNC_TYPE_TRUNCATED_NORMAL_DIS = 3,
+} aclrtRandomNumFuncType;
+
+/*
+ A link between devices (`aclrtMemMapSetLink`).
+ */
+typedef enum aclrtMemLinkType {
+  ACL_RT_MEM_ACCESS_LINK_SIO = 0,
+  ACL_RT_MEM_ACCESS_LINK_HCCS = 1,
+  ACL_RT_MEM_ACCESS_UB_ONE_PORT_PATH = 2,
+  ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH = 3,
+} aclrtMemLinkType;
+
+/*
+ An attribute of exported IPC memory (`aclrtIpcMemSetAttr`).
+ */
+typedef enum aclrtIpcMemAttrType {
+  ACL_RT_IPC_MEM_ATTR_ACCESS_LINK = 0,
+} aclrtIpcMemAttrType;
+
+/*
  Reserved extension of `aclrtUtilizationInfo` (opaque; the pointer is NULL).
  */
 typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
@@ -1030,6 +1153,22 @@ typedef struct rtExceptionInfo rtExceptionInfo;
  `aclrtGetAllGroupInfo` filled it.
  */
 typedef struct tagRtGroupInfo tagRtGroupInfo;
+
+/*
+ One cache maintenance operation a barrier waits for.
+ */
+typedef struct aclrtBarrierCmoInfo {
+  aclrtCmoType cmoType;
+  uint32_t barrierId;
+} aclrtBarrierCmoInfo;
+
+/*
+ The operations an `aclrtCmoWaitBarrier` waits for.
+ */
+typedef struct aclrtBarrierTaskInfo {
+  size_t barrierNum;
+  struct aclrtBarrierCmoInfo cmoInfo[ACL_RT_CMO_MAX_BARRIER_NUM];
+} aclrtBarrierTaskInfo;
 
 /*
  A host function of `aclrtLaunchHostFunc`.
@@ -1186,6 +1325,21 @@ typedef struct aclrtServerPid {
 } aclrtServerPid;
 
 /*
+ A kernel function of a loaded binary.
+ */
+typedef void *aclrtFuncHandle;
+
+/*
+ A kernel argument block (`aclrtKernelArgsInit`).
+ */
+typedef void *aclrtArgsHandle;
+
+/*
+ One argument of an argument block.
+ */
+typedef void *aclrtParamHandle;
+
+/*
  A place for managed memory: a device or NUMA id, unused for the other types.
  */
 typedef struct aclrtMemManagedLocation {
@@ -1238,6 +1392,187 @@ typedef struct aclrtMemcpyBatchAttr {
   struct aclrtMemLocation srcLoc;
   uint8_t rsv[16];
 } aclrtMemcpyBatchAttr;
+
+/*
+ A loaded kernel binary.
+ */
+typedef void *aclrtBinHandle;
+
+/*
+ Called when a kernel of a binary fails (`aclrtBinarySetExceptionCallback`).
+ */
+typedef void (*aclrtOpExceptionCallback)(aclrtExceptionInfo *exceptionInfo, void *userData);
+
+/*
+ A kernel binary as given (`aclrtCreateBinary`).
+ */
+typedef void *aclrtBinary;
+
+/*
+ What an `aclrtBinaryLoadOption` sets (the vendor's enum, one value named twice).
+ */
+typedef int32_t aclrtBinaryLoadOptionType;
+
+/*
+ The value of an `aclrtBinaryLoadOption`.
+ */
+typedef union aclrtBinaryLoadOptionValue {
+  uint32_t isLazyLoad;
+  uint32_t magic;
+  int32_t cpuKernelMode;
+  uint32_t rsv[4];
+} aclrtBinaryLoadOptionValue;
+
+/*
+ One option of a binary load.
+ */
+typedef struct aclrtBinaryLoadOption {
+  aclrtBinaryLoadOptionType type;
+  union aclrtBinaryLoadOptionValue value;
+} aclrtBinaryLoadOption;
+
+/*
+ The options of a binary load.
+ */
+typedef struct aclrtBinaryLoadOptions {
+  struct aclrtBinaryLoadOption *options;
+  size_t numOpt;
+} aclrtBinaryLoadOptions;
+
+/*
+ The attribute an `aclrtLaunchKernelAttr` sets (the vendor's enum, one value named twice).
+ */
+typedef int32_t aclrtLaunchKernelAttrId;
+
+/*
+ A launch timeout in microseconds, as two 32-bit halves.
+ */
+typedef struct aclrtTimeoutUs {
+  uint32_t timeoutLow;
+  uint32_t timeoutHigh;
+} aclrtTimeoutUs;
+
+/*
+ The value of an `aclrtLaunchKernelAttr`.
+ */
+typedef union aclrtLaunchKernelAttrValue {
+  uint8_t schemMode;
+  /*
+   Deprecated: `dynUBufSize`.
+   */
+  uint32_t localMemorySize;
+  uint32_t dynUBufSize;
+  aclrtEngineType engineType;
+  uint32_t blockDimOffset;
+  uint8_t isBlockTaskPrefetch;
+  uint8_t isDataDump;
+  uint16_t timeout;
+  struct aclrtTimeoutUs timeoutUs;
+  uint8_t enableProfiling;
+  uint32_t rsv[4];
+} aclrtLaunchKernelAttrValue;
+
+/*
+ One attribute of a kernel launch.
+ */
+typedef struct aclrtLaunchKernelAttr {
+  aclrtLaunchKernelAttrId id;
+  union aclrtLaunchKernelAttrValue value;
+} aclrtLaunchKernelAttr;
+
+/*
+ The attributes of a kernel launch.
+ */
+typedef struct aclrtLaunchKernelCfg {
+  struct aclrtLaunchKernelAttr *attrs;
+  size_t numAttrs;
+} aclrtLaunchKernelCfg;
+
+/*
+ Where a placeholder's pointer and its data sit in host arguments.
+ */
+typedef struct aclrtPlaceHolderInfo {
+  uint32_t addrOffset;
+  uint32_t dataOffset;
+} aclrtPlaceHolderInfo;
+
+/*
+ A grid or block shape of a SIMT launch (the vendor's C++ constructor is not declared here).
+ */
+typedef struct dim3 {
+  uint32_t x;
+  uint32_t y;
+  uint32_t z;
+} dim3;
+
+/*
+ A parameter of a random-number task: a value or the address of one.
+ */
+typedef struct aclrtRandomParaInfo {
+  uint8_t isAddr;
+  uint8_t valueOrAddr[8];
+  uint8_t size;
+  uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+/*
+ Dropout bitmask parameters.
+ */
+typedef struct aclrtDropoutBitmaskInfo {
+  struct aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+/*
+ Uniform distribution parameters.
+ */
+typedef struct aclrtUniformDisInfo {
+  struct aclrtRandomParaInfo min;
+  struct aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+/*
+ Normal distribution parameters.
+ */
+typedef struct aclrtNormalDisInfo {
+  struct aclrtRandomParaInfo mean;
+  struct aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+/*
+ The parameters of a random-number function (the vendor's anonymous union, named here).
+ */
+typedef union aclrtRandomNumFuncParamInfo {
+  struct aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+  struct aclrtUniformDisInfo uniformDisInfo;
+  struct aclrtNormalDisInfo normalDisInfo;
+} aclrtRandomNumFuncParamInfo;
+
+/*
+ A random-number function and its parameters.
+ */
+typedef struct aclrtRandomNumFuncParaInfo {
+  aclrtRandomNumFuncType funcType;
+  union aclrtRandomNumFuncParamInfo paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+/*
+ A random-number task (`aclrtRandomNumAsync`).
+ */
+typedef struct aclrtRandomNumTaskInfo {
+  aclDataType dataType;
+  struct aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+  void *randomParaAddr;
+  void *randomResultAddr;
+  void *randomCounterAddr;
+  struct aclrtRandomParaInfo randomSeed;
+  struct aclrtRandomParaInfo randomNum;
+  uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
+
+/*
+ A physical memory allocation (`aclrtMallocPhysical`, or imported from a shareable handle).
+ */
+typedef void *aclrtDrvMemHandle;
 
 /*
  What `aclrtPointerGetAttributes` reports.
@@ -1335,11 +1670,6 @@ typedef struct aclCANNPackageVersion {
 } aclCANNPackageVersion;
 
 /*
- A physical memory allocation (`aclrtMallocPhysical`, or imported from a shareable handle).
- */
-typedef void *aclrtDrvMemHandle;
-
-/*
  The properties of a physical allocation.
  */
 typedef struct aclrtPhysicalMemProp {
@@ -1382,9 +1712,110 @@ typedef struct aclrtMemFabricHandle {
  */
 #define ACL_RT_ATOMIC_CAPABILITY_REDUCATION ACL_RT_ATOMIC_CAPABILITY_REDUCTION
 
+#define ACL_RT_BINARY_LOAD_OPT_LAZY_LOAD 1
+
+#define ACL_RT_BINARY_LOAD_OPT_LAZY_MAGIC 2
+
+#define ACL_RT_BINARY_LOAD_OPT_MAGIC 2
+
+#define ACL_RT_BINARY_LOAD_OPT_CPU_KERNEL_MODE 3
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_SCHEM_MODE 1
+
+/*
+ Deprecated name of `ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE`.
+ */
+#define ACL_RT_LAUNCH_KERNEL_ATTR_LOCAL_MEMORY_SIZE 2
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE 2
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_ENGINE_TYPE 3
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_BLOCKDIM_OFFSET 4
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_BLOCK_TASK_PREFETCH 5
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_DATA_DUMP 6
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT 7
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_TIMEOUT_US 8
+
+#define ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING 9
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ Writes the cache back to memory and drops it, for `size` bytes of device memory at `devPtr`:
+ nothing to do on a coherent host once the range is checked.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemFlush(void *devPtr, size_t size);
+
+/*
+ Drops the cache of `size` bytes of device memory at `devPtr`: as `aclrtMemFlush`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtMemInvalidate(void *devPtr, size_t size);
+
+/*
+ Queues a cache operation on `size` bytes of device memory at `src` (only
+ `ACL_RT_CMO_TYPE_PREFETCH`, as on the vendor's): an ordered task that does nothing.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCmoAsync(void *src,
+                       size_t size,
+                       aclrtCmoType cmoType,
+                       aclrtStream stream);
+
+/*
+ A cache operation with a barrier id: 207000 (only model-bound streams take it).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCmoAsyncWithBarrier(void *src,
+                                  size_t size,
+                                  aclrtCmoType cmoType,
+                                  uint32_t barrierId,
+                                  aclrtStream stream);
+
+/*
+ Waits for the cache operations of barriers: 207000 (only model-bound streams take it).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCmoWaitBarrier(struct aclrtBarrierTaskInfo *taskInfo,
+                             aclrtStream stream,
+                             uint32_t flag);
+
+/*
+ The size of a cache operation descriptor: 16 bytes (the address and size it records).
+
+ # Safety
+ `size` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCmoGetDescSize(size_t *size);
+
+/*
+ Records `src` and `size` (device memory of the current device) in the descriptor at
+ `cmoDesc`, 16 bytes of device memory.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCmoSetDesc(void *cmoDesc, void *src, size_t size);
+
+/*
+ Queues the cache operation the descriptor at `cmoDesc` records (only
+ `ACL_RT_CMO_TYPE_PREFETCH`); the descriptor is read when the task runs, as the vendor's
+ device reads it, and a range no longer valid then fails the task. `reserve` must be NULL.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCmoAsyncWithDesc(void *cmoDesc,
+                               aclrtCmoType cmoType,
+                               aclrtStream stream,
+                               const void *reserve);
+
+/*
+ Writes back the device's L2 cache: nothing to do on a coherent host; `rsv` must be NULL and a
+ device current.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceL2CacheFlush(void *rsv);
 
 /*
  Queues on `stream` (NULL: the default stream) a host function: when the stream reaches it,
@@ -2419,6 +2850,177 @@ ACL_FUNC_VISIBILITY aclError aclrtIpcMemImportByKey(void **devPtr, const char *k
 ACL_FUNC_VISIBILITY aclError aclrtIpcMemClose(const char *key);
 
 /*
+ As `aclrtIpcMemSetImportPid` for processes of other servers of a super-node; on other
+ products 207000.
+
+ # Safety
+ `key` is NULL or a C string; `serverPids` is NULL or points to `num` readable entries whose
+ `pid` arrays hold `num` readable values each.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtIpcMemImportPidInterServer(const char *key,
+                                         struct aclrtServerPid *serverPids,
+                                         size_t num);
+
+/*
+ Sets an attribute of memory this process exported under `key`: only
+ `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK` with an `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_*` value (else
+ 107000). Every link reaches the same host pages here, so the choice is checked and kept
+ without further effect.
+
+ # Safety
+ `key` is NULL or a C string.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtIpcMemSetAttr(const char *key,
+                            aclrtIpcMemAttrType type,
+                            uint64_t attr);
+
+/*
+ The handle memory `aclrtKernelArgsInitByUserMem` needs: 64 bytes. `funcHandle` is not
+ consulted (see the module's notes).
+
+ # Safety
+ `memSize` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsGetHandleMemSize(aclrtFuncHandle funcHandle,
+                                         size_t *memSize);
+
+/*
+ The argument memory for `userArgsSize` bytes of arguments: the same, rounded up to 8 (the
+ area holds nothing else here).
+
+ # Safety
+ `actualArgsSize` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsGetMemSize(aclrtFuncHandle funcHandle,
+                                   size_t userArgsSize,
+                                   size_t *actualArgsSize);
+
+/*
+ A new, empty argument block in the runtime's memory.
+
+ # Safety
+ `argsHandle` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsInit(aclrtFuncHandle funcHandle,
+                             aclrtArgsHandle *argsHandle);
+
+/*
+ A new, empty argument block named by the caller's handle memory `argsHandle`
+ (`aclrtKernelArgsGetHandleMemSize` bytes), whose area is written into `userHostMem`
+ (`actualArgsSize` bytes). Initialising the same handle memory again starts a new block.
+
+ # Safety
+ `userHostMem` is valid for writes of `actualArgsSize` bytes while the block is used.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsInitByUserMem(aclrtFuncHandle funcHandle,
+                                      aclrtArgsHandle argsHandle,
+                                      void *userHostMem,
+                                      size_t actualArgsSize);
+
+/*
+ Appends a copy of the `paramSize` bytes at `param` as the next argument.
+
+ # Safety
+ `param` is valid for reads of `paramSize` bytes; `paramHandle` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsAppend(aclrtArgsHandle argsHandle,
+                               void *param,
+                               size_t paramSize,
+                               aclrtParamHandle *paramHandle);
+
+/*
+ Appends a placeholder: an 8-byte slot that will hold the address of its buffer.
+
+ # Safety
+ `paramHandle` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsAppendPlaceHolder(aclrtArgsHandle argsHandle,
+                                          aclrtParamHandle *paramHandle);
+
+/*
+ The buffer of placeholder `paramHandle`, of `dataSize` bytes (zeroed), owned by the block; its
+ address goes into the placeholder's slot. Asked again: the same buffer if it is big enough.
+
+ # Safety
+ `bufferAddr` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsGetPlaceHolderBuffer(aclrtArgsHandle argsHandle,
+                                             aclrtParamHandle paramHandle,
+                                             size_t dataSize,
+                                             void **bufferAddr);
+
+/*
+ Replaces the value of argument `paramHandle` (appended with `aclrtKernelArgsAppend`) with the
+ `paramSize` bytes at `param`; the size must be the one appended.
+
+ # Safety
+ `param` is valid for reads of `paramSize` bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtKernelArgsParaUpdate(aclrtArgsHandle argsHandle,
+                                   aclrtParamHandle paramHandle,
+                                   void *param,
+                                   size_t paramSize);
+
+/*
+ Marks the block complete: nothing more can be appended (updates still can).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle);
+
+/*
+ Creates a label (at most 65535 live in a process: 207005 beyond).
+
+ # Safety
+ `label` is NULL or valid for a write of an `aclrtLabel`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateLabel(aclrtLabel *label);
+
+/*
+ Sets a label on a stream: 207000 (see the module's notes).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
+
+/*
+ Destroys a label.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyLabel(aclrtLabel label);
+
+/*
+ Makes a list of `num` live labels (at least one).
+
+ # Safety
+ `labels` points to `num` labels; `labelList` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtCreateLabelList(aclrtLabel *labels,
+                              size_t num,
+                              aclrtLabelList *labelList);
+
+/*
+ Destroys a label list (its labels stay).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyLabelList(aclrtLabelList labelList);
+
+/*
+ Jumps to the label of `labelList` an index in device memory selects: 207000 (see the
+ module's notes).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSwitchLabelByIndex(void *ptr,
+                                 uint32_t maxValue,
+                                 aclrtLabelList labelList,
+                                 aclrtStream stream);
+
+/*
  Sets kernel resource `limit` for the whole process (every device): checked, rounded and
  kept as the vendor does (SIMT sizes up to 128-byte multiples; the SIMD stack above 32 KiB up
  to 16 KiB multiples, at most 192 KiB on Atlas A2/A3 and 128 KiB on Ascend 950; printf
@@ -2673,6 +3275,159 @@ aclError aclrtMemManagedGetAttrs(aclrtMemManagedRangeAttribute *attributes,
                                  size_t *dataSizes);
 
 /*
+ Allocates a shared buffer with a data area of `size` bytes (1 byte to 4 GiB) of pinned host
+ memory; its valid length starts at 0 and its 96-byte user data area zeroed.
+
+ # Safety
+ `buf` is NULL or valid for a write of an `aclrtMbuf`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtAllocBuf(aclrtMbuf *buf, size_t size);
+
+/*
+ Frees a buffer; the data block goes with its last reference. Freeing a chain's head frees
+ its members; a member alone cannot be freed (107000).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreeBuf(aclrtMbuf buf);
+
+/*
+ The buffer's data area: its address (host memory) and size.
+
+ # Safety
+ `dataPtr` and `size` are NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetBufData(aclrtMbuf buf, void **dataPtr, size_t *size);
+
+/*
+ The buffer's valid length (0 until `aclrtSetBufDataLen`).
+
+ # Safety
+ `len` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetBufDataLen(aclrtMbuf buf, size_t *len);
+
+/*
+ Sets the buffer's valid length: at most its data area's size (107000 beyond).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetBufDataLen(aclrtMbuf buf, size_t len);
+
+/*
+ Copies `size` bytes of the buffer's user data area from `offset` to `dataPtr`;
+ `offset + size` beyond 96 bytes: 107000.
+
+ # Safety
+ `dataPtr` is valid for a write of `size` bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetBufUserData(aclrtMbuf buf,
+                             void *dataPtr,
+                             size_t size,
+                             size_t offset);
+
+/*
+ Copies `size` bytes from `dataPtr` into the buffer's user data area at `offset`;
+ `offset + size` beyond 96 bytes: 107000.
+
+ # Safety
+ `dataPtr` is valid for a read of `size` bytes.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetBufUserData(aclrtMbuf buf,
+                             const void *dataPtr,
+                             size_t size,
+                             size_t offset);
+
+/*
+ A new buffer referring to the same data area, with a copy of the valid length and user data.
+
+ # Safety
+ `newBuf` is NULL or valid for a write of an `aclrtMbuf`.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCopyBufRef(aclrtMbuf buf, aclrtMbuf *newBuf);
+
+/*
+ Appends `buf` to the chain headed by `headBuf` (at most 128 buffers, the head included); the
+ chain then owns it (freed with the head).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtAppendBufChain(aclrtMbuf headBuf, aclrtMbuf buf);
+
+/*
+ How many buffers the chain headed by `headBuf` holds, the head included.
+
+ # Safety
+ `num` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetBufChainNum(aclrtMbuf headBuf, uint32_t *num);
+
+/*
+ The `index`-th buffer of the chain headed by `headBuf` (0 is the head).
+
+ # Safety
+ `buf` is NULL or valid for a write of an `aclrtMbuf`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetBufFromChain(aclrtMbuf headBuf,
+                              uint32_t index,
+                              aclrtMbuf *buf);
+
+/*
+ The size of a copy descriptor for `kind` (only `ACL_MEMCPY_INNER_DEVICE_TO_DEVICE`): 32 bytes.
+
+ # Safety
+ `descSize` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetMemcpyDescSize(aclrtMemcpyKind kind, size_t *descSize);
+
+/*
+ Records a copy of `count` bytes from `srcAddr` to `dstAddr` in the descriptor at `desc` (32
+ bytes of device memory). Both ends are checked when the copy runs; `config` must be NULL.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtSetMemcpyDesc(void *desc,
+                            aclrtMemcpyKind kind,
+                            void *srcAddr,
+                            void *dstAddr,
+                            size_t count,
+                            void *config);
+
+/*
+ Queues the copy the descriptor at `desc` records; the descriptor is read when the copy runs
+ (a bad range then fails the task, reported as a stream error).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyAsyncWithDesc(void *desc,
+                                  aclrtMemcpyKind kind,
+                                  aclrtStream stream);
+
+/*
+ Queues a copy of `count` bytes from `*src + srcDataOffset` to `*dst + dstDataOffset`, where
+ `*src` and `*dst` are base addresses held in device memory and read when the copy runs.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyAsyncWithOffset(void **dst,
+                                    size_t destMax,
+                                    size_t dstDataOffset,
+                                    const void **src,
+                                    size_t count,
+                                    size_t srcDataOffset,
+                                    aclrtMemcpyKind kind,
+                                    aclrtStream stream);
+
+/*
+ Deprecated by the vendor for `aclrtMemcpyAsync`, and the same here.
+
+ # Safety
+ As for `aclrtMemcpyAsync`: host ends are valid for `count` bytes until the stream has run
+ the copy.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyAsyncWithCondition(void *dst,
+                                       size_t destMax,
+                                       const void *src,
+                                       size_t count,
+                                       aclrtMemcpyKind kind,
+                                       aclrtStream stream);
+
+/*
  Allocates `size` bytes on the current device. Huge-page policies give 2 MiB-aligned memory,
  the others page-aligned. Beyond the device's capacity (`ASCENDLESS_DEVICE_MEMORY`):
  `ACL_ERROR_RT_MEMORY_ALLOCATION`. With `ASCENDLESS_STRICT_DEVICE_MEMORY=1` the memory cannot
@@ -2808,6 +3563,20 @@ aclError aclrtMallocWithCfg(void **devPtr,
                             size_t size,
                             aclrtMemMallocPolicy policy,
                             struct aclrtMallocConfig *cfg);
+
+/*
+ Allocates device memory the device's task scheduler uses, with settings, as
+ `aclrtMallocWithCfg` (the scheduler and host code see the same memory here). Free with
+ `aclrtFree`.
+
+ # Safety
+ As for `aclrtMallocWithCfg`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocForTaskScheduler(void **devPtr,
+                                     size_t size,
+                                     aclrtMemMallocPolicy policy,
+                                     struct aclrtMallocConfig *cfg);
 
 /*
  Allocates `size` bytes of pinned host memory with settings (`cfg` may be NULL), as
@@ -3019,6 +3788,400 @@ ACL_FUNC_VISIBILITY aclError aclrtGetNotifyId(aclrtNotify notify, uint32_t *noti
 ACL_FUNC_VISIBILITY aclError aclrtNotifyBatchReset(aclrtNotify *notifies, size_t num);
 
 /*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetArgsFromExceptionInfo(const aclrtExceptionInfo *info,
+                                       void **devArgsPtr,
+                                       uint32_t *devArgsLen);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetFuncHandleFromExceptionInfo(const aclrtExceptionInfo *info,
+                                             aclrtFuncHandle *func);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinarySetExceptionCallback(aclrtBinHandle binHandle,
+                                         aclrtOpExceptionCallback callback,
+                                         void *userData);
+
+/*
+ Needs an NPU (kernel binaries): NULL, with the message of 207000.
+ */
+ACL_FUNC_VISIBILITY aclrtBinary aclrtCreateBinary(const void *data, size_t dataLen);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyBinary(aclrtBinary binary);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtBinaryLoad(aclrtBinary binary, aclrtBinHandle *binHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtBinaryUnLoad(aclrtBinHandle binHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinaryGetFunction(aclrtBinHandle binHandle,
+                                const char *kernelName,
+                                aclrtFuncHandle *funcHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchKernel(aclrtFuncHandle funcHandle,
+                           uint32_t numBlocks,
+                           const void *argsData,
+                           size_t argsSize,
+                           aclrtStream stream);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinaryLoadFromFile(const char *binPath,
+                                 struct aclrtBinaryLoadOptions *options,
+                                 aclrtBinHandle *binHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinaryGetDevAddress(aclrtBinHandle binHandle,
+                                  void **binAddr,
+                                  size_t *binSize);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinaryGetFunctionByEntry(aclrtBinHandle binHandle,
+                                       uint64_t funcEntry,
+                                       aclrtFuncHandle *funcHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinaryGetGlobal(aclrtBinHandle binHandle,
+                              const char *name,
+                              void **dptr,
+                              size_t *size);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetFuncBySymbol(const void *symbol, aclrtFuncHandle *funcHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetFunctionAddr(aclrtFuncHandle funcHandle,
+                              void **aicAddr,
+                              void **aivAddr);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetFunctionSize(aclrtFuncHandle funcHandle,
+                              size_t *aicSize,
+                              size_t *aivSize);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchKernelWithConfig(aclrtFuncHandle funcHandle,
+                                     uint32_t numBlocks,
+                                     aclrtStream stream,
+                                     struct aclrtLaunchKernelCfg *cfg,
+                                     aclrtArgsHandle argsHandle,
+                                     void *reserve);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIKernelTaskGetAttribute(aclmdlRITask task,
+                                        aclrtLaunchKernelAttrId attrId,
+                                        union aclrtLaunchKernelAttrValue *attrValue);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetFunctionName(aclrtFuncHandle funcHandle,
+                              uint32_t maxLen,
+                              char *name);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtBinaryLoadFromData(const void *data,
+                                 size_t length,
+                                 const struct aclrtBinaryLoadOptions *options,
+                                 aclrtBinHandle *binHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRegisterCpuFunc(aclrtBinHandle handle,
+                              const char *funcName,
+                              const char *kernelName,
+                              aclrtFuncHandle *funcHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchKernelV2(aclrtFuncHandle funcHandle,
+                             uint32_t numBlocks,
+                             const void *argsData,
+                             size_t argsSize,
+                             struct aclrtLaunchKernelCfg *cfg,
+                             aclrtStream stream);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchKernelWithHostArgs(aclrtFuncHandle funcHandle,
+                                       uint32_t numBlocks,
+                                       aclrtStream stream,
+                                       struct aclrtLaunchKernelCfg *cfg,
+                                       void *hostArgs,
+                                       size_t argsSize,
+                                       struct aclrtPlaceHolderInfo *placeHolderArray,
+                                       size_t placeHolderNum);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchKernelWithArgsArray(void *func,
+                                        uint32_t numBlocks,
+                                        aclrtStream stream,
+                                        struct aclrtLaunchKernelCfg *cfg,
+                                        void **args);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchSIMTKernelWithArgsArray(void *func,
+                                            struct dim3 gridDim,
+                                            struct dim3 blockDim,
+                                            size_t dynUbufSize,
+                                            aclrtStream stream,
+                                            struct aclrtLaunchKernelCfg *cfg,
+                                            void **args);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtLaunchSIMTKernelWithHostArgs(void *func,
+                                           struct dim3 gridDim,
+                                           struct dim3 blockDim,
+                                           size_t dynUbufSize,
+                                           aclrtStream stream,
+                                           struct aclrtLaunchKernelCfg *cfg,
+                                           void *hostArgs,
+                                           size_t argsSize,
+                                           struct aclrtPlaceHolderInfo *placeHolderArray,
+                                           size_t placeHolderNum);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetFunctionAttribute(aclrtFuncHandle funcHandle,
+                                   aclrtFuncAttribute attrType,
+                                   int64_t *attrValue);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtFunctionGetBinary(aclrtFuncHandle funcHandle,
+                                aclrtBinHandle *binHandle);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFunctionGetParamCount(const void *func, size_t *paramCount);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtFunctionGetParamInfo(const void *func,
+                                   size_t paramIndex,
+                                   size_t *paramOffset,
+                                   size_t *paramSize);
+
+/*
+ Needs an NPU (kernel binaries): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtFunctionGetAvailDynUbufPerBlock(void *func,
+                                              uint32_t flags,
+                                              size_t *dynamicUbufSize);
+
+/*
+ Needs an NPU (device symbols): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetSymbolAddress(const void *symbol, void **devPtr);
+
+/*
+ Needs an NPU (device symbols): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetSymbolSize(const void *symbol, size_t *size);
+
+/*
+ Needs an NPU (device symbols): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyFromSymbol(void *dst,
+                               size_t dstMax,
+                               const void *symbol,
+                               size_t count,
+                               size_t offset,
+                               aclrtMemcpyKind kind);
+
+/*
+ Needs an NPU (device symbols): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyFromSymbolAsync(void *dst,
+                                    size_t dstMax,
+                                    const void *symbol,
+                                    size_t count,
+                                    size_t offset,
+                                    aclrtMemcpyKind kind,
+                                    aclrtStream stream);
+
+/*
+ Needs an NPU (device symbols): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyToSymbol(const void *symbol,
+                             const void *src,
+                             size_t count,
+                             size_t offset,
+                             aclrtMemcpyKind kind);
+
+/*
+ Needs an NPU (device symbols): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemcpyToSymbolAsync(const void *symbol,
+                                  const void *src,
+                                  size_t count,
+                                  size_t offset,
+                                  aclrtMemcpyKind kind,
+                                  aclrtStream stream);
+
+/*
+ Needs an NPU (operator dumps): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
+
+/*
+ Needs an NPU (operator dumps): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
+
+/*
+ Needs an NPU (operator dumps): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
+
+/*
+ Needs an NPU (profiling): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtProfTrace(void *userdata, int32_t length, aclrtStream stream);
+
+/*
+ Needs an NPU (hardware sync): 207000.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetHardwareSyncAddr(void **addr);
+
+/*
+ Needs an NPU (HBM errors): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtGetMemUceInfo(int32_t deviceId,
+                            struct aclrtMemUceInfo *memUceInfoArray,
+                            size_t arraySize,
+                            size_t *retSize);
+
+/*
+ Needs an NPU (HBM errors): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemUceRepair(int32_t deviceId,
+                           struct aclrtMemUceInfo *memUceInfoArray,
+                           size_t arraySize);
+
+/*
+ Needs an NPU (HBM errors): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRepairError(int32_t deviceId,
+                          const struct aclrtErrorInfo *errorInfo);
+
+/*
+ Needs an NPU (random numbers): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRandomNumAsync(const struct aclrtRandomNumTaskInfo *taskInfo,
+                             aclrtStream stream,
+                             void *reserve);
+
+/*
+ Needs an NPU (links between NPUs): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemP2PMap(void *devPtr,
+                        size_t size,
+                        int32_t dstDevId,
+                        uint64_t flags);
+
+/*
+ Needs an NPU (links between NPUs): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemMapSelectedLink(void *virPtrDst,
+                                 size_t size,
+                                 void *virPtrSrc,
+                                 uint32_t linkIdx);
+
+/*
+ Needs an NPU (links between NPUs): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemMapSetLink(aclrtDrvMemHandle handle,
+                            aclrtMemLinkType adviceLink);
+
+/*
  Turns overflow detection of `stream`'s later tasks on (1) or off (0; another value is
  107000); the same switch as the stream attribute `ACL_STREAM_ATTR_FLOAT_OVERFLOW_CHECK`.
  */
@@ -3129,6 +4292,22 @@ aclError aclrtGetMemUsageInfo(int32_t deviceId,
                               struct aclrtMemUsageInfo *memUsageInfo,
                               size_t inputNum,
                               size_t *outputNum);
+
+/*
+ Queues `dst[i] = op(dst[i], src[i])` over the `count` bytes (a multiple of the element size)
+ of two device ranges of the stream's device: SUM (integers wrap), MAX or MIN of int8, int16,
+ int32, uint32, fp16, fp32 or bf16 (the union of the vendor's products; others 207000).
+ `ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL`, whose result the vendor does not document: 207000.
+ `reserve` must be NULL.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtReduceAsync(void *dst,
+                          const void *src,
+                          uint64_t count,
+                          aclrtReduceKind kind,
+                          aclDataType type,
+                          aclrtStream stream,
+                          void *reserve);
 
 /*
  Not supported here (207000): see the module documentation.

@@ -14,7 +14,9 @@
 
 pub mod acl;
 pub mod acl_base;
+pub mod acl_base_data;
 pub mod acl_rt;
+pub mod acl_rt_allocator;
 pub mod engine;
 pub mod handles;
 pub mod ptr;

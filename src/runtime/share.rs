@@ -327,6 +327,36 @@ pub fn allow_memory_pids(key: &str, pids: &[i32]) -> AclResult<()> {
     ipc::allow_pids(&k, pids)
 }
 
+/// `aclrtIpcMemImportPidInterServer`: as [`allow_memory_pids`] for processes of other servers
+/// of a super-node (207000 on other products).
+pub fn allow_memory_pids_inter_server(key: &str, pids: &[i32], s: &Settings) -> AclResult<()> {
+    if !s.product.is_super_node() {
+        return Err(AclError::new(
+            ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+            "whitelisting processes of other servers needs a super-node product (Atlas A3, Ascend 950)",
+        ));
+    }
+    allow_memory_pids(key, pids)
+}
+
+/// `aclrtIpcMemSetAttr`: the link importers reach the memory by (`ACL_RT_IPC_MEM_ATTR_ACCESS_LINK`,
+/// 0 to 3). The key must be one this process exported; every link reaches the same host pages,
+/// so the choice is checked and has no further effect.
+pub fn set_memory_attr(key: &str, attr_type: i32, value: u64) -> AclResult<()> {
+    if attr_type != 0 {
+        return Err(invalid(format!(
+            "type {attr_type}: the only attribute is ACL_RT_IPC_MEM_ATTR_ACCESS_LINK (0)"
+        )));
+    }
+    if value > 3 {
+        return Err(invalid(format!(
+            "link {value}: use an ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_* value (0 to 3)"
+        )));
+    }
+    with_shared(|s| s.exports.get(key).map(|_| ()))
+        .ok_or_else(|| invalid("this process has not exported that key (or has closed it)"))
+}
+
 /// `aclrtIpcMemImportByKey`: maps the exported range into this process as device memory.
 pub fn import_memory(key: &str, flags: u64, settings: &Settings) -> AclResult<usize> {
     if flags > MEM_IMPORT_PEER_ACCESS {

@@ -126,3 +126,25 @@ int is_repeat(aclError e) {
         return 0;
     }
 }
+
+/* Kernel binaries and launches, cache barriers, random-number tasks (sizes from the vendor's header). */
+_Static_assert(sizeof(aclrtBinaryLoadOption) == 20 && offsetof(aclrtBinaryLoadOption, value) == 4,
+               "aclrtBinaryLoadOption layout");
+_Static_assert(sizeof(aclrtBinaryLoadOptions) == 16, "aclrtBinaryLoadOptions layout");
+_Static_assert(sizeof(dim3) == 12, "dim3 layout");
+_Static_assert(sizeof(aclrtLaunchKernelAttrValue) == 16, "aclrtLaunchKernelAttrValue layout");
+_Static_assert(sizeof(aclrtLaunchKernelAttr) == 20, "aclrtLaunchKernelAttr layout");
+_Static_assert(sizeof(aclrtLaunchKernelCfg) == 16, "aclrtLaunchKernelCfg layout");
+_Static_assert(sizeof(aclrtPlaceHolderInfo) == 8, "aclrtPlaceHolderInfo layout");
+_Static_assert(sizeof(aclrtBarrierTaskInfo) == 56 && offsetof(aclrtBarrierTaskInfo, cmoInfo) == 8,
+               "aclrtBarrierTaskInfo layout");
+_Static_assert(sizeof(aclrtRandomNumFuncParaInfo) == 36, "aclrtRandomNumFuncParaInfo layout");
+_Static_assert(sizeof(aclrtRandomNumTaskInfo) == 104 && offsetof(aclrtRandomNumTaskInfo, randomParaAddr) == 40
+                   && offsetof(aclrtRandomNumTaskInfo, rsv) == 96, "aclrtRandomNumTaskInfo layout");
+SAME(ACL_RT_CMO_TYPE_PREFETCH, 0); SAME(ACL_RT_CMO_TYPE_FLUSH, 3); SAME(ACL_RT_CMO_MAX_BARRIER_NUM, 6);
+SAME(ACL_RT_MEMCPY_SDMA_AUTOMATIC_SUM, 10); SAME(ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL, 13);
+SAME(ACL_RT_BINARY_LOAD_OPT_MAGIC, 2); SAME(ACL_RT_LAUNCH_KERNEL_ATTR_DYN_UBUF_SIZE, 2);
+SAME(ACL_RT_LAUNCH_KERNEL_ATTR_ENABLE_PROFILING, 9); SAME(ACL_RT_BINARY_MAGIC_ELF_AICORE, 0x43554245U);
+SAME(ACL_FLOAT16, 1); SAME(ACL_BF16, 27); SAME(ACL_FLOAT4_E1M2, 41); SAME(ACL_DT_UNDEFINED, -1);
+SAME(ACL_RT_IPC_MEM_ATTR_ACCESS_LINK, 0); SAME(ACL_RT_MEM_ACCESS_UB_MULTI_PORT_PATH, 3);
+_Static_assert(sizeof(aclFloat16) == 2, "aclFloat16 is 16 bits");

@@ -229,3 +229,54 @@ pub unsafe extern "C" fn aclrtIpcMemClose(key: *const c_char) -> aclError {
         share::close_memory(key)
     })
 }
+
+/// As `aclrtIpcMemSetImportPid` for processes of other servers of a super-node; on other
+/// products 207000.
+///
+/// # Safety
+/// `key` is NULL or a C string; `serverPids` is NULL or points to `num` readable entries whose
+/// `pid` arrays hold `num` readable values each.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(
+    key: *const c_char,
+    serverPids: *mut aclrtServerPid,
+    num: usize,
+) -> aclError {
+    acl_call("aclrtIpcMemImportPidInterServer", || {
+        // SAFETY: forwarded from this function's contract.
+        let key = unsafe { required_str(key, "key") }?;
+        if num == 0 {
+            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty array"));
+        }
+        // SAFETY: `num` readable entries by this function's contract.
+        let servers = unsafe { slice(serverPids, num, "serverPids") }?;
+        let mut pids = Vec::new();
+        for s in servers {
+            // SAFETY: each entry's array is readable for its `num` values by the contract.
+            pids.extend_from_slice(unsafe { read_pids(s.pid, s.num) }?);
+        }
+        share::allow_memory_pids_inter_server(key, &pids, settings())
+    })
+}
+
+/// Sets an attribute of memory this process exported under `key`: only
+/// `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK` with an `ACL_RT_IPC_MEM_ATTR_ACCESS_LINK_*` value (else
+/// 107000). Every link reaches the same host pages here, so the choice is checked and kept
+/// without further effect.
+///
+/// # Safety
+/// `key` is NULL or a C string.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtIpcMemSetAttr(
+    key: *const c_char,
+    r#type: crate::ffi::acl_rt::kernel_types::IpcMemAttrTypeArg,
+    attr: u64,
+) -> aclError {
+    acl_call("aclrtIpcMemSetAttr", || {
+        // SAFETY: forwarded from this function's contract.
+        let key = unsafe { required_str(key, "key") }?;
+        share::set_memory_attr(key, r#type, attr)
+    })
+}

@@ -90,7 +90,7 @@ fn handed_out(addr: usize) -> *mut c_void {
 ///
 /// # Safety
 /// `dst`/`src` host ranges are valid for `count` bytes until the copy has run.
-unsafe fn prepare_copy(
+pub(crate) unsafe fn prepare_copy(
     dst: *mut c_void,
     dest_max: usize,
     src: *const c_void,

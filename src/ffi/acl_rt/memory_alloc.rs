@@ -190,7 +190,37 @@ pub unsafe extern "C" fn aclrtMallocWithCfg(
     policy: MemMallocPolicyArg,
     cfg: *mut aclrtMallocConfig,
 ) -> aclError {
-    acl_call("aclrtMallocWithCfg", || {
+    // SAFETY: forwarded from this function's contract.
+    acl_call("aclrtMallocWithCfg", || unsafe { malloc_with_cfg(devPtr, size, policy, cfg) })
+}
+
+/// Allocates device memory the device's task scheduler uses, with settings, as
+/// `aclrtMallocWithCfg` (the scheduler and host code see the same memory here). Free with
+/// `aclrtFree`.
+///
+/// # Safety
+/// As for `aclrtMallocWithCfg`.
+#[allow(non_snake_case)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtMallocForTaskScheduler(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: MemMallocPolicyArg,
+    cfg: *mut aclrtMallocConfig,
+) -> aclError {
+    // SAFETY: forwarded from this function's contract.
+    acl_call("aclrtMallocForTaskScheduler", || unsafe { malloc_with_cfg(devPtr, size, policy, cfg) })
+}
+
+/// # Safety
+/// As for `aclrtMallocWithCfg`.
+unsafe fn malloc_with_cfg(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: MemMallocPolicyArg,
+    cfg: *mut aclrtMallocConfig,
+) -> AclResult<()> {
+    {
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(devPtr, "devPtr") }?;
         // SAFETY: forwarded from this function's contract.
@@ -217,7 +247,7 @@ pub unsafe extern "C" fn aclrtMallocWithCfg(
             &limits(),
         )?));
         Ok(())
-    })
+    }
 }
 
 /// Allocates `size` bytes of pinned host memory with settings (`cfg` may be NULL), as

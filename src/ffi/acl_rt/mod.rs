@@ -7,26 +7,35 @@
 // parameters and use them in `std::max` and `printf("%lu")`.
 #![allow(clippy::unnecessary_cast)]
 
+pub mod cache;
 pub mod callback;
 pub mod callbacks_state;
 pub mod cnt_notify;
 pub mod context;
 pub mod device;
 pub mod device_query;
+pub(crate) mod device_words;
 pub mod event;
 pub mod exception;
 pub mod group;
 pub mod host_memory;
 pub mod ipc;
+pub mod kernel_args;
+pub mod kernel_types;
+pub mod label;
 pub mod limits;
 pub mod location;
 pub mod managed;
+pub mod mbuf;
+pub mod memcpy_desc;
 pub mod memory;
 pub mod memory_alloc;
 pub mod memory_batch;
 pub mod notify;
+pub mod npu_only;
 pub mod overflow;
 pub mod pointer;
+pub mod reduce;
 pub mod snapshot;
 pub mod stream;
 pub mod stream_attr;

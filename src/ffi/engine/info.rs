@@ -40,3 +40,28 @@ pub unsafe extern "C" fn ascendless_get_capability(feature_type: i32, value: *mu
         Ok(())
     })
 }
+
+/// Logs `message` through the library's logger (`ASCEND_GLOBAL_LOG_LEVEL`, `RUST_LOG`) at
+/// `level`: 0 debug, 1 info, 2 warning, 3 error (the vendor's `aclLogLevel`; others count as
+/// errors). `aclAppLog`, which Rust cannot define (it is variadic), formats its arguments in C++
+/// and logs through this. NULL logs nothing.
+///
+/// # Safety
+/// `message` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_log(level: i32, message: *const c_char) {
+    boundary("ascendless_log", (), || {
+        if message.is_null() {
+            return;
+        }
+        // SAFETY: non-NULL and NUL-terminated by this function's contract.
+        let text = unsafe { std::ffi::CStr::from_ptr(message) }.to_string_lossy();
+        let level = match level {
+            0 => log::Level::Debug,
+            1 => log::Level::Info,
+            2 => log::Level::Warn,
+            _ => log::Level::Error,
+        };
+        log::log!(target: crate::logging::TARGET, level, "{text}");
+    })
+}

@@ -1,0 +1,238 @@
+//! The arithmetic of `aclrtReduceAsync`: `dst[i] = op(dst[i], src[i])` over elements of one
+//! type, and the half-precision conversions it (and `aclFloat16ToFloat`) needs.
+//!
+//! The vendor's DMA engine reduces as it copies; here the stream's worker does it on the bytes
+//! the runtime's copies read. Integer sums wrap (the vendor does not say; a DMA adder keeps the
+//! low bits); half-precision values are computed in `f32` and rounded to nearest, ties to even.
+
+use crate::error::rt_codes::{ACL_ERROR_RT_FEATURE_NOT_SUPPORT, ACL_ERROR_RT_PARAM_INVALID};
+use crate::error::{AclError, AclResult};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Sum,
+    Max,
+    Min,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    I8,
+    I16,
+    I32,
+    U32,
+    F16,
+    Bf16,
+    F32,
+}
+
+impl Elem {
+    pub fn size(self) -> usize {
+        match self {
+            Elem::I8 => 1,
+            Elem::I16 | Elem::F16 | Elem::Bf16 => 2,
+            Elem::I32 | Elem::U32 | Elem::F32 => 4,
+        }
+    }
+}
+
+/// The operation and element type of an `aclrtReduceKind` and `aclDataType`, or why not.
+pub fn parse(kind: i32, data_type: i32) -> AclResult<(Op, Elem)> {
+    let op = match kind {
+        10 => Op::Sum,
+        11 => Op::Max,
+        12 => Op::Min,
+        13 => {
+            return Err(AclError::new(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                "ACL_RT_MEMCPY_SDMA_AUTOMATIC_EQUAL: the vendor does not document what it computes",
+            ));
+        }
+        k => {
+            return Err(AclError::new(
+                ACL_ERROR_RT_PARAM_INVALID,
+                format!("kind {k} is not an aclrtReduceKind (10..=13)"),
+            ));
+        }
+    };
+    let elem = match data_type {
+        2 => Elem::I8,
+        6 => Elem::I16,
+        3 => Elem::I32,
+        8 => Elem::U32,
+        1 => Elem::F16,
+        27 => Elem::Bf16,
+        0 => Elem::F32,
+        t => {
+            return Err(AclError::new(
+                ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+                format!("type {t}: a reduction takes int8, int16, int32, uint32, fp16, fp32 or bf16"),
+            ));
+        }
+    };
+    Ok((op, elem))
+}
+
+fn pick<T: PartialOrd + Copy>(op: Op, a: T, b: T, sum: impl Fn(T, T) -> T) -> T {
+    match op {
+        Op::Sum => sum(a, b),
+        Op::Max => {
+            if b > a {
+                b
+            } else {
+                a
+            }
+        }
+        Op::Min => {
+            if b < a {
+                b
+            } else {
+                a
+            }
+        }
+    }
+}
+
+/// Reduces `src` into `dst` (same length, a multiple of the element size).
+pub fn apply(op: Op, elem: Elem, dst: &mut [u8], src: &[u8]) {
+    let n = elem.size();
+    for (d, s) in dst.chunks_exact_mut(n).zip(src.chunks_exact(n)) {
+        match elem {
+            Elem::I8 => d[0] = pick(op, d[0] as i8, s[0] as i8, i8::wrapping_add) as u8,
+            Elem::I16 => {
+                let r = pick(
+                    op,
+                    i16::from_ne_bytes([d[0], d[1]]),
+                    i16::from_ne_bytes([s[0], s[1]]),
+                    i16::wrapping_add,
+                );
+                d.copy_from_slice(&r.to_ne_bytes());
+            }
+            Elem::I32 => {
+                let r = pick(op, i32::from_ne_bytes(word(d)), i32::from_ne_bytes(word(s)), i32::wrapping_add);
+                d.copy_from_slice(&r.to_ne_bytes());
+            }
+            Elem::U32 => {
+                let r = pick(op, u32::from_ne_bytes(word(d)), u32::from_ne_bytes(word(s)), u32::wrapping_add);
+                d.copy_from_slice(&r.to_ne_bytes());
+            }
+            Elem::F32 => {
+                let r = pick(op, f32::from_ne_bytes(word(d)), f32::from_ne_bytes(word(s)), |a, b| a + b);
+                d.copy_from_slice(&r.to_ne_bytes());
+            }
+            Elem::F16 | Elem::Bf16 => {
+                let (to, from): Conversions =
+                    if elem == Elem::F16 { (f16_to_f32, f32_to_f16) } else { (bf16_to_f32, f32_to_bf16) };
+                let a = to(u16::from_ne_bytes([d[0], d[1]]));
+                let b = to(u16::from_ne_bytes([s[0], s[1]]));
+                d.copy_from_slice(&from(pick(op, a, b, |a, b| a + b)).to_ne_bytes());
+            }
+        }
+    }
+}
+
+/// A 16-bit format's conversions to and from `f32`.
+type Conversions = (fn(u16) -> f32, fn(f32) -> u16);
+
+fn word(b: &[u8]) -> [u8; 4] {
+    [b[0], b[1], b[2], b[3]]
+}
+
+/// An IEEE half-precision value as `f32` (exact).
+pub fn f16_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exp = u32::from((h >> 10) & 0x1f);
+    let frac = u32::from(h & 0x3ff);
+    let bits = match (exp, frac) {
+        (0, 0) => sign,
+        (0, f) => {
+            // Subnormal: normalise.
+            let shift = f.leading_zeros() - 21;
+            sign | ((113 - shift) << 23) | (((f << shift) & 0x3ff) << 13)
+        }
+        (0x1f, f) => sign | 0x7f80_0000 | (f << 13),
+        (e, f) => sign | ((e + 112) << 23) | (f << 13),
+    };
+    f32::from_bits(bits)
+}
+
+/// `f32` to IEEE half precision, rounded to nearest, ties to even; out of range: infinity.
+pub fn f32_to_f16(v: f32) -> u16 {
+    let bits = v.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    let exp = ((bits >> 23) & 0xff) as i32;
+    let frac = bits & 0x7f_ffff;
+    if exp == 0xff {
+        return sign | 0x7c00 | if frac != 0 { 0x200 } else { 0 };
+    }
+    let e = exp - 127 + 15;
+    if e >= 0x1f {
+        return sign | 0x7c00;
+    }
+    if e <= 0 {
+        if e < -10 {
+            return sign;
+        }
+        // Subnormal: shift the full significand down, rounding.
+        let m = frac | 0x80_0000;
+        let shift = (14 - e) as u32;
+        let half = 1u32 << (shift - 1);
+        let rest = m & ((1 << shift) - 1);
+        let mut r = m >> shift;
+        if rest > half || (rest == half && r & 1 == 1) {
+            r += 1;
+        }
+        return sign | r as u16;
+    }
+    let mut r = ((e as u32) << 10) | (frac >> 13);
+    let rest = frac & 0x1fff;
+    if rest > 0x1000 || (rest == 0x1000 && r & 1 == 1) {
+        r += 1; // may carry into the exponent, up to infinity: right.
+    }
+    sign | r as u16
+}
+
+/// A bfloat16 value as `f32` (exact).
+pub fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits(u32::from(h) << 16)
+}
+
+/// `f32` to bfloat16, rounded to nearest, ties to even (NaN stays NaN).
+pub fn f32_to_bf16(v: f32) -> u16 {
+    let bits = v.to_bits();
+    if v.is_nan() {
+        return ((bits >> 16) as u16) | 0x40;
+    }
+    let round = 0x7fff + ((bits >> 16) & 1);
+    (bits.wrapping_add(round) >> 16) as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_precision_round_trips_and_rounds_to_even() {
+        for h in [0u16, 0x3c00, 0xc000, 0x7bff, 0x0001, 0x03ff, 0x7c00, 0xfc00, 0x8000] {
+            assert_eq!(f32_to_f16(f16_to_f32(h)), h, "{h:#x}");
+        }
+        assert_eq!(f16_to_f32(0x3c00), 1.0);
+        assert_eq!(f16_to_f32(0x0001), 2f32.powi(-24));
+        assert_eq!(f32_to_f16(65520.0), 0x7c00, "rounds up to infinity");
+        assert_eq!(f32_to_f16(1.0 + 2f32.powi(-11)), 0x3c00, "a tie goes to even");
+        assert!(f16_to_f32(f32_to_f16(f32::NAN)).is_nan());
+        assert_eq!(bf16_to_f32(f32_to_bf16(1.5)), 1.5);
+    }
+
+    #[test]
+    fn reductions_combine_elementwise() {
+        let mut d = [1i32, 5, -3].map(i32::to_ne_bytes).concat();
+        let s = [2i32, 4, i32::MAX].map(i32::to_ne_bytes).concat();
+        apply(Op::Max, Elem::I32, &mut d, &s);
+        assert_eq!(d, [2i32, 5, i32::MAX].map(i32::to_ne_bytes).concat());
+        let mut h = f32_to_f16(1.5).to_ne_bytes().to_vec();
+        apply(Op::Sum, Elem::F16, &mut h, &f32_to_f16(2.0).to_ne_bytes());
+        assert_eq!(f16_to_f32(u16::from_ne_bytes([h[0], h[1]])), 3.5);
+        assert!(parse(13, 0).is_err() && parse(10, 9).is_err());
+    }
+}
