@@ -4312,25 +4312,25 @@ aclError aclrtReduceAsync(void *dst,
 /*
  Not supported here (207000): see the module documentation.
  */
-ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int32_t pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessLock(int pid, void *reserve);
 
 /*
  Not supported here (207000): see the module documentation.
  */
-ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int32_t pid, void *reserve);
+ACL_FUNC_VISIBILITY aclError aclrtSnapShotProcessUnlock(int pid, void *reserve);
 
 /*
  Not supported here (207000): see the module documentation.
  */
 ACL_FUNC_VISIBILITY
-aclError aclrtSnapShotProcessBackup(int32_t pid,
+aclError aclrtSnapShotProcessBackup(int pid,
                                     struct aclrtSnapShotBackupArgs *args);
 
 /*
  Not supported here (207000): see the module documentation.
  */
 ACL_FUNC_VISIBILITY
-aclError aclrtSnapShotProcessRestore(int32_t pid,
+aclError aclrtSnapShotProcessRestore(int pid,
                                      struct aclrtSnapShotRestoreArgs *args);
 
 /*

@@ -6,7 +6,7 @@
 
 #![allow(non_snake_case)]
 
-use std::ffi::{c_char, c_void};
+use std::ffi::{c_char, c_int, c_void};
 
 use crate::error::AclError;
 use crate::error::acl_codes::aclError;
@@ -56,7 +56,7 @@ fn unsupported(api: &str) -> AclError {
 
 /// Not supported here (207000): see the module documentation.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtSnapShotProcessLock(pid: i32, reserve: *mut c_void) -> aclError {
+pub extern "C" fn aclrtSnapShotProcessLock(pid: c_int, reserve: *mut c_void) -> aclError {
     acl_call("aclrtSnapShotProcessLock", || {
         let _ = (pid, reserve);
         Err(unsupported("aclrtSnapShotProcessLock"))
@@ -65,7 +65,7 @@ pub extern "C" fn aclrtSnapShotProcessLock(pid: i32, reserve: *mut c_void) -> ac
 
 /// Not supported here (207000): see the module documentation.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtSnapShotProcessUnlock(pid: i32, reserve: *mut c_void) -> aclError {
+pub extern "C" fn aclrtSnapShotProcessUnlock(pid: c_int, reserve: *mut c_void) -> aclError {
     acl_call("aclrtSnapShotProcessUnlock", || {
         let _ = (pid, reserve);
         Err(unsupported("aclrtSnapShotProcessUnlock"))
@@ -74,7 +74,7 @@ pub extern "C" fn aclrtSnapShotProcessUnlock(pid: i32, reserve: *mut c_void) -> 
 
 /// Not supported here (207000): see the module documentation.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtSnapShotProcessBackup(pid: i32, args: *mut aclrtSnapShotBackupArgs) -> aclError {
+pub extern "C" fn aclrtSnapShotProcessBackup(pid: c_int, args: *mut aclrtSnapShotBackupArgs) -> aclError {
     acl_call("aclrtSnapShotProcessBackup", || {
         let _ = (pid, args);
         Err(unsupported("aclrtSnapShotProcessBackup"))
@@ -83,7 +83,7 @@ pub extern "C" fn aclrtSnapShotProcessBackup(pid: i32, args: *mut aclrtSnapShotB
 
 /// Not supported here (207000): see the module documentation.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclrtSnapShotProcessRestore(pid: i32, args: *mut aclrtSnapShotRestoreArgs) -> aclError {
+pub extern "C" fn aclrtSnapShotProcessRestore(pid: c_int, args: *mut aclrtSnapShotRestoreArgs) -> aclError {
     acl_call("aclrtSnapShotProcessRestore", || {
         let _ = (pid, args);
         Err(unsupported("aclrtSnapShotProcessRestore"))
