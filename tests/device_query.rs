@@ -1041,3 +1041,23 @@ fn every_product_answers_as_docs_device_md_says() {
         run_scenario("product", &[("ASCENDLESS_SOC", row.soc.as_str()), ("DEVQ_EXPECT", &expect.join(","))]);
     }
 }
+
+/// `aclGetDeviceCapability` (`acl_base_rt.h`) answers the same figures as `aclrtGetDeviceInfo`.
+#[test]
+fn the_base_capability_query_agrees_with_the_device_info() {
+    use ascendless::ffi::acl_base_data::aclGetDeviceCapability;
+    for (which, attr) in [(0, 101), (1, 201), (2, 302)] {
+        let mut v = -7i64;
+        // SAFETY: a live out-pointer.
+        assert_eq!(unsafe { aclGetDeviceCapability(0, which, &mut v) }, ACL_SUCCESS);
+        assert_eq!((ACL_SUCCESS, v), info(0, attr), "aclDeviceInfo {which}");
+    }
+    let mut v = 0i64;
+    // SAFETY: a live out-pointer, or NULL on purpose.
+    unsafe {
+        assert_eq!(aclGetDeviceCapability(0, 3, &mut v), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(aclGetDeviceCapability(0, -1, &mut v), ACL_ERROR_INVALID_PARAM);
+        assert_eq!(aclGetDeviceCapability(0, 0, null_mut()), ACL_ERROR_INVALID_PARAM);
+        assert_ne!(aclGetDeviceCapability(1000, 0, &mut v), ACL_SUCCESS);
+    }
+}

@@ -92,6 +92,7 @@ const HEADERS: &[Header] = &[
             "aclrtAllocatorAddr",
             "aclDataType",
             "aclCannAttr",
+            "aclDeviceInfo",
         ],
         renames: &[],
     },
@@ -241,6 +242,7 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("IpcMemAttrTypeArg", "aclrtIpcMemAttrType"),
     ("DataTypeArg", "aclDataType"),
     ("CannAttrArg", "aclCannAttr"),
+    ("DeviceInfoArg", "aclDeviceInfo"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

@@ -81,6 +81,16 @@ typedef enum aclCannAttr {
 } aclCannAttr;
 
 /*
+ A device figure `aclGetDeviceCapability` answers.
+ */
+typedef enum aclDeviceInfo {
+  ACL_DEVICE_INFO_UNDEFINED = -1,
+  ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+  ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+  ACL_DEVICE_INFO_L2_SIZE = 2,
+} aclDeviceInfo;
+
+/*
  A memory address and size, described together (opaque to C).
  */
 typedef struct aclDataBuffer aclDataBuffer;
@@ -263,6 +273,19 @@ ACL_FUNC_VISIBILITY aclError aclGetCannAttributeList(const aclCannAttr **cannAtt
  `value` is NULL or valid for a write.
  */
 ACL_FUNC_VISIBILITY aclError aclGetCannAttribute(aclCannAttr cannAttr, int32_t *value);
+
+/*
+ Figure `deviceInfo` of device `deviceId`, from the emulated product's figures (the same as
+ `aclrtGetDeviceInfo`'s AI Core count, Vector Core count and L2 cache size, docs/device.md);
+ a value that is no `aclDeviceInfo`: 100000; a device that does not exist: 107001.
+
+ # Safety
+ `value` is NULL or valid for a write.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclGetDeviceCapability(uint32_t deviceId,
+                                aclDeviceInfo deviceInfo,
+                                int64_t *value);
 
 #ifdef __cplusplus
 }  // extern "C"

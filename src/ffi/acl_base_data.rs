@@ -12,6 +12,7 @@ use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::ffi::acl_base::DataTypeArg;
 use crate::ffi::ptr::Out;
 use crate::ffi::{acl_call, boundary};
+use crate::runtime::device_info;
 use crate::runtime::reduce::{f16_to_f32, f32_to_f16};
 use crate::sync;
 
@@ -203,6 +204,49 @@ pub unsafe extern "C" fn aclGetCannAttribute(cannAttr: CannAttrArg, value: *mut 
             ));
         }
         out.write(i32::from(CANN_ATTRS.contains(&cannAttr)));
+        Ok(())
+    })
+}
+
+/// A device figure `aclGetDeviceCapability` answers.
+#[repr(C)]
+pub enum aclDeviceInfo {
+    ACL_DEVICE_INFO_UNDEFINED = -1,
+    ACL_DEVICE_INFO_AI_CORE_NUM = 0,
+    ACL_DEVICE_INFO_VECTOR_CORE_NUM = 1,
+    ACL_DEVICE_INFO_L2_SIZE = 2,
+}
+/// An `aclDeviceInfo` value as received (any integer).
+pub type DeviceInfoArg = i32;
+
+/// Figure `deviceInfo` of device `deviceId`, from the emulated product's figures (the same as
+/// `aclrtGetDeviceInfo`'s AI Core count, Vector Core count and L2 cache size, docs/device.md);
+/// a value that is no `aclDeviceInfo`: 100000; a device that does not exist: 107001.
+///
+/// # Safety
+/// `value` is NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetDeviceCapability(
+    deviceId: u32,
+    deviceInfo: DeviceInfoArg,
+    value: *mut i64,
+) -> aclError {
+    acl_call("aclGetDeviceCapability", || {
+        // SAFETY: forwarded from this function's contract.
+        let out = unsafe { Out::new(value, "value") }?;
+        let attr = match deviceInfo {
+            0 => device_info::attr::AICORE_CORE_NUM,
+            1 => device_info::attr::VECTOR_CORE_NUM,
+            2 => device_info::attr::L2_CACHE_SIZE,
+            other => {
+                return Err(AclError::new(
+                    ACL_ERROR_INVALID_PARAM,
+                    format!("deviceInfo {other} is not an aclDeviceInfo (0..=2)"),
+                ));
+            }
+        };
+        let id = i32::try_from(deviceId).unwrap_or(i32::MAX);
+        out.write(device_info::info(id, attr, crate::config::settings())?);
         Ok(())
     })
 }
