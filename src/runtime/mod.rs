@@ -15,4 +15,5 @@ pub mod notify;
 pub(crate) mod report;
 pub mod share;
 pub(crate) mod stream;
+pub(crate) mod task;
 pub(crate) mod value;

@@ -13,6 +13,7 @@ use crate::ffi::acl_call;
 use crate::ffi::handles::raw;
 use crate::ffi::ptr::Out;
 use crate::runtime::context;
+use crate::runtime::task::TaskInfo;
 use crate::runtime::memory::{self, AllocKind, Limits, ReadyCopy, ReadyFill};
 
 /// An `aclrtMemMallocPolicy` value as received (any integer).
@@ -151,10 +152,10 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
         let s = context::stream_for_work(raw(stream))?;
         // SAFETY: forwarded from this function's contract.
         let copy = unsafe { prepare_copy(dst, destMax, src, count, kind) }?;
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("memcpy"), move |_| {
             copy.run();
             Ok(())
-        }))
+        })
     })
 }
 
@@ -195,10 +196,10 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
         let s = context::stream_for_work(raw(stream))?;
         // SAFETY: forwarded from this function's contract.
         let fill = unsafe { prepare_fill(devPtr, maxCount, value, count) }?;
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("memset"), move |_| {
             fill.run();
             Ok(())
-        }))
+        })
     })
 }
 
