@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use super::ipc_event::IpcEvent;
 use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
-use super::task::{Params, Task, TaskInfo, TaskType};
+use super::task::{Op, Params, Task, TaskInfo, TaskType};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_EVENT_CAPTURED, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR,
     ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
@@ -143,10 +143,8 @@ impl Event {
         }
         if stream.is_capturing() && self.ipc.is_none() {
             // Recorded: each replay takes a sequence number when it is queued.
-            let event = Arc::clone(self);
-            return stream.submit_staged(self.task_info(TaskType::EventRecord, "event record"), move || {
-                Ok(event.stage_record())
-            });
+            let (info, op) = self.record_op();
+            return stream.submit_any(info, op);
         }
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
@@ -180,6 +178,42 @@ impl Event {
             record.event.complete(seq);
             Ok(())
         })
+    }
+
+    /// A record as a recordable task: each run (replay) takes its sequence number when it is
+    /// queued. Not for IPC events.
+    pub fn record_op(self: &Arc<Self>) -> (TaskInfo, Op) {
+        let event = Arc::clone(self);
+        (self.task_info(TaskType::EventRecord, "event record"), Op::Staged(Arc::new(move || Ok(event.stage_record()))))
+    }
+
+    /// A wait as a recordable task: each run waits for the latest record queued before it.
+    pub fn wait_op(self: &Arc<Self>, timeout: Option<Duration>) -> (TaskInfo, Op) {
+        let event = Arc::clone(self);
+        let op = Op::Staged(Arc::new(move || {
+            let target = sync::lock(&event.state).recorded;
+            let guard = WaitCount(Arc::clone(&event));
+            event.waits_queued.fetch_add(1, Ordering::AcqRel);
+            let task: Task = Box::new(move |ctx: &TaskCtx| {
+                let deadline = timeout.map(|t| Instant::now() + t);
+                guard.0.wait_in_task(target, deadline, ctx)
+            });
+            Ok(task)
+        }));
+        (self.task_info(TaskType::EventWait, "event wait"), op)
+    }
+
+    /// A reset as a recordable task.
+    pub fn reset_op(self: &Arc<Self>) -> (TaskInfo, Op) {
+        let event = Arc::clone(self);
+        let op = Op::Run(Arc::new(move |_: &TaskCtx| {
+            let mut s = sync::lock(&event.state);
+            s.completed = s.recorded;
+            drop(s);
+            event.changed.notify_all();
+            Ok(())
+        }));
+        (self.task_info(TaskType::EventReset, "event reset"), op)
     }
 
     /// What a recorded task of this event reports (`aclmdlRITaskGetParams`).
@@ -238,14 +272,8 @@ impl Event {
     /// Queues a reset on `stream`: when it runs, every record so far counts as complete, so
     /// the event is back in its initial (not recorded) state.
     pub fn reset(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
-        let event = Arc::clone(self);
-        stream.submit_op(self.task_info(TaskType::EventReset, "event reset"), move |_| {
-            let mut s = sync::lock(&event.state);
-            s.completed = s.recorded;
-            drop(s);
-            event.changed.notify_all();
-            Ok(())
-        })
+        let (info, op) = self.reset_op();
+        stream.submit_any(info, op)
     }
 
     /// Whether every record queued so far (in any process, for an IPC event) has run.
@@ -330,16 +358,8 @@ impl Event {
         if stream.is_capturing() && self.ipc.is_none() {
             // Recorded: each replay waits for the latest record queued before it (a record of
             // the same graph when it has one before this wait).
-            let event = Arc::clone(self);
-            return stream.submit_staged(self.task_info(TaskType::EventWait, "event wait"), move || {
-                let target = sync::lock(&event.state).recorded;
-                let guard = WaitCount(Arc::clone(&event));
-                event.waits_queued.fetch_add(1, Ordering::AcqRel);
-                Ok(Box::new(move |ctx: &TaskCtx| {
-                    let deadline = timeout.map(|t| Instant::now() + t);
-                    guard.0.wait_in_task(target, deadline, ctx)
-                }))
-            });
+            let (info, op) = self.wait_op(timeout);
+            return stream.submit_any(info, op);
         }
         let target = sync::lock(&self.state).recorded;
         let shared = self.ipc.as_ref().map(IpcEvent::recorded);

@@ -1,6 +1,7 @@
 //! The emulated AscendCL runtime (safe Rust).
 
 pub mod allocation_export;
+pub(crate) mod capture;
 pub mod context;
 pub mod device;
 pub mod device_ids;
