@@ -36,6 +36,16 @@ typedef void *aclrtEvent;
  */
 typedef void *aclrtContext;
 
+/*
+ A task of a model run instance (`aclmdlRIGetTasksByStream`).
+ */
+typedef void *aclmdlRITask;
+
+/*
+ A task group of a capture (`aclmdlRICaptureTaskGrpEnd`).
+ */
+typedef void *aclrtTaskGrp;
+
 #define ACL_SUCCESS 0
 
 /*

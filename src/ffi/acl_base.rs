@@ -12,3 +12,7 @@ pub type aclrtStream = *mut c_void;
 pub type aclrtEvent = *mut c_void;
 /// A context: a device plus its default stream, current per thread.
 pub type aclrtContext = *mut c_void;
+/// A task of a model run instance (`aclmdlRIGetTasksByStream`).
+pub type aclmdlRITask = *mut c_void;
+/// A task group of a capture (`aclmdlRICaptureTaskGrpEnd`).
+pub type aclrtTaskGrp = *mut c_void;

@@ -26,8 +26,8 @@ use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use super::task::{Op, Params, Task, TaskInfo, TaskType};
 use crate::error::rt_codes::{
-    ACL_ERROR_RT_EVENT_CAPTURED, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR,
-    ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
+    ACL_ERROR_RT_EVENT_CAPTURED, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR,
+    ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
 use crate::sync;
@@ -184,7 +184,10 @@ impl Event {
     /// queued. Not for IPC events.
     pub fn record_op(self: &Arc<Self>) -> (TaskInfo, Op) {
         let event = Arc::clone(self);
-        (self.task_info(TaskType::EventRecord, "event record"), Op::Staged(Arc::new(move || Ok(event.stage_record()))))
+        (
+            self.task_info(TaskType::EventRecord, "event record"),
+            Op::Staged(Arc::new(move || Ok(event.stage_record()))),
+        )
     }
 
     /// A wait as a recordable task: each run waits for the latest record queued before it.
@@ -233,7 +236,9 @@ impl Event {
         if sync::lock(&self.capture).is_some() {
             return Err(AclError::new(
                 ACL_ERROR_RT_EVENT_CAPTURED,
-                format!("{what}: the event's latest record is part of a capture in progress (aclmdlRICaptureBegin)"),
+                format!(
+                    "{what}: the event's latest record is part of a capture in progress (aclmdlRICaptureBegin)"
+                ),
             ));
         }
         Ok(())

@@ -25,13 +25,24 @@ pub struct TaskCtx<'a> {
 }
 
 impl<'a> TaskCtx<'a> {
-    pub(crate) fn new(cancel: &'a AtomicBool, stop: &'a AtomicBool, aborts: &'a AtomicU64, epoch: u64) -> Self {
+    pub(crate) fn new(
+        cancel: &'a AtomicBool,
+        stop: &'a AtomicBool,
+        aborts: &'a AtomicU64,
+        epoch: u64,
+    ) -> Self {
         TaskCtx { cancel, stop, aborts, epoch, model: None }
     }
 
     /// The same context, also cancelled once `aborts` moves past `epoch`.
     pub fn with_model_abort<'b>(&'b self, aborts: &'b AtomicU64, epoch: u64) -> TaskCtx<'b> {
-        TaskCtx { cancel: self.cancel, stop: self.stop, aborts: self.aborts, epoch: self.epoch, model: Some((aborts, epoch)) }
+        TaskCtx {
+            cancel: self.cancel,
+            stop: self.stop,
+            aborts: self.aborts,
+            epoch: self.epoch,
+            model: Some((aborts, epoch)),
+        }
     }
 
     /// True once the stream is being destroyed with tasks still pending, stopped, or aborted
@@ -77,9 +88,20 @@ pub enum Params {
     None,
     /// An event task: the event (an `Arc<Event>`, typed `Any` here to keep this file a leaf)
     /// and the flag of the call that made it.
-    Event { event: Arc<dyn Any + Send + Sync>, event_flags: u32, flag: u32 },
-    ValueWrite { addr: usize, value: u64 },
-    ValueWait { addr: usize, value: u64, flag: u32 },
+    Event {
+        event: Arc<dyn Any + Send + Sync>,
+        event_flags: u32,
+        flag: u32,
+    },
+    ValueWrite {
+        addr: usize,
+        value: u64,
+    },
+    ValueWait {
+        addr: usize,
+        value: u64,
+        flag: u32,
+    },
 }
 
 /// What a recorded task is: its type, a name for people and its parameters.

@@ -79,7 +79,11 @@ pub fn write(addr: usize, value: u64, flag: u32, stream: &Stream) -> AclResult<(
 /// rebuilds a recorded one with).
 pub fn write_op(addr: usize, value: u64) -> AclResult<(TaskInfo, Op)> {
     let word = word_at(addr)?;
-    let info = TaskInfo { kind: TaskType::ValueWrite, name: "value write", params: Params::ValueWrite { addr, value } };
+    let info = TaskInfo {
+        kind: TaskType::ValueWrite,
+        name: "value write",
+        params: Params::ValueWrite { addr, value },
+    };
     Ok((
         info,
         Op::Run(Arc::new(move |_: &TaskCtx| {
@@ -104,7 +108,11 @@ pub fn wait_op(addr: usize, value: u64, flag: u32) -> AclResult<(TaskInfo, Op)> 
     }
     let word = word_at(addr)?;
     let bound = op_wait_timeout();
-    let info = TaskInfo { kind: TaskType::ValueWait, name: "value wait", params: Params::ValueWait { addr, value, flag } };
+    let info = TaskInfo {
+        kind: TaskType::ValueWait,
+        name: "value wait",
+        params: Params::ValueWait { addr, value, flag },
+    };
     Ok((info, Op::Run(Arc::new(move |ctx: &TaskCtx| wait_in_task(&word, value, flag, bound, ctx)))))
 }
 

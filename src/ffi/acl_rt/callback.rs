@@ -13,8 +13,8 @@
 //! unspecified): C++ callbacks must not throw, as with the vendor's runtime.
 
 use std::ffi::c_void;
-use std::sync::Arc;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};

@@ -304,6 +304,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     kind: MemcpyKindArg,
 ) -> aclError {
     acl_call("aclrtMemcpy2d", || {
+        super::memory::allow_sync_call("aclrtMemcpy2d")?;
         let shape = Shape { dpitch, spitch, width, height };
         let plan = memory::plan_copy2d(dst.addr(), src.addr(), shape, kind, false)?;
         // SAFETY: the C caller promises the host ends are valid for their extents.

@@ -8,6 +8,7 @@
 #![allow(clippy::unnecessary_cast)]
 
 pub mod callback;
+pub mod capture;
 pub mod cnt_notify;
 pub mod context;
 pub mod device;

@@ -50,7 +50,6 @@ pub struct ModelStream {
 
 /// One recorded task (`aclmdlRITask`).
 pub struct RecordedTask {
-    pub graph: Weak<Graph>,
     /// Its place in the graph's recording order (`aclmdlRITaskGetSeqId`).
     pub seq: u32,
     /// Index of the model stream it came from.
@@ -87,7 +86,10 @@ impl RecordedTask {
         if info.kind != kind {
             return Err(AclError::new(
                 ACL_ERROR_RT_PARAM_INVALID,
-                format!("params.type {:?} differs from the task's type {kind:?}: a task keeps its type", info.kind),
+                format!(
+                    "params.type {:?} differs from the task's type {kind:?}: a task keeps its type",
+                    info.kind
+                ),
             ));
         }
         *sync::lock(&self.pending) = Some((info, op));
@@ -123,10 +125,6 @@ impl RecordedTask {
     /// Replaces the task's work at once (a task-group update).
     pub fn replace(&self, info: TaskInfo, op: Op) {
         *sync::lock(&self.current) = (info, op);
-    }
-
-    pub fn name(&self) -> &'static str {
-        sync::lock(&self.current).0.name
     }
 
     fn step(&self) -> Option<Op> {
@@ -276,7 +274,6 @@ impl Graph {
     pub fn push(self: &Arc<Self>, stream: u32, info: TaskInfo, op: Op) -> Arc<RecordedTask> {
         let mut inner = sync::lock(&self.inner);
         let task = Arc::new(RecordedTask {
-            graph: Arc::downgrade(self),
             seq: inner.tasks.len() as u32,
             stream,
             handle: AtomicU64::new(0),

@@ -100,8 +100,7 @@ pub fn info(stream: &Stream) -> (u32, Option<Arc<Graph>>) {
     match capture_sink(stream) {
         Ok(r) => {
             let g = Arc::clone(&sink(&r).graph);
-            let status =
-                if g.invalid.load(Ordering::Acquire) { STATUS_INVALIDATED } else { STATUS_ACTIVE };
+            let status = if g.invalid.load(Ordering::Acquire) { STATUS_INVALIDATED } else { STATUS_ACTIVE };
             (status, Some(g))
         }
         Err(_) => (STATUS_NONE, None),
@@ -323,8 +322,18 @@ pub fn bind(graph: &Arc<Graph>, stream: &Stream) -> AclResult<()> {
 fn bound_to(graph: &Arc<Graph>, stream: &Stream) -> AclResult<u32> {
     stream
         .recorder()
-        .and_then(|r| r.as_any().downcast_ref::<Sink>().filter(|s| s.build && Arc::ptr_eq(&s.graph, graph)).map(|s| s.stream.index))
-        .ok_or_else(|| AclError::new(ACL_ERROR_RT_STREAM_MODEL, "the stream is not bound to this model (aclmdlRIBindStream)"))
+        .and_then(|r| {
+            r.as_any()
+                .downcast_ref::<Sink>()
+                .filter(|s| s.build && Arc::ptr_eq(&s.graph, graph))
+                .map(|s| s.stream.index)
+        })
+        .ok_or_else(|| {
+            AclError::new(
+                ACL_ERROR_RT_STREAM_MODEL,
+                "the stream is not bound to this model (aclmdlRIBindStream)",
+            )
+        })
 }
 
 /// `aclmdlRIUnbindStream`.
@@ -345,7 +354,10 @@ pub fn end_task(graph: &Arc<Graph>, stream: &Stream) -> AclResult<()> {
 /// `aclmdlRIBuildEnd`: the model may run.
 pub fn build_end(graph: &Arc<Graph>) -> AclResult<()> {
     if graph.state() != State::Building {
-        return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, "the model is not being built (aclmdlRIBuildBegin)"));
+        return Err(AclError::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            "the model is not being built (aclmdlRIBuildBegin)",
+        ));
     }
     graph.set_state(State::Ready);
     graph.touch();
@@ -446,7 +458,12 @@ pub fn cond_create(graph: &Arc<Graph>, addr: usize, default: u32, flag: u32) -> 
 /// `aclmdlRIAddCondTask`: records on the captured `stream` a conditional task over `cond` with
 /// `size` new branch graphs, returned for the caller to capture into
 /// (`aclmdlRICaptureToModelRIBegin`).
-pub fn add_cond_task(stream: &Stream, cond: Arc<CondHandle>, kind: u32, size: u32) -> AclResult<Vec<Arc<Graph>>> {
+pub fn add_cond_task(
+    stream: &Stream,
+    cond: Arc<CondHandle>,
+    kind: u32,
+    size: u32,
+) -> AclResult<Vec<Arc<Graph>>> {
     let r = capture_sink(stream)?;
     let s = sink(&r);
     let ok = match kind {
@@ -470,7 +487,9 @@ pub fn add_cond_task(stream: &Stream, cond: Arc<CondHandle>, kind: u32, size: u3
         return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("size {size}: at most 1024 branches")));
     }
     let root = s.graph.root();
-    if cond.model != root.handle.load(Ordering::Acquire) && cond.model != s.graph.handle.load(Ordering::Acquire) {
+    if cond.model != root.handle.load(Ordering::Acquire)
+        && cond.model != s.graph.handle.load(Ordering::Acquire)
+    {
         return Err(AclError::new(
             ACL_ERROR_RT_PARAM_INVALID,
             "the condition handle belongs to another model than the one this stream is captured into",

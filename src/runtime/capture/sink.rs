@@ -6,7 +6,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, Weak};
 
 use super::graph::{Graph, Group, ModelStream, State};
-use crate::error::rt_codes::{ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED};
+use crate::error::rt_codes::{
+    ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+};
 use crate::error::{AclError, AclResult};
 use crate::runtime::context::STREAMS;
 use crate::runtime::event::{Event, JoinCapture};
@@ -77,15 +79,8 @@ fn joiner(graph: Weak<Graph>) -> JoinCapture {
     })
 }
 
-/// The sink of `stream`, if its work goes into a graph.
-pub fn sink_of(stream: &Stream) -> Option<(Arc<dyn Recorder>, bool)> {
-    let r = stream.recorder()?;
-    let is_sink = r.as_any().downcast_ref::<Sink>().is_some();
-    Some((r, is_sink))
-}
-
-/// Stops recording on every user stream of `graph` but `except`'s recorder checks: each stream
-/// whose recorder is a sink of `graph` goes back to running its work.
+/// Stops recording on every user stream of `graph`: each stream whose recorder is a sink of
+/// `graph` goes back to running its work.
 pub fn release_streams(graph: &Arc<Graph>) {
     for ms in graph.streams() {
         let Ok(s) = STREAMS.get(ms.stream_handle) else { continue };
