@@ -73,13 +73,19 @@ fn run(graph: &Graph, steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -
             // dropped, so its event records count as discarded.
             return Ok(());
         }
-        match op {
-            Op::Run(f) => f(ctx)?,
+        let result = match op {
+            Op::Run(f) => f(ctx),
             Op::Staged(s) => match once {
-                Some(t) => t(ctx)?,
+                Some(t) => t(ctx),
                 // A branch graph run inside a conditional task stages as it goes.
-                None => s()?(ctx)?,
+                None => s().and_then(|t| t(ctx)),
             },
+        };
+        match result {
+            Ok(()) => {}
+            // A task cut short by an abort (of the model or the stream) is no failure.
+            Err(_) if ctx.cancelled() => return Ok(()),
+            Err(e) => return Err(e),
         }
     }
     Ok(())
