@@ -470,7 +470,7 @@ mod tests {
             let ran = Arc::clone(&ran);
             r.launch(
                 &s,
-                Box::new(move || {
+                Arc::new(move || {
                     ran.fetch_add(1, Ordering::SeqCst);
                     Ok(())
                 }),
