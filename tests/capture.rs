@@ -578,10 +578,8 @@ fn tasks_of(model: Handle) -> Vec<Handle> {
     let mut tasks = vec![null_mut(); count as usize];
     let mut small = count - 1;
     // SAFETY: room for `small`.
-    assert_eq!(
-        unsafe { aclmdlRIGetTasksByStream(streams[0], tasks.as_mut_ptr(), &mut small) },
-        ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY
-    );
+    let r = unsafe { aclmdlRIGetTasksByStream(streams[0], tasks.as_mut_ptr(), &mut small) };
+    assert_eq!(r, ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY);
     // SAFETY: room for `count`.
     assert_eq!(unsafe { aclmdlRIGetTasksByStream(streams[0], tasks.as_mut_ptr(), &mut count) }, ACL_SUCCESS);
     tasks

@@ -57,16 +57,21 @@ impl<'a> TaskCtx<'a> {
 
 pub type Task = Box<dyn FnOnce(&TaskCtx) -> AclResult<()> + Send>;
 
+/// Work a graph runs at every replay.
+pub type RunFn = dyn Fn(&TaskCtx) -> AclResult<()> + Send + Sync;
+/// The queue-time part of a staged op: returns the task to run.
+pub type StageFn = dyn Fn() -> AclResult<Task> + Send + Sync;
+
 /// A recorded piece of work, run at every replay of the graph that holds it.
 #[derive(Clone)]
 pub enum Op {
     /// Runs as recorded, each time.
-    Run(Arc<dyn Fn(&TaskCtx) -> AclResult<()> + Send + Sync>),
+    Run(Arc<RunFn>),
     /// Has a part to do when the replay is queued, not when it runs: an event record takes its
     /// sequence number then, so a thread synchronising with the event after
     /// `aclmdlRIExecuteAsync` waits for the replay's record. The closure does that part and
     /// returns the one-shot task to run.
-    Staged(Arc<dyn Fn() -> AclResult<Task> + Send + Sync>),
+    Staged(Arc<StageFn>),
 }
 
 /// `aclmdlRITaskType`: what a recorded task is, as the vendor's task queries report it.

@@ -79,7 +79,7 @@ impl ReadyCopy {
     /// Runs the copy (again, for a replayed graph).
     pub fn run(&self) {
         if let Some((dst, src)) = &self.spans {
-            dst.copy_from(&src);
+            dst.copy_from(src);
         }
     }
 }
