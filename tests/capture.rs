@@ -264,25 +264,34 @@ fn work_a_graph_cannot_hold_is_refused_and_invalidates_the_capture() {
     assert_ne!(aclmdlRIExecuteAsync(model, s), ACL_SUCCESS, "the failed capture's model is gone");
     assert_eq!(aclrtSynchronizeEvent(e), ACL_SUCCESS, "no longer captured");
 
-    // A one-shot task (a 2D copy) cannot be recorded: 107030, and the capture is invalidated.
+    // An IPC event cannot be recorded in a capture (207000, as the vendor; the capture goes on).
+    let mut ipc = null_mut();
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { aclrtCreateEventExWithFlag(&mut ipc, ACL_EVENT_IPC) }, ACL_SUCCESS);
     begin(s, GLOBAL);
+    assert_eq!(aclrtRecordEvent(ipc, s), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    assert_eq!(aclrtStreamWaitEvent(s, ipc), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+    assert_eq!(status(s).0, 1, "still ACTIVE");
+    // A 2D copy is recorded.
     // SAFETY: device memory of SIZE bytes, 2 rows of 16.
     let r = unsafe {
         aclrtMemcpy2dAsync(dev, 32, dev.cast_const().cast::<u8>().add(64).cast(), 32, 16, 2, D2D, s)
     };
-    assert_eq!(r, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
-    assert_eq!(status(s).0, 2, "INVALIDATED");
-    assert_eq!(memset_async(dev, 1, 8, s), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
-    assert_eq!(end_err(s), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
-    assert_eq!(status(s).0, 0);
-
-    // A synchronous copy on the capturing thread in GLOBAL mode: refused, capture invalidated.
-    begin(s, GLOBAL);
+    assert_eq!(r, ACL_SUCCESS);
+    // A synchronous copy on the capturing thread in GLOBAL mode: refused (107030), and the
+    // capture is invalidated: later work is refused (507903), and so is its end.
     let mut out = [0u8; 8];
     // SAFETY: 8 bytes each side.
     let r = unsafe { aclrtMemcpy(out.as_mut_ptr().cast(), 8, dev, 8, D2H) };
     assert_eq!(r, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+    assert_eq!(status(s).0, 2, "INVALIDATED");
+    assert_eq!(memset_async(dev, 1, 8, s), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    let mut grp = null_mut();
+    assert_eq!(aclmdlRICaptureTaskGrpBegin(s), ACL_SUCCESS);
+    // SAFETY: valid out-pointer.
+    assert_eq!(unsafe { aclmdlRICaptureTaskGrpEnd(s, &mut grp) }, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
     assert_eq!(end_err(s), ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED);
+    assert_eq!(status(s).0, 0);
     // The stream runs its work again.
     assert_eq!(memset_async(dev, 3, SIZE, s), ACL_SUCCESS);
     assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);

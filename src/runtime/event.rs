@@ -26,8 +26,9 @@ use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use super::task::{Op, Params, Task, TaskInfo, TaskType};
 use crate::error::rt_codes::{
-    ACL_ERROR_RT_EVENT_CAPTURED, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR,
-    ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
+    ACL_ERROR_RT_EVENT_CAPTURED, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+    ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_STREAM_ABORT,
+    ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
 use crate::sync;
@@ -141,7 +142,10 @@ impl Event {
                 ));
             }
         }
-        if stream.is_capturing() && self.ipc.is_none() {
+        if stream.is_capturing() && self.ipc.is_some() {
+            return Err(ipc_captured());
+        }
+        if stream.is_capturing() {
             // Recorded: each replay takes a sequence number when it is queued.
             let (info, op) = self.record_op();
             return stream.submit_any(info, op);
@@ -360,7 +364,10 @@ impl Event {
                 join(stream)?;
             }
         }
-        if stream.is_capturing() && self.ipc.is_none() {
+        if stream.is_capturing() && self.ipc.is_some() {
+            return Err(ipc_captured());
+        }
+        if stream.is_capturing() {
             // Recorded: each replay waits for the latest record queued before it (a record of
             // the same graph when it has one before this wait).
             let (info, op) = self.wait_op(timeout);
@@ -422,6 +429,14 @@ impl Drop for Event {
             POOLED.fetch_sub(1, Ordering::Relaxed);
         }
     }
+}
+
+/// As the vendor: an IPC event cannot be part of a capture (the capture goes on).
+fn ipc_captured() -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        "IPC events cannot be recorded or waited on by a captured stream (aclmdlRICaptureBegin)",
+    )
 }
 
 fn discarded() -> AclError {

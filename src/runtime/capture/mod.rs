@@ -141,6 +141,7 @@ pub fn end(stream: &Stream) -> AclResult<Arc<Graph>> {
     let State::Capturing { thread, mode } = graph.state() else {
         return Err(not_captured());
     };
+    stream.set_recorder(None);
     finish(&graph);
     let fail = |e: AclError| {
         if graph.parent_is_none() {
@@ -506,4 +507,44 @@ pub fn add_cond_task(
     let op = replay::cond_op(cond, kind, branches.clone());
     r.record(crate::runtime::task::TaskInfo::plain("conditional"), op)?;
     Ok(branches)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::task::TaskInfo;
+    use std::sync::atomic::AtomicU64;
+
+    #[test]
+    fn recorded_work_replays_as_one_task_and_a_one_shot_task_invalidates() {
+        let ctx = 0xCAFE_0001;
+        let s = Stream::new(0, ctx).unwrap();
+        let g = begin(&s, mode::RELAXED, None, 0, ctx).unwrap();
+        let ran = Arc::new(AtomicU64::new(0));
+        for _ in 0..10 {
+            let r = Arc::clone(&ran);
+            s.submit_op(TaskInfo::plain("count"), move |_| {
+                r.fetch_add(1, Ordering::SeqCst);
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(ran.load(Ordering::SeqCst), 0, "recorded, not run");
+        assert!(Arc::ptr_eq(&end(&s).unwrap(), &g));
+        for round in 1..=3 {
+            replay::launch(&g, &s).unwrap();
+            assert!(s.pending() <= 1, "a replay is one task");
+            s.synchronize(Some(Duration::from_secs(10))).unwrap();
+            assert_eq!(ran.load(Ordering::SeqCst), 10 * round);
+        }
+        // A one-shot task cannot be recorded: refused, and the capture is invalidated.
+        let g = begin(&s, mode::RELAXED, None, 0, ctx).unwrap();
+        let e = s.submit(Box::new(|_| Ok(()))).unwrap_err();
+        assert_eq!(e.code, ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT);
+        assert_eq!(info(&s).0, STATUS_INVALIDATED);
+        assert_eq!(end(&s).err().map(|e| e.code), Some(ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED));
+        assert!(MODELS.get(g.handle.load(Ordering::Acquire)).is_err(), "the failed capture's model is gone");
+        s.submit(Box::new(|_| Ok(()))).unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+    }
 }
