@@ -157,6 +157,8 @@ pub(crate) struct Inner {
     pub mode_token: Option<u64>,
     /// Branch graphs of conditional tasks (their captures must end before this one's).
     pub children: Vec<Arc<Graph>>,
+    /// Handles of its task groups (freed with it).
+    pub groups: Vec<u64>,
     /// The snapshot is out of date.
     pub dirty: bool,
 }
@@ -403,6 +405,13 @@ impl Drop for Graph {
         }
         for e in &inner.marked_events {
             e.set_capture(None);
+        }
+        for g in &inner.groups {
+            let _ = GROUPS.remove(*g);
+        }
+        // Branch models go with their parent (their handles are stale from now on).
+        for c in &inner.children {
+            let _ = MODELS.remove(c.handle.load(Ordering::Acquire));
         }
         if let Some(token) = inner.mode_token {
             super::mode::exit(token);

@@ -243,7 +243,9 @@ pub fn group_end(stream: &Stream) -> AclResult<u64> {
             "the capture of this stream was invalidated: the task group is dropped",
         ));
     }
-    Ok(GROUPS.insert(Group { graph: Arc::downgrade(&s.graph), tasks }))
+    let h = GROUPS.insert(Group { graph: Arc::downgrade(&s.graph), tasks });
+    sync::lock(&s.graph.inner).groups.push(h);
+    Ok(h)
 }
 
 /// `aclmdlRICaptureTaskUpdateBegin`: the work submitted to `stream` until the update's end
