@@ -163,6 +163,12 @@ pub struct aclmdlRITaskParams {
     pub u: TaskParamsUnion,
 }
 
+// The vendor's layouts (tests/c/acl_codes_match_spec.c checks the C side).
+const _: () = assert!(std::mem::size_of::<aclmdlRITaskParams>() == 200);
+const _: () = assert!(std::mem::offset_of!(aclmdlRITaskParams, u) == 72);
+const _: () = assert!(std::mem::size_of::<aclmdlRIKernelTaskParams>() == 88);
+const _: () = assert!(std::mem::size_of::<aclmdlRICondTaskParams>() == 24);
+
 fn model(h: aclmdlRI) -> AclResult<Arc<Graph>> {
     resolve::<Graph>(h, "modelRI")
 }
