@@ -1224,8 +1224,8 @@ ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream 
 ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
 
 /*
- Stops the runs of `modelRI` under way: each ends at its next task (a waiting task is
- cancelled); its remaining tasks are not run. Later runs are not affected.
+ Stops the runs of `modelRI` queued so far: each ends at its next task (a waiting task is
+ cancelled; a run not started does nothing). Runs queued later are not affected.
  */
 ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI);
 

@@ -324,8 +324,8 @@ pub extern "C" fn aclmdlRIExecute(modelRI: aclmdlRI, timeout: i32) -> aclError {
     })
 }
 
-/// Stops the runs of `modelRI` under way: each ends at its next task (a waiting task is
-/// cancelled); its remaining tasks are not run. Later runs are not affected.
+/// Stops the runs of `modelRI` queued so far: each ends at its next task (a waiting task is
+/// cancelled; a run not started does nothing). Runs queued later are not affected.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclmdlRIAbort(modelRI: aclmdlRI) -> aclError {
     acl_call("aclmdlRIAbort", || {

@@ -90,6 +90,9 @@ fn handed_out(addr: usize) -> *mut c_void {
 /// A synchronous copy or fill while captures are in progress: 107030 when the capture modes
 /// forbid it to this thread (`runtime::capture::mode`).
 pub(crate) fn allow_sync_call(api: &str) -> AclResult<()> {
+    if !crate::runtime::capture::mode::any_active() {
+        return Ok(());
+    }
     match context::current() {
         Ok(ctx) => crate::runtime::capture::mode::allow_unsafe_call(ctx.handle, crate::sys::thread_id(), api),
         // No context: the call fails on its own.

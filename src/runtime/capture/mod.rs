@@ -412,8 +412,8 @@ pub fn execute(graph: &Arc<Graph>, timeout: Option<Duration>) -> AclResult<()> {
     })
 }
 
-/// `aclmdlRIAbort`: runs of the model stop at their next task; a task that waits is
-/// cancelled. Runs queued later are not affected.
+/// `aclmdlRIAbort`: runs of the model queued so far stop at their next task (a task that
+/// waits is cancelled; a run not started does nothing). Runs queued later are not affected.
 pub fn abort(graph: &Graph) {
     graph.aborts.fetch_add(1, Ordering::AcqRel);
 }

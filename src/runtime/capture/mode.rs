@@ -88,6 +88,12 @@ pub fn exit(token: u64) {
     COUNT.fetch_sub(before - a.len(), Ordering::AcqRel);
 }
 
+/// Whether any capture is in progress in the process (one atomic load: the synchronous calls
+/// look up their context only when there is one).
+pub fn any_active() -> bool {
+    COUNT.load(Ordering::Acquire) > 0
+}
+
 /// Whether thread `thread` of `context` may make a call that cannot be captured (`api`, a
 /// synchronous copy or fill) now; if not, 107030, and the captures that forbid it are
 /// invalidated.
