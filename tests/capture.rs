@@ -737,3 +737,43 @@ fn a_model_built_from_bound_streams_runs() {
     assert_eq!(calls.load(Ordering::SeqCst), 4, "the unbound stream runs its work again");
     assert_eq!(aclmdlRIDestroy(model), ACL_SUCCESS);
 }
+
+#[test]
+fn a_replay_takes_its_event_records_and_wait_targets_when_queued() {
+    let _ctx = context(6);
+    let (s, other) = (stream(), stream());
+    let e = event();
+    let opened = counter();
+    let arg = (opened as *const AtomicU64).cast_mut().cast();
+    begin(s, GLOBAL);
+    assert_eq!(aclrtLaunchHostFunc(s, Some(gate), arg), ACL_SUCCESS);
+    assert_eq!(aclrtRecordEvent(e, s), ACL_SUCCESS);
+    let model = end(s);
+    assert_eq!(aclmdlRIExecuteAsync(model, s), ACL_SUCCESS);
+    assert!(!event_done(e), "the replay's record is pending from the moment it is queued");
+    opened.store(1, Ordering::SeqCst);
+    assert_eq!(aclrtSynchronizeEvent(e), ACL_SUCCESS);
+    assert!(event_done(e));
+
+    // A recorded wait on an event recorded outside the graph waits, at each replay, for the
+    // event's latest record queued before the replay.
+    let ext = event();
+    let calls = counter();
+    begin(s, GLOBAL);
+    assert_eq!(aclrtStreamWaitEvent(s, ext), ACL_SUCCESS);
+    assert_eq!(launch_count(s, calls), ACL_SUCCESS);
+    let waits = end(s);
+    let held = counter();
+    let harg = (held as *const AtomicU64).cast_mut().cast();
+    assert_eq!(aclrtLaunchHostFunc(other, Some(gate), harg), ACL_SUCCESS);
+    assert_eq!(aclrtRecordEvent(ext, other), ACL_SUCCESS);
+    assert_eq!(aclmdlRIExecuteAsync(waits, s), ACL_SUCCESS);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the replay waits for the record");
+    held.store(1, Ordering::SeqCst);
+    assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_eq!(aclrtSynchronizeStream(other), ACL_SUCCESS);
+    assert_eq!(aclmdlRIDestroy(model), ACL_SUCCESS);
+    assert_eq!(aclmdlRIDestroy(waits), ACL_SUCCESS);
+}
