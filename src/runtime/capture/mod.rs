@@ -8,22 +8,32 @@
 //! - [`mode`]: capture modes and the thread exchange mode;
 //! - [`sink`]: where a captured stream's work goes;
 //! - [`replay`]: running a graph, conditional tasks;
-//! - [`cond`]: condition handles; [`print`]: `aclmdlRIDebugPrint` and `aclmdlRIDebugJsonPrint`.
+//! - [`group`]: task groups and their updates; [`build`]: models built from bound streams;
+//! - [`cond`], [`conditional`]: condition handles and conditional tasks;
+//! - [`print`]: `aclmdlRIDebugPrint` and `aclmdlRIDebugJsonPrint`.
+//!
+//! This file: beginning and ending a capture, running, aborting and destroying a model.
 
+pub mod build;
 pub mod cond;
+pub mod conditional;
 pub mod graph;
+pub mod group;
 pub mod mode;
 pub mod print;
 pub mod replay;
 pub mod sink;
 
+pub use build::{bind, build_end, end_task, persistent_clean, unbind};
+pub use conditional::{add_cond_task, cond_create};
+pub use group::{group_begin, group_end, update_begin, update_end};
+
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cond::{ASSIGN_DEFAULT, CONDS, CondHandle};
-use graph::{GROUPS, Graph, Group, MODELS, State};
-use sink::{Sink, UpdateSink};
+use graph::{Graph, MODELS, State};
+use sink::{Sink, capture_sink, not_captured, sink};
 
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
@@ -36,26 +46,6 @@ use crate::sync;
 pub const STATUS_NONE: u32 = 0;
 pub const STATUS_ACTIVE: u32 = 1;
 pub const STATUS_INVALIDATED: u32 = 2;
-
-fn not_captured() -> AclError {
-    AclError::new(
-        ACL_ERROR_RT_STREAM_NOT_CAPTURED,
-        "the stream is not being captured: begin with aclmdlRICaptureBegin",
-    )
-}
-
-/// The capture sink of `stream`, or 107029.
-fn capture_sink(stream: &Stream) -> AclResult<Arc<dyn crate::runtime::task::Recorder>> {
-    let r = stream.recorder().ok_or_else(not_captured)?;
-    match r.as_any().downcast_ref::<Sink>() {
-        Some(s) if !s.build => Ok(r),
-        _ => Err(not_captured()),
-    }
-}
-
-fn sink(r: &Arc<dyn crate::runtime::task::Recorder>) -> &Sink {
-    r.as_any().downcast_ref::<Sink>().expect("checked by capture_sink")
-}
 
 /// `aclmdlRICaptureBegin` / `aclmdlRICaptureToModelRIBegin`: `stream`'s work is recorded from
 /// now on, into `into` (an empty branch graph) or a new graph of `context` on `device`.
@@ -209,182 +199,6 @@ fn unjoined_stream(graph: &Graph) -> Option<u32> {
     None
 }
 
-/// `aclmdlRICaptureTaskGrpBegin`: the stream's next tasks form a group until the end.
-pub fn group_begin(stream: &Stream) -> AclResult<()> {
-    let r = capture_sink(stream)?;
-    let s = sink(&r);
-    let mut inner = sync::lock(&s.graph.inner);
-    if inner.open_groups.iter().any(|(i, _)| *i == s.stream.index) {
-        return Err(AclError::new(
-            ACL_ERROR_STREAM_TASK_GROUP_STATUS,
-            "a task group is already open on this stream: end it with aclmdlRICaptureTaskGrpEnd first",
-        ));
-    }
-    inner.open_groups.push((s.stream.index, Vec::new()));
-    Ok(())
-}
-
-/// `aclmdlRICaptureTaskGrpEnd`: closes the stream's group; returns its handle.
-pub fn group_end(stream: &Stream) -> AclResult<u64> {
-    let r = capture_sink(stream)?;
-    let s = sink(&r);
-    let mut inner = sync::lock(&s.graph.inner);
-    let Some(at) = inner.open_groups.iter().position(|(i, _)| *i == s.stream.index) else {
-        return Err(AclError::new(
-            ACL_ERROR_STREAM_TASK_GROUP_STATUS,
-            "no task group is open on this stream: begin one with aclmdlRICaptureTaskGrpBegin",
-        ));
-    };
-    let (_, tasks) = inner.open_groups.remove(at);
-    drop(inner);
-    if s.graph.invalid.load(Ordering::Acquire) {
-        return Err(AclError::new(
-            ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
-            "the capture of this stream was invalidated: the task group is dropped",
-        ));
-    }
-    let h = GROUPS.insert(Group { graph: Arc::downgrade(&s.graph), tasks });
-    sync::lock(&s.graph.inner).groups.push(h);
-    Ok(h)
-}
-
-/// `aclmdlRICaptureTaskUpdateBegin`: the work submitted to `stream` until the update's end
-/// replaces the tasks of `group`, one for one.
-pub fn update_begin(stream: &Stream, group: Arc<Group>) -> AclResult<()> {
-    if stream.is_capturing() {
-        return Err(AclError::new(
-            ACL_ERROR_RT_STREAM_CAPTURED,
-            "the stream is captured, bound to a model or already updating a task group: use another stream",
-        ));
-    }
-    if group.graph.upgrade().is_none() {
-        return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, "the task group's model was destroyed"));
-    }
-    stream.set_recorder(Some(Arc::new(UpdateSink { group, collected: Mutex::new(Vec::new()) })));
-    Ok(())
-}
-
-/// `aclmdlRICaptureTaskUpdateEnd`: applies the update begun on `stream`: the new tasks must
-/// match the group's in number and type (107040 otherwise, nothing changed).
-pub fn update_end(stream: &Stream) -> AclResult<()> {
-    let r = stream.recorder().ok_or_else(no_update)?;
-    let Some(u) = r.as_any().downcast_ref::<UpdateSink>() else {
-        return Err(no_update());
-    };
-    stream.set_recorder(None);
-    let new = std::mem::take(&mut *sync::lock(&u.collected));
-    let old = &u.group.tasks;
-    let matches = new.len() == old.len() && new.iter().zip(old).all(|((i, _), t)| i.kind == t.kind());
-    if !matches {
-        return Err(AclError::new(
-            ACL_ERROR_RT_MODEL_UPDATE_FAILED,
-            format!(
-                "the update submitted {} task(s) but the group holds {} (of the same types, in the same order): \
-                 nothing was changed",
-                new.len(),
-                old.len()
-            ),
-        ));
-    }
-    for ((info, op), t) in new.into_iter().zip(old) {
-        t.replace(info, op);
-    }
-    if let Some(g) = u.group.graph.upgrade() {
-        g.touch();
-    }
-    Ok(())
-}
-
-fn no_update() -> AclError {
-    AclError::new(
-        ACL_ERROR_STREAM_TASK_GROUP_STATUS,
-        "the stream is not updating a task group: begin with aclmdlRICaptureTaskUpdateBegin",
-    )
-}
-
-/// `aclmdlRIBindStream`: the stream's work goes into `graph` (being built) until unbound.
-pub fn bind(graph: &Arc<Graph>, stream: &Stream) -> AclResult<()> {
-    if graph.state() != State::Building {
-        return Err(AclError::new(
-            ACL_ERROR_RT_PARAM_INVALID,
-            "streams are bound to a model between aclmdlRIBuildBegin and aclmdlRIBuildEnd",
-        ));
-    }
-    if stream.is_capturing() {
-        return Err(AclError::new(
-            ACL_ERROR_RT_STREAM_CAPTURED,
-            "the stream is captured, bound to a model or updating a task group",
-        ));
-    }
-    let ms = graph.model_stream(stream.id, stream.handle.load(Ordering::Acquire));
-    stream.set_recorder(Some(Arc::new(Sink { graph: Arc::clone(graph), stream: ms, build: true })));
-    Ok(())
-}
-
-/// The build sink binding `stream` to `graph`, or 107005.
-fn bound_to(graph: &Arc<Graph>, stream: &Stream) -> AclResult<u32> {
-    stream
-        .recorder()
-        .and_then(|r| {
-            r.as_any()
-                .downcast_ref::<Sink>()
-                .filter(|s| s.build && Arc::ptr_eq(&s.graph, graph))
-                .map(|s| s.stream.index)
-        })
-        .ok_or_else(|| {
-            AclError::new(
-                ACL_ERROR_RT_STREAM_MODEL,
-                "the stream is not bound to this model (aclmdlRIBindStream)",
-            )
-        })
-}
-
-/// `aclmdlRIUnbindStream`.
-pub fn unbind(graph: &Arc<Graph>, stream: &Stream) -> AclResult<()> {
-    bound_to(graph, stream)?;
-    stream.set_recorder(None);
-    Ok(())
-}
-
-/// `aclmdlRIEndTask`: marks the end of a bound stream's tasks (a task that does nothing).
-pub fn end_task(graph: &Arc<Graph>, stream: &Stream) -> AclResult<()> {
-    let index = bound_to(graph, stream)?;
-    let op = crate::runtime::task::Op::Run(Arc::new(|_: &crate::runtime::task::TaskCtx| Ok(())));
-    graph.push(index, crate::runtime::task::TaskInfo::plain("end of graph"), op);
-    Ok(())
-}
-
-/// `aclmdlRIBuildEnd`: the model may run.
-pub fn build_end(graph: &Arc<Graph>) -> AclResult<()> {
-    if graph.state() != State::Building {
-        return Err(AclError::new(
-            ACL_ERROR_RT_PARAM_INVALID,
-            "the model is not being built (aclmdlRIBuildBegin)",
-        ));
-    }
-    graph.set_state(State::Ready);
-    graph.touch();
-    Ok(())
-}
-
-/// `aclrtPersistentTaskClean`: drops the tasks a stream bound to a model recorded there.
-pub fn persistent_clean(stream: &Stream) -> AclResult<()> {
-    let Some(r) = stream.recorder() else {
-        // Nothing is kept on a stream that is not bound: its tasks are gone once run.
-        return Ok(());
-    };
-    match r.as_any().downcast_ref::<Sink>() {
-        Some(s) if s.build => {
-            s.graph.clean_stream(s.stream.index);
-            Ok(())
-        }
-        _ => Err(AclError::new(
-            ACL_ERROR_RT_STREAM_CAPTURED,
-            "the stream is being captured or is updating a task group: its tasks are not persistent ones",
-        )),
-    }
-}
-
 /// `aclmdlRIExecute`: runs `graph` and waits for it, at most `timeout` (`None`: no limit).
 pub fn execute(graph: &Arc<Graph>, timeout: Option<Duration>) -> AclResult<()> {
     graph.check_runnable()?;
@@ -431,84 +245,6 @@ pub fn destroy(handle: u64) -> AclResult<()> {
     drop(g);
     Graph::release(handle, "modelRI")?;
     Ok(())
-}
-
-/// `aclmdlRICondHandleCreate`: a condition word at `addr` (8 bytes of device memory the caller
-/// allocated for it) for conditional tasks of `graph`.
-pub fn cond_create(graph: &Arc<Graph>, addr: usize, default: u32, flag: u32) -> AclResult<u64> {
-    if flag != 0 && flag != ASSIGN_DEFAULT {
-        return Err(AclError::new(
-            ACL_ERROR_RT_PARAM_INVALID,
-            format!("flag {flag}: use 0 or ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT (1)"),
-        ));
-    }
-    let word = crate::runtime::value::word_at(addr)?;
-    word.store(u64::from(default));
-    let c = Arc::new(CondHandle {
-        addr,
-        word,
-        default: u64::from(default),
-        assign_default: flag == ASSIGN_DEFAULT,
-        model: graph.handle.load(Ordering::Acquire),
-        handle: Default::default(),
-    });
-    let h = CONDS.insert_arc(Arc::clone(&c));
-    c.handle.store(h, Ordering::Release);
-    sync::lock(&graph.conds).push(c);
-    Ok(h)
-}
-
-/// `aclmdlRIAddCondTask`: records on the captured `stream` a conditional task over `cond` with
-/// `size` new branch graphs, returned for the caller to capture into
-/// (`aclmdlRICaptureToModelRIBegin`).
-pub fn add_cond_task(
-    stream: &Stream,
-    cond: Arc<CondHandle>,
-    kind: u32,
-    size: u32,
-) -> AclResult<Vec<Arc<Graph>>> {
-    let r = capture_sink(stream)?;
-    let s = sink(&r);
-    let ok = match kind {
-        replay::COND_IF => size == 1 || size == 2,
-        replay::COND_WHILE => size == 1,
-        replay::COND_SWITCH => size > 0,
-        _ => {
-            return Err(AclError::new(
-                ACL_ERROR_RT_PARAM_INVALID,
-                format!("type {kind}: use ACL_MODEL_RI_COND_TYPE_IF (0), _WHILE (1) or _SWITCH (2)"),
-            ));
-        }
-    };
-    if !ok {
-        return Err(AclError::new(
-            ACL_ERROR_RT_PARAM_INVALID,
-            format!("size {size}: an IF takes 1 or 2 branches, a WHILE 1, a SWITCH at least 1"),
-        ));
-    }
-    if size > 1024 {
-        return Err(AclError::new(ACL_ERROR_RT_PARAM_INVALID, format!("size {size}: at most 1024 branches")));
-    }
-    let root = s.graph.root();
-    if cond.model != root.handle.load(Ordering::Acquire)
-        && cond.model != s.graph.handle.load(Ordering::Acquire)
-    {
-        return Err(AclError::new(
-            ACL_ERROR_RT_PARAM_INVALID,
-            "the condition handle belongs to another model than the one this stream is captured into",
-        ));
-    }
-    let branches: Vec<Arc<Graph>> = (0..size)
-        .map(|_| {
-            let b = Graph::create(State::Empty, s.graph.device, s.graph.context);
-            *sync::lock(&b.branch_of) = Some(Arc::downgrade(&s.graph));
-            b
-        })
-        .collect();
-    sync::lock(&s.graph.inner).children.extend(branches.iter().cloned());
-    let op = replay::cond_op(cond, kind, branches.clone());
-    r.record(crate::runtime::task::TaskInfo::plain("conditional"), op)?;
-    Ok(branches)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, Weak};
 use super::graph::{Graph, Group, ModelStream, State};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_CAPTURE_MODE_NOT_SUPPORT, ACL_ERROR_RT_STREAM_CAPTURE_INVALIDATED,
+    ACL_ERROR_RT_STREAM_NOT_CAPTURED,
 };
 use crate::error::{AclError, AclResult};
 use crate::runtime::context::STREAMS;
@@ -116,4 +117,26 @@ impl Recorder for UpdateSink {
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// 107029: the stream is not captured.
+pub(crate) fn not_captured() -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_STREAM_NOT_CAPTURED,
+        "the stream is not being captured: begin with aclmdlRICaptureBegin",
+    )
+}
+
+/// The capture sink of `stream`, or 107029.
+pub(crate) fn capture_sink(stream: &Stream) -> AclResult<Arc<dyn crate::runtime::task::Recorder>> {
+    let r = stream.recorder().ok_or_else(not_captured)?;
+    match r.as_any().downcast_ref::<Sink>() {
+        Some(s) if !s.build => Ok(r),
+        _ => Err(not_captured()),
+    }
+}
+
+/// The sink behind a recorder [`capture_sink`] returned.
+pub(crate) fn sink(r: &Arc<dyn crate::runtime::task::Recorder>) -> &Sink {
+    r.as_any().downcast_ref::<Sink>().expect("checked by capture_sink")
 }
