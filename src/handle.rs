@@ -66,6 +66,16 @@ pub enum HandleKind {
     AllocatorDesc = 23,
     /// A kernel argument block (`aclrtArgsHandle`).
     KernelArgs = 24,
+    /// A model run instance (`aclmdlRI`): a captured or built task graph.
+    ModelRi = 25,
+    /// A task of a model run instance (`aclmdlRITask`).
+    ModelTask = 26,
+    /// A task group of a capture (`aclrtTaskGrp`).
+    TaskGroup = 27,
+    /// A condition handle of a model run instance (`aclmdlRICondHandle`).
+    CondHandle = 28,
+    /// A stream of a model run instance, as `aclmdlRIGetStreams` names it.
+    ModelStream = 29,
 }
 
 /// Why a value did not resolve to a live object.
@@ -343,6 +353,20 @@ impl<T> HandleTable<T> {
             }));
         }
         found
+    }
+
+    /// The handle that names `obj`, if it is live in this table (a scan: for rare queries,
+    /// such as `aclmdlRITaskGetParams` naming the event a recorded task holds).
+    pub fn handle_of(&self, obj: &Arc<T>) -> Option<u64> {
+        for (shard, s) in self.shards.iter().enumerate() {
+            let slots = sync::read(&s.0);
+            for (index, slot) in slots.entries.iter().enumerate() {
+                if matches!(&slot.state, State::Live(v) if Arc::ptr_eq(v, obj)) {
+                    return Some(self.handle(Place { shard, index, generation: slot.generation }));
+                }
+            }
+        }
+        None
     }
 
     /// Removes and returns every live object (for process-wide teardown).

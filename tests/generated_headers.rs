@@ -57,6 +57,82 @@ ACL_FUNC_VISIBILITY void aclAppLog(aclLogLevel logLevel, const char *func, const
 }  // extern \"C\"
 #endif";
 
+/// `aclmdlRITaskParams` and what it holds, written by hand: its union is anonymous, which
+/// cbindgen cannot write (`src/ffi/acl_rt/capture.rs` has the Rust layout, `cbindgen:ignore`d).
+/// The kernel member's `aclrtFuncHandle` is a `void *` and its config an incomplete
+/// `struct aclrtLaunchKernelCfg`, as kernels are another header section's.
+const MDLRI_TASK_PARAMS: &str = "
+typedef enum aclmdlRITaskType {
+    ACL_MODEL_RI_TASK_DEFAULT,
+    ACL_MODEL_RI_TASK_KERNEL,
+    ACL_MODEL_RI_TASK_EVENT_RECORD,
+    ACL_MODEL_RI_TASK_EVENT_WAIT,
+    ACL_MODEL_RI_TASK_EVENT_RESET,
+    ACL_MODEL_RI_TASK_VALUE_WRITE,
+    ACL_MODEL_RI_TASK_VALUE_WAIT,
+} aclmdlRITaskType;
+
+typedef struct aclmdlRIKernelTaskParams {
+    void* funcHandle;
+    struct aclrtLaunchKernelCfg* cfg;
+    void* args;
+    uint32_t isHostArgs;
+    size_t argsSize;
+    uint32_t numBlocks;
+    uint32_t rsv[10];
+} aclmdlRIKernelTaskParams;
+
+typedef struct aclmdlRIEventRecordTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t recordFlag;
+} aclmdlRIEventRecordTaskParams;
+
+typedef struct aclmdlRIEventWaitTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t waitFlag;
+} aclmdlRIEventWaitTaskParams;
+
+typedef struct aclmdlRIEventResetTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t resetFlag;
+} aclmdlRIEventResetTaskParams;
+
+typedef struct aclmdlRIValueWriteTaskParams {
+    void* devAddr;
+    uint64_t value;
+} aclmdlRIValueWriteTaskParams;
+
+typedef struct aclmdlRIValueWaitTaskParams {
+    void* devAddr;
+    uint64_t value;
+    uint32_t flag;
+} aclmdlRIValueWaitTaskParams;
+
+typedef struct aclmdlRITaskParams {
+    aclmdlRITaskType type;
+    uint32_t rsv0[3];
+    aclrtTaskGrp taskGrp;
+    void* opInfoPtr;
+    size_t opInfoSize;
+    uint8_t rsv1[32];
+#if defined(__GNUC__)
+    __extension__ /* an anonymous union, as the vendor's (C11; an extension in C99) */
+#endif
+    union {
+        uint8_t rsv2[128];
+        struct aclmdlRIKernelTaskParams kernelTaskParams;
+        struct aclmdlRIEventRecordTaskParams eventRecordTaskParams;
+        struct aclmdlRIEventWaitTaskParams eventWaitTaskParams;
+        struct aclmdlRIEventResetTaskParams eventResetTaskParams;
+        struct aclmdlRIValueWriteTaskParams valueWriteTaskParams;
+        struct aclmdlRIValueWaitTaskParams valueWaitTaskParams;
+    };
+} aclmdlRITaskParams;
+";
+
 const HEADERS: &[Header] = &[
     Header {
         path: "acl/error_codes/rt_error_codes.h",
@@ -83,6 +159,7 @@ const HEADERS: &[Header] = &[
             "aclrtEvent",
             "aclrtContext",
             "aclmdlRITask",
+            "aclrtTaskGrp",
             "aclrtLabel",
             "aclrtLabelList",
             "aclrtMbuf",
@@ -114,7 +191,7 @@ const HEADERS: &[Header] = &[
         guard: "INC_EXTERNAL_ACL_ACL_RT_H_",
         sys_includes: &["stdint.h", "stddef.h"],
         includes: &["acl_base.h", "acl_rt_allocator.h"],
-        after_includes: None,
+        after_includes: Some(MDLRI_TASK_PARAMS),
         fn_prefix: Some("ACL_FUNC_VISIBILITY"),
         types: &[
             "aclrtNotify",
@@ -167,6 +244,13 @@ const HEADERS: &[Header] = &[
             "aclrtRandomNumFuncType",
             "aclrtMemLinkType",
             "aclrtIpcMemAttrType",
+            "aclmdlRI",
+            "aclmdlRICondHandle",
+            "aclmdlRICaptureMode",
+            "aclmdlRICaptureStatus",
+            "aclmdlRICondHandleFlag",
+            "aclmdlRICondTaskType",
+            "aclmdlRICondTaskParams",
         ],
         renames: &[],
     },
@@ -243,6 +327,10 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("DataTypeArg", "aclDataType"),
     ("CannAttrArg", "aclCannAttr"),
     ("DeviceInfoArg", "aclDeviceInfo"),
+    ("CaptureModeArg", "aclmdlRICaptureMode"),
+    ("CondHandleFlagArg", "aclmdlRICondHandleFlag"),
+    ("CondTaskTypeArg", "aclmdlRICondTaskType"),
+    ("TaskTypeArg", "aclmdlRITaskType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

@@ -127,6 +127,11 @@ typedef void *aclrtContext;
 typedef void *aclmdlRITask;
 
 /*
+ A task group of a capture (`aclmdlRICaptureTaskGrpEnd`).
+ */
+typedef void *aclrtTaskGrp;
+
+/*
  A label: a point in a stream (`aclrtCreateLabel`).
  */
 typedef void *aclrtLabel;

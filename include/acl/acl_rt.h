@@ -9,6 +9,77 @@
 #include "acl_base.h"
 #include "acl_rt_allocator.h"
 
+typedef enum aclmdlRITaskType {
+    ACL_MODEL_RI_TASK_DEFAULT,
+    ACL_MODEL_RI_TASK_KERNEL,
+    ACL_MODEL_RI_TASK_EVENT_RECORD,
+    ACL_MODEL_RI_TASK_EVENT_WAIT,
+    ACL_MODEL_RI_TASK_EVENT_RESET,
+    ACL_MODEL_RI_TASK_VALUE_WRITE,
+    ACL_MODEL_RI_TASK_VALUE_WAIT,
+} aclmdlRITaskType;
+
+typedef struct aclmdlRIKernelTaskParams {
+    void* funcHandle;
+    struct aclrtLaunchKernelCfg* cfg;
+    void* args;
+    uint32_t isHostArgs;
+    size_t argsSize;
+    uint32_t numBlocks;
+    uint32_t rsv[10];
+} aclmdlRIKernelTaskParams;
+
+typedef struct aclmdlRIEventRecordTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t recordFlag;
+} aclmdlRIEventRecordTaskParams;
+
+typedef struct aclmdlRIEventWaitTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t waitFlag;
+} aclmdlRIEventWaitTaskParams;
+
+typedef struct aclmdlRIEventResetTaskParams {
+    aclrtEvent event;
+    uint32_t eventFlag;
+    uint32_t resetFlag;
+} aclmdlRIEventResetTaskParams;
+
+typedef struct aclmdlRIValueWriteTaskParams {
+    void* devAddr;
+    uint64_t value;
+} aclmdlRIValueWriteTaskParams;
+
+typedef struct aclmdlRIValueWaitTaskParams {
+    void* devAddr;
+    uint64_t value;
+    uint32_t flag;
+} aclmdlRIValueWaitTaskParams;
+
+typedef struct aclmdlRITaskParams {
+    aclmdlRITaskType type;
+    uint32_t rsv0[3];
+    aclrtTaskGrp taskGrp;
+    void* opInfoPtr;
+    size_t opInfoSize;
+    uint8_t rsv1[32];
+#if defined(__GNUC__)
+    __extension__ /* an anonymous union, as the vendor's (C11; an extension in C99) */
+#endif
+    union {
+        uint8_t rsv2[128];
+        struct aclmdlRIKernelTaskParams kernelTaskParams;
+        struct aclmdlRIEventRecordTaskParams eventRecordTaskParams;
+        struct aclmdlRIEventWaitTaskParams eventWaitTaskParams;
+        struct aclmdlRIEventResetTaskParams eventResetTaskParams;
+        struct aclmdlRIValueWriteTaskParams valueWriteTaskParams;
+        struct aclmdlRIValueWaitTaskParams valueWaitTaskParams;
+    };
+} aclmdlRITaskParams;
+
+
 /*
  `aclrtCreateNotify` flag: the notify is used by streams.
  */
@@ -64,6 +135,16 @@
  two 64-bit words.
  */
 #define CMO_DESC_SIZE 16
+
+/*
+ `aclmdlRIDebugJsonPrint` flag: the graph's streams and tasks.
+ */
+#define ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY (uint64_t)0
+
+/*
+ `aclmdlRIDebugJsonPrint` flag: also every task's parameters and the branch graphs.
+ */
+#define ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE (uint64_t)1
 
 /*
  `aclrtGetDeviceCapability`: the feature is there.
@@ -429,6 +510,25 @@ typedef enum aclrtDeviceTaskAbortStage {
   ACL_RT_DEVICE_TASK_ABORT_PRE = 0,
   ACL_RT_DEVICE_TASK_ABORT_POST = 1,
 } aclrtDeviceTaskAbortStage;
+
+/*
+ A stream's capture status (`aclmdlRICaptureGetInfo`).
+ */
+typedef enum aclmdlRICaptureStatus {
+  ACL_MODEL_RI_CAPTURE_STATUS_NONE = 0,
+  ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE = 1,
+  ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED = 2,
+} aclmdlRICaptureStatus;
+
+/*
+ Who may make calls a capture cannot hold (`aclmdlRICaptureBegin`,
+ `aclmdlRICaptureThreadExchangeMode`).
+ */
+typedef enum aclmdlRICaptureMode {
+  ACL_MODEL_RI_CAPTURE_MODE_GLOBAL = 0,
+  ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL = 1,
+  ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2,
+} aclmdlRICaptureMode;
 
 /*
  Where the AI software stack runs: on the device's control CPU or on a host.
@@ -1138,6 +1238,25 @@ typedef enum aclrtIpcMemAttrType {
 } aclrtIpcMemAttrType;
 
 /*
+ `aclmdlRICondHandleCreate` flag.
+ */
+typedef enum aclmdlRICondHandleFlag {
+  /*
+   The condition is set to the default at the start of each run of the model.
+   */
+  ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT = 1,
+} aclmdlRICondHandleFlag;
+
+/*
+ The kind of a conditional task.
+ */
+typedef enum aclmdlRICondTaskType {
+  ACL_MODEL_RI_COND_TYPE_IF = 0,
+  ACL_MODEL_RI_COND_TYPE_WHILE = 1,
+  ACL_MODEL_RI_COND_TYPE_SWITCH = 2,
+} aclmdlRICondTaskType;
+
+/*
  Reserved extension of `aclrtUtilizationInfo` (opaque; the pointer is NULL).
  */
 typedef struct aclrtUtilizationExtendInfo aclrtUtilizationExtendInfo;
@@ -1207,6 +1326,29 @@ typedef int32_t (*aclrtDeviceTaskAbortCallback)(int32_t deviceId,
                                                 enum aclrtDeviceTaskAbortStage stage,
                                                 uint32_t timeout,
                                                 void *args);
+
+/*
+ A model run instance: a graph of tasks captured from streams (or built), run again with
+ `aclmdlRIExecuteAsync`.
+ */
+typedef void *aclmdlRI;
+
+/*
+ A condition handle of a model run instance: a 64-bit word of device memory read by
+ conditional tasks.
+ */
+typedef void *aclmdlRICondHandle;
+
+/*
+ A conditional task (`aclmdlRIAddCondTask`): the condition, its kind, and `size` branch
+ models the call makes and returns in `modelRIArray` (room for `size`).
+ */
+typedef struct aclmdlRICondTaskParams {
+  aclmdlRICondHandle handle;
+  aclmdlRICondTaskType type;
+  uint32_t size;
+  aclmdlRI *modelRIArray;
+} aclmdlRICondTaskParams;
 
 /*
  A counting notify: a 32-bit count that stream tasks set, add to, OR or AND, and wait on.
@@ -1982,6 +2124,320 @@ aclError aclrtSetDeviceTaskAbortCallback(const char *regName,
  `taskId` is NULL or valid for a write of a `uint32_t`.
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetThreadLastTaskId(uint32_t *taskId);
+
+/*
+ Begins capturing `stream` in `mode`: from now on the work submitted to it (copies, fills,
+ event records and waits, notify records and waits, value writes and waits, host functions,
+ callbacks) is recorded into a new model run instance instead of run, until
+ `aclmdlRICaptureEnd`. A stream waiting on an event recorded by the capture joins it. Work a
+ model cannot hold fails with 107030 and invalidates the capture. Already captured: 107027.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureBegin(aclrtStream stream, aclmdlRICaptureMode mode);
+
+/*
+ Begins capturing `stream` into `modelRI`, a branch model of a conditional task
+ (`aclmdlRIAddCondTask`) not captured yet (107026 otherwise); ended by `aclmdlRICaptureEnd`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRICaptureToModelRIBegin(aclrtStream stream,
+                                       aclmdlRI modelRI,
+                                       aclmdlRICaptureMode mode);
+
+/*
+ The capture status of `stream` and, while it is captured (active or invalidated), its
+ model (NULL otherwise; `modelRI` may be NULL when not wanted).
+
+ # Safety
+ `status` is NULL or valid for a write of an `aclmdlRICaptureStatus`; `modelRI` is NULL or
+ valid for a write of an `aclmdlRI`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRICaptureGetInfo(aclrtStream stream,
+                                enum aclmdlRICaptureStatus *status,
+                                aclmdlRI *modelRI);
+
+/*
+ Ends the capture begun on `stream` and hands out its model, ready to run. Not captured:
+ 107029; not the stream the capture began on: 107036; another thread than the one that
+ began a non-RELAXED capture: 107038; invalidated: 507903; a branch capture still open:
+ 107045; a stream that joined and did not join back: 107025. On the last four errors the
+ capture is discarded (a branch model goes back to empty).
+
+ # Safety
+ `modelRI` is NULL or valid for a write of an `aclmdlRI`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureEnd(aclrtStream stream, aclmdlRI *modelRI);
+
+/*
+ Sets the calling thread's capture mode to `*mode` and returns the previous one in `*mode`.
+
+ # Safety
+ `mode` is NULL or valid for a read and a write of an `aclmdlRICaptureMode`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureThreadExchangeMode(enum aclmdlRICaptureMode *mode);
+
+/*
+ Runs `modelRI` once on `stream` (NULL: the default stream), queued behind the stream's
+ work: one stream task runs the recorded tasks in the order they were recorded. A stream
+ being captured: 107027; a model being captured: 107026.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIExecuteAsync(aclmdlRI modelRI, aclrtStream stream);
+
+/*
+ Runs `modelRI` once and waits for it, at most `timeout` ms (-1: without limit; time-out:
+ 507046, the run goes on).
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIExecute(aclmdlRI modelRI, int32_t timeout);
+
+/*
+ Stops the runs of `modelRI` queued so far: each ends at its next task (a waiting task is
+ cancelled; a run not started does nothing). Runs queued later are not affected.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIAbort(aclmdlRI modelRI);
+
+/*
+ Destroys `modelRI`: the handle is stale at once; the model's resources (and its destroy
+ callbacks) go when its queued runs are done. Being captured: 107026.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIDestroy(aclmdlRI modelRI);
+
+/*
+ Registers `func(userData)` to be called when `modelRI` is destroyed (once its resources
+ go); registering the same `func` again replaces its `userData`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIDestroyRegisterCallback(aclmdlRI modelRI,
+                                         aclrtCallback func,
+                                         void *userData);
+
+/*
+ Unregisters the destroy callback `func` of `modelRI` (107000 if it is not registered).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIDestroyUnregisterCallback(aclmdlRI modelRI,
+                                           aclrtCallback func);
+
+/*
+ Opens a task group on the captured `stream`: its next tasks, until
+ `aclmdlRICaptureTaskGrpEnd`, can later be replaced together. One open at a time: 107033.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpBegin(aclrtStream stream);
+
+/*
+ Closes the task group of the captured `stream` and hands out its handle.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `aclrtTaskGrp`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskGrpEnd(aclrtStream stream, aclrtTaskGrp *handle);
+
+/*
+ Begins replacing the tasks of group `handle`: the work submitted to `stream` (not
+ captured) until `aclmdlRICaptureTaskUpdateEnd` is collected instead of run.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRICaptureTaskUpdateBegin(aclrtStream stream,
+                                        aclrtTaskGrp handle);
+
+/*
+ Replaces the group's tasks with the ones collected on `stream`, one for one (same number
+ and types, else 107040 and nothing changes); later runs use them.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRICaptureTaskUpdateEnd(aclrtStream stream);
+
+/*
+ Begins building a model from bound streams (`aclmdlRIBindStream`); `flag` is reserved: 0.
+
+ # Safety
+ `modelRI` is NULL or valid for a write of an `aclmdlRI`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIBuildBegin(aclmdlRI *modelRI, uint32_t flag);
+
+/*
+ Binds `stream` to `modelRI` (being built): its work is recorded into the model until
+ unbound. `flag`: `ACL_MODEL_STREAM_FLAG_HEAD` (0) or `ACL_MODEL_STREAM_FLAG_DEFAULT` (1);
+ the streams of a model run in one order here, so both mean the same.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIBindStream(aclmdlRI modelRI,
+                            aclrtStream stream,
+                            uint32_t flag);
+
+/*
+ Adds the end-of-graph task to bound `stream` (107005 if not bound to `modelRI`).
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIEndTask(aclmdlRI modelRI, aclrtStream stream);
+
+/*
+ Ends the build of `modelRI`: it may run. `reserve` must be NULL.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIBuildEnd(aclmdlRI modelRI, void *reserve);
+
+/*
+ Unbinds `stream` from `modelRI`: its work runs again (107005 if not bound to it).
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIUnbindStream(aclmdlRI modelRI, aclrtStream stream);
+
+/*
+ Drops the tasks a stream bound to a model (`aclmdlRIBindStream`) recorded there; on a
+ stream that is not bound nothing is kept, and nothing is done.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtPersistentTaskClean(aclrtStream stream);
+
+/*
+ Names `modelRI` (shown by the debug prints).
+
+ # Safety
+ `name` is NULL or a NUL-terminated string.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRISetName(aclmdlRI modelRI, const char *name);
+
+/*
+ Copies the name of `modelRI` into `name` (room for `maxLen` bytes, the NUL included;
+ too small: 107000).
+
+ # Safety
+ `name` is NULL or valid for writes of `maxLen` bytes.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetName(aclmdlRI modelRI, uint32_t maxLen, char *name);
+
+/*
+ The id of `modelRI`.
+
+ # Safety
+ `modelRIId` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIGetId(aclmdlRI modelRI, uint32_t *modelRIId);
+
+/*
+ The streams of `modelRI` (each stream whose work it recorded; these handles name the
+ model's streams for `aclmdlRIGetTasksByStream`, not streams to queue work on). `*numStreams`
+ is the array's room on entry and the count on return; `streams` NULL asks for the count.
+
+ # Safety
+ `numStreams` is NULL or valid for a read and a write; `streams` is NULL or valid for
+ writes of `*numStreams` handles.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIGetStreams(aclmdlRI modelRI,
+                            aclrtStream *streams,
+                            uint32_t *numStreams);
+
+/*
+ The tasks of a model's stream (from `aclmdlRIGetStreams`), in order; as for
+ `aclmdlRIGetStreams`, `*numTasks` is the room on entry and the count on return.
+
+ # Safety
+ `numTasks` is NULL or valid for a read and a write; `tasks` is NULL or valid for writes of
+ `*numTasks` handles.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIGetTasksByStream(aclrtStream stream,
+                                  aclmdlRITask *tasks,
+                                  uint32_t *numTasks);
+
+/*
+ The type of `task` (`aclmdlRITaskType`: copies, fills, notify tasks and host functions are
+ `ACL_MODEL_RI_TASK_DEFAULT`).
+
+ # Safety
+ `type` is NULL or valid for a write of an `aclmdlRITaskType`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetType(aclmdlRITask task, aclmdlRITaskType *type);
+
+/*
+ The sequence id of `task`: its place in the order the model recorded its tasks.
+
+ # Safety
+ `id` is NULL or valid for a write of a `uint32_t`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetSeqId(aclmdlRITask task, uint32_t *id);
+
+/*
+ The parameters of `task` (those set by `aclmdlRITaskSetParams` if not applied yet); the
+ type's member of the union is filled, the rest zero.
+
+ # Safety
+ `params` is NULL or valid for a write of an `aclmdlRITaskParams`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskGetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+
+/*
+ Sets new parameters for `task`, applied by the next `aclmdlRIUpdate` of its model. Only the
+ event and value tasks have parameters to set; `params->type` must be the task's type.
+
+ # Safety
+ `params` is NULL or valid for a read of an `aclmdlRITaskParams`.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskSetParams(aclmdlRITask task, aclmdlRITaskParams *params);
+
+/*
+ Applies the parameters and disables set on the tasks of `modelRI` since the last update;
+ runs queued before keep the old ones.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIUpdate(aclmdlRI modelRI);
+
+/*
+ Marks `task` disabled: after the next `aclmdlRIUpdate` runs of its model skip it. A task
+ of type `ACL_MODEL_RI_TASK_DEFAULT` cannot be disabled (107000).
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRITaskDisable(aclmdlRITask task);
+
+/*
+ Prints `modelRI` to the log (info level): its id, name, state and each task.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlRIDebugPrint(aclmdlRI modelRI);
+
+/*
+ Writes `modelRI` as JSON to the file `path`: `ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY` lists
+ its streams and tasks, `_VERBOSE` adds the tasks' parameters and the branch models.
+
+ # Safety
+ `path` is NULL or a NUL-terminated string.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIDebugJsonPrint(aclmdlRI modelRI,
+                                const char *path,
+                                uint32_t flags);
+
+/*
+ Creates a condition for conditional tasks of `modelRI`: a 64-bit word of device memory set
+ to `defaultLaunchValue` now and, with `ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT`, at the start
+ of each run of the model. Freed with the model.
+
+ # Safety
+ `handle` is NULL or valid for a write of an `aclmdlRICondHandle`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRICondHandleCreate(aclmdlRI modelRI,
+                                  uint32_t defaultLaunchValue,
+                                  aclmdlRICondHandleFlag flag,
+                                  aclmdlRICondHandle *handle);
+
+/*
+ The device address of the condition word of `handle` (8 bytes, 8-aligned): write it with
+ copies, value writes or from a mapped host pointer to steer the conditional tasks.
+
+ # Safety
+ `ptr` is NULL or valid for a write of a `uint64_t *`.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRICondHandleGetCondPtr(aclmdlRICondHandle handle,
+                                      uint64_t **ptr);
+
+/*
+ Records on the captured `stream` a conditional task over `params.handle` and makes
+ `params.size` empty branch models, handed out in `params.modelRIArray`; capture each with
+ `aclmdlRICaptureToModelRIBegin` (on another stream) before ending this capture. `flags` is
+ reserved: 0.
+
+ # Safety
+ `params.modelRIArray` is NULL or valid for writes of `params.size` handles.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclmdlRIAddCondTask(struct aclmdlRICondTaskParams params,
+                             aclrtStream stream,
+                             uint32_t flags);
 
 /*
  Creates a counting notify on the current device, its count 0. `flag` is reserved: 0.

@@ -64,3 +64,5 @@ pub enum aclDataType {
 
 /// An `aclDataType` value as received (any integer).
 pub type DataTypeArg = i32;
+/// A task group of a capture (`aclmdlRICaptureTaskGrpEnd`).
+pub type aclrtTaskGrp = *mut c_void;

@@ -52,6 +52,7 @@ impl Context {
         let failure_mode = Arc::new(AtomicU64::new(0));
         let default_stream = Arc::new(Stream::with_config(device, handle, 0, 0, Arc::clone(&failure_mode))?);
         let default_handle = STREAMS.insert_arc(Arc::clone(&default_stream));
+        default_stream.handle.store(default_handle, Ordering::Release);
         let ctx = Arc::new(Context {
             handle,
             device,
@@ -92,6 +93,9 @@ impl Context {
         let stream =
             Stream::with_config(self.device, self.handle, flags, priority, Arc::clone(&self.failure_mode))?;
         let handle = STREAMS.insert(stream);
+        if let Ok(s) = STREAMS.get(handle) {
+            s.handle.store(handle, Ordering::Release);
+        }
         sync::lock(&self.streams).push(handle);
         drop(_guard);
         stream_changed(handle, stream_state::CREATE_POST);

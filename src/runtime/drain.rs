@@ -54,7 +54,8 @@ fn wait_all<'a>(queues: impl Iterator<Item = &'a Stream>) {
         *sync::lock(&pending.left) += 1;
         let marker = Marker(Arc::clone(&pending));
         // A closed stream refuses the task (and drops the marker, which counts it done).
-        let _ = stream.submit(Box::new(move |_| {
+        // Not recorded by a captured stream: what is queued on it is what this waits for.
+        let _ = stream.submit_unrecorded(Box::new(move |_| {
             drop(marker);
             Ok(())
         }));

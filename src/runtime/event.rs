@@ -24,9 +24,11 @@ use std::time::{Duration, Instant};
 use super::ipc_event::IpcEvent;
 use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
+use super::task::{Op, Params, Task, TaskInfo, TaskType};
 use crate::error::rt_codes::{
-    ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR,
-    ACL_ERROR_RT_STREAM_ABORT, ACL_ERROR_RT_WAIT_TIMEOUT,
+    ACL_ERROR_RT_EVENT_CAPTURED, ACL_ERROR_RT_EVENT_SYNC_TIMEOUT, ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+    ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_IPC_ERROR, ACL_ERROR_RT_STREAM_ABORT,
+    ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
 use crate::sync;
@@ -95,7 +97,14 @@ pub struct Event {
     waits_ended: AtomicU64,
     /// The shared state of an IPC event.
     pub ipc: Option<IpcEvent>,
+    /// Set while the event's latest record belongs to a capture in progress: what makes a
+    /// stream that waits on it join that capture (cross-stream capture). Cleared when the
+    /// capture ends.
+    capture: Mutex<Option<JoinCapture>>,
 }
+
+/// Makes a stream join the capture an event's record belongs to (given by the capture).
+pub type JoinCapture = Arc<dyn Fn(&Stream) -> AclResult<()> + Send + Sync>;
 
 impl Event {
     pub fn new(flags: u32) -> Event {
@@ -118,6 +127,7 @@ impl Event {
             waits_queued: AtomicU64::new(0),
             waits_ended: AtomicU64::new(0),
             ipc,
+            capture: Mutex::new(None),
         }
     }
 
@@ -131,6 +141,14 @@ impl Event {
                     "the process that created this IPC event exited: recording it reaches no one",
                 ));
             }
+        }
+        if stream.is_capturing() && self.ipc.is_some() {
+            return Err(ipc_captured());
+        }
+        if stream.is_capturing() {
+            // Recorded: each replay takes a sequence number when it is queued.
+            let (info, op) = self.record_op();
+            return stream.submit_any(info, op);
         }
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
@@ -147,6 +165,86 @@ impl Event {
             Ok(())
         }))?;
         s.recorded = seq;
+        Ok(())
+    }
+
+    /// A record queued now (by a replay): its sequence number is taken, and the task that
+    /// completes it returned.
+    pub fn stage_record(self: &Arc<Self>) -> Task {
+        let mut s = sync::lock(&self.state);
+        let seq = s.recorded + 1;
+        s.recorded = seq;
+        drop(s);
+        let mut record = Record { event: Arc::clone(self), seq, shared: None, ran: false };
+        Box::new(move |_| {
+            record.ran = true;
+            record.event.stamp_ns.store(now_ns(), Ordering::Release);
+            record.event.complete(seq);
+            Ok(())
+        })
+    }
+
+    /// A record as a recordable task: each run (replay) takes its sequence number when it is
+    /// queued. Not for IPC events.
+    pub fn record_op(self: &Arc<Self>) -> (TaskInfo, Op) {
+        let event = Arc::clone(self);
+        (
+            self.task_info(TaskType::EventRecord, "event record"),
+            Op::Staged(Arc::new(move || Ok(event.stage_record()))),
+        )
+    }
+
+    /// A wait as a recordable task: each run waits for the latest record queued before it.
+    pub fn wait_op(self: &Arc<Self>, timeout: Option<Duration>) -> (TaskInfo, Op) {
+        let event = Arc::clone(self);
+        let op = Op::Staged(Arc::new(move || {
+            let target = sync::lock(&event.state).recorded;
+            let guard = WaitCount(Arc::clone(&event));
+            event.waits_queued.fetch_add(1, Ordering::AcqRel);
+            let task: Task = Box::new(move |ctx: &TaskCtx| {
+                let deadline = timeout.map(|t| Instant::now() + t);
+                guard.0.wait_in_task(target, deadline, ctx)
+            });
+            Ok(task)
+        }));
+        (self.task_info(TaskType::EventWait, "event wait"), op)
+    }
+
+    /// A reset as a recordable task.
+    pub fn reset_op(self: &Arc<Self>) -> (TaskInfo, Op) {
+        let event = Arc::clone(self);
+        let op = Op::Run(Arc::new(move |_: &TaskCtx| {
+            let mut s = sync::lock(&event.state);
+            s.completed = s.recorded;
+            drop(s);
+            event.changed.notify_all();
+            Ok(())
+        }));
+        (self.task_info(TaskType::EventReset, "event reset"), op)
+    }
+
+    /// What a recorded task of this event reports (`aclmdlRITaskGetParams`).
+    pub fn task_info(self: &Arc<Self>, kind: TaskType, name: &'static str) -> TaskInfo {
+        let event: Arc<dyn std::any::Any + Send + Sync> = Arc::clone(self) as _;
+        TaskInfo { kind, name, params: Params::Event { event, event_flags: self.flags, flag: 0 } }
+    }
+
+    /// Marks the event's latest record as part of a capture (`Some`) or not any more.
+    pub fn set_capture(&self, join: Option<JoinCapture>) {
+        *sync::lock(&self.capture) = join;
+    }
+
+    /// 107028 while the event's latest record belongs to a capture in progress: it will run
+    /// only when the graph is replayed, so synchronising with it or querying it means nothing.
+    pub fn refuse_if_captured(&self, what: &str) -> AclResult<()> {
+        if sync::lock(&self.capture).is_some() {
+            return Err(AclError::new(
+                ACL_ERROR_RT_EVENT_CAPTURED,
+                format!(
+                    "{what}: the event's latest record is part of a capture in progress (aclmdlRICaptureBegin)"
+                ),
+            ));
+        }
         Ok(())
     }
 
@@ -183,14 +281,8 @@ impl Event {
     /// Queues a reset on `stream`: when it runs, every record so far counts as complete, so
     /// the event is back in its initial (not recorded) state.
     pub fn reset(self: &Arc<Self>, stream: &Stream) -> AclResult<()> {
-        let event = Arc::clone(self);
-        stream.submit(Box::new(move |_| {
-            let mut s = sync::lock(&event.state);
-            s.completed = s.recorded;
-            drop(s);
-            event.changed.notify_all();
-            Ok(())
-        }))
+        let (info, op) = self.reset_op();
+        stream.submit_any(info, op)
     }
 
     /// Whether every record queued so far (in any process, for an IPC event) has run.
@@ -217,6 +309,7 @@ impl Event {
     /// Blocks until the latest record queued before this call has run. `None` waits without
     /// limit; on time-out the error is 507047; 107023 when that record was discarded.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
+        self.refuse_if_captured("synchronising with the event")?;
         if let Some(ipc) = &self.ipc {
             return self.synchronize_shared(ipc, timeout);
         }
@@ -264,6 +357,22 @@ impl Event {
     /// out fails its task with 107019, which the stream's synchronisation reports.
     pub fn wait_on(self: &Arc<Self>, stream: &Stream, timeout: Option<Duration>) -> AclResult<()> {
         let timeout = timeout.or_else(op_wait_timeout);
+        if !stream.is_capturing() {
+            let join = sync::lock(&self.capture).clone();
+            if let Some(join) = join {
+                // The event's record is captured: the waiting stream joins that capture.
+                join(stream)?;
+            }
+        }
+        if stream.is_capturing() && self.ipc.is_some() {
+            return Err(ipc_captured());
+        }
+        if stream.is_capturing() {
+            // Recorded: each replay waits for the latest record queued before it (a record of
+            // the same graph when it has one before this wait).
+            let (info, op) = self.wait_op(timeout);
+            return stream.submit_any(info, op);
+        }
         let target = sync::lock(&self.state).recorded;
         let shared = self.ipc.as_ref().map(IpcEvent::recorded);
         let guard = WaitCount(Arc::clone(self));
@@ -320,6 +429,14 @@ impl Drop for Event {
             POOLED.fetch_sub(1, Ordering::Relaxed);
         }
     }
+}
+
+/// As the vendor: an IPC event cannot be part of a capture (the capture goes on).
+fn ipc_captured() -> AclError {
+    AclError::new(
+        ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
+        "IPC events cannot be recorded or waited on by a captured stream (aclmdlRICaptureBegin)",
+    )
 }
 
 fn discarded() -> AclError {

@@ -11,15 +11,22 @@
 //! A function that fails (a panic caught at the FFI edge) fails its task: the stream's next
 //! synchronisation reports it, as any task failure.
 
-use super::report::{Callback, HOST_FUNCS, Handed, key};
+use std::sync::Arc;
+
+use super::report::{HOST_FUNCS, Handed, SharedCallback, key};
 use super::stream::Stream;
+use super::task::TaskInfo;
 use crate::error::AclResult;
 
-/// Queues `f` on `stream`.
-pub fn launch(stream: &Stream, f: Callback) -> AclResult<()> {
+/// Queues `f` on `stream` (recorded when the stream is captured: each replay runs it again,
+/// handed to the thread subscribed to the stream it was captured on, if any).
+pub fn launch(stream: &Stream, f: SharedCallback) -> AclResult<()> {
     let k = key(stream);
-    stream.submit(Box::new(move |ctx| match HOST_FUNCS.hand_over(k, f, true, ctx) {
-        Handed::Done(r) => r,
-        Handed::NoSubscriber(f) => f(),
-    }))
+    stream.submit_op(TaskInfo::plain("host function"), move |ctx| {
+        let f = Arc::clone(&f);
+        match HOST_FUNCS.hand_over(k, Box::new(move || f()), true, ctx) {
+            Handed::Done(r) => r,
+            Handed::NoSubscriber(f) => f(),
+        }
+    })
 }

@@ -1,6 +1,7 @@
 //! The emulated AscendCL runtime (safe Rust).
 
 pub mod allocation_export;
+pub(crate) mod capture;
 pub mod context;
 pub mod device;
 pub mod device_ids;
@@ -23,5 +24,6 @@ pub(crate) mod report;
 pub mod share;
 pub(crate) mod stream;
 pub mod sys_params;
+pub(crate) mod task;
 pub(crate) mod value;
 pub mod version;

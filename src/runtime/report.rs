@@ -34,6 +34,7 @@ use std::time::{Duration, Instant};
 
 use super::context::{Context, StreamRef};
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
+use super::task::TaskInfo;
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_REPORT_TIMEOUT, ACL_ERROR_RT_STREAM_NO_CB_REG,
     ACL_ERROR_RT_STREAM_SUBSCRIBE, ACL_ERROR_RT_THREAD_SUBSCRIBE,
@@ -50,6 +51,10 @@ const LIVENESS_POLL: Duration = Duration::from_millis(100);
 
 /// A callback bound to its argument; `Err` when it failed (a panic caught at the FFI edge).
 pub type Callback = Box<dyn FnOnce() -> AclResult<()> + Send>;
+
+/// A callback that can run again: what a stream task keeps, so a captured graph can hand it
+/// over at every replay.
+pub type SharedCallback = Arc<dyn Fn() -> AclResult<()> + Send + Sync>;
 
 /// Where a blocking callback is.
 enum State {
@@ -286,7 +291,7 @@ impl Registry {
     /// Queues on `stream` a task that hands `callback` to the stream's subscribed thread;
     /// `block` holds the stream's later tasks until the thread has run it. 107015 when the
     /// stream has no subscriber.
-    pub fn launch(&'static self, stream: &Stream, callback: Callback, block: bool) -> AclResult<()> {
+    pub fn launch(&'static self, stream: &Stream, callback: SharedCallback, block: bool) -> AclResult<()> {
         if !self.subscribed(stream) {
             return Err(AclError::new(
                 ACL_ERROR_RT_STREAM_NO_CB_REG,
@@ -298,10 +303,13 @@ impl Registry {
             ));
         }
         let k = key(stream);
-        stream.submit(Box::new(move |ctx| match self.hand_over(k, callback, block, ctx) {
-            Handed::Done(r) => r,
-            Handed::NoSubscriber(_) => Err(unsubscribed()),
-        }))
+        stream.submit_op(TaskInfo::plain("callback"), move |ctx| {
+            let f = Arc::clone(&callback);
+            match self.hand_over(k, Box::new(move || f()), block, ctx) {
+                Handed::Done(r) => r,
+                Handed::NoSubscriber(_) => Err(unsubscribed()),
+            }
+        })
     }
 
     /// Runs `callback` in the subscribed thread of stream `stream` (waiting for it when
@@ -462,7 +470,7 @@ mod tests {
             let ran = Arc::clone(&ran);
             r.launch(
                 &s,
-                Box::new(move || {
+                Arc::new(move || {
                     ran.fetch_add(1, Ordering::SeqCst);
                     Ok(())
                 }),
@@ -497,7 +505,7 @@ mod tests {
         assert_eq!(r.unsubscribe(2, &a).unwrap_err().code, ACL_ERROR_RT_THREAD_SUBSCRIBE);
         assert_eq!(r.unsubscribe(1, &other).unwrap_err().code, ACL_ERROR_RT_STREAM_SUBSCRIBE);
         r.unsubscribe(1, &a).unwrap();
-        assert_eq!(r.launch(&a, Box::new(|| Ok(())), true).unwrap_err().code, ACL_ERROR_RT_STREAM_NO_CB_REG);
+        assert_eq!(r.launch(&a, Arc::new(|| Ok(())), true).unwrap_err().code, ACL_ERROR_RT_STREAM_NO_CB_REG);
         // A dropped stream's subscription goes with it.
         drop(b);
         assert_eq!(

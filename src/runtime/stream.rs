@@ -33,34 +33,16 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::exception::{self, TaskFailure};
+use super::task::Recorder;
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_ABORT,
-    ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_WAIT_TIMEOUT,
+    ACL_ERROR_RT_STREAM_CAPTURED, ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
 use crate::logging::TARGET;
 use crate::sync::{self, Pool, PoolOptions};
 
-/// What a running task may ask of its stream.
-pub struct TaskCtx<'a> {
-    cancel: &'a AtomicBool,
-    stop: &'a AtomicBool,
-    aborts: &'a AtomicU64,
-    /// The abort epoch the task was taken in.
-    epoch: u64,
-}
-
-impl TaskCtx<'_> {
-    /// True once the stream is being destroyed with tasks still pending, stopped, or aborted
-    /// since the task was taken.
-    pub fn cancelled(&self) -> bool {
-        self.cancel.load(Ordering::Acquire)
-            || self.stop.load(Ordering::Acquire)
-            || self.aborts.load(Ordering::Acquire) != self.epoch
-    }
-}
-
-pub type Task = Box<dyn FnOnce(&TaskCtx) -> AclResult<()> + Send>;
+pub use super::task::{Op, Task, TaskCtx, TaskInfo};
 
 /// How long a waiting task sleeps between checks of its cancellation flag.
 pub const CANCEL_POLL: Duration = Duration::from_millis(20);
@@ -153,6 +135,13 @@ pub struct Stream {
     /// `aclrtStreamGetId`.
     pub id: u32,
     pub attrs: Attrs,
+    /// The handle the stream was given (0 until its context names it).
+    pub handle: AtomicU64,
+    /// Set while `recorder` is: a submit looks at this flag only, not at the lock.
+    capturing: AtomicBool,
+    /// Where submitted work goes while the stream is captured (`aclmdlRICaptureBegin`), bound
+    /// to a model being built, or updating a task group.
+    recorder: Mutex<Option<Arc<dyn Recorder>>>,
 }
 
 impl Stream {
@@ -208,7 +197,18 @@ impl Stream {
             AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream worker thread: {e}"))
         })?;
         let attrs = Attrs { priority: AtomicU32::new(priority), ..Attrs::default() };
-        Ok(Stream { shared, worker, context, device, flags: flags & flags::KNOWN, id, attrs })
+        Ok(Stream {
+            shared,
+            worker,
+            context,
+            device,
+            flags: flags & flags::KNOWN,
+            id,
+            attrs,
+            handle: AtomicU64::new(0),
+            capturing: AtomicBool::new(false),
+            recorder: Mutex::new(None),
+        })
     }
 
     /// The failure mode of this stream's context.
@@ -221,8 +221,89 @@ impl Stream {
         self.shared.failure_mode.store(mode, Ordering::Release);
     }
 
-    /// Queues `task` behind every task submitted before it.
+    /// Sends the stream's work to `recorder` from now on (`None`: to the queue again), and
+    /// returns the recorder it had.
+    pub fn set_recorder(&self, recorder: Option<Arc<dyn Recorder>>) -> Option<Arc<dyn Recorder>> {
+        let mut r = sync::lock(&self.recorder);
+        self.capturing.store(recorder.is_some(), Ordering::Release);
+        std::mem::replace(&mut *r, recorder)
+    }
+
+    /// The recorder the stream's work goes to, if it is captured.
+    pub fn recorder(&self) -> Option<Arc<dyn Recorder>> {
+        if !self.capturing.load(Ordering::Acquire) {
+            return None;
+        }
+        sync::lock(&self.recorder).clone()
+    }
+
+    /// Whether the stream's work is being recorded rather than run.
+    pub fn is_capturing(&self) -> bool {
+        self.capturing.load(Ordering::Acquire)
+    }
+
+    /// 107027 while the stream is captured: what cannot be asked of a stream whose work is
+    /// recorded, not run (synchronising with it, querying it, destroying it).
+    pub fn refuse_if_captured(&self, what: &str) -> AclResult<()> {
+        if self.is_capturing() {
+            return Err(AclError::new(
+                ACL_ERROR_RT_STREAM_CAPTURED,
+                format!(
+                    "{what}: stream {} is being captured (aclmdlRICaptureBegin), bound to a model or updating a \
+                     task group, so its work is recorded, not run; end that first (aclmdlRICaptureEnd)",
+                    self.id
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Queues work that can also be recorded: while the stream is captured, `f` becomes a task
+    /// of the graph (run at every replay); otherwise it is queued once, as [`Stream::submit`].
+    pub fn submit_op<F>(&self, info: TaskInfo, f: F) -> AclResult<()>
+    where
+        F: Fn(&TaskCtx) -> AclResult<()> + Send + Sync + 'static,
+    {
+        if let Some(r) = self.recorder() {
+            return r.record(info, Op::Run(Arc::new(f)));
+        }
+        self.submit_unrecorded(Box::new(move |ctx| f(ctx)))
+    }
+
+    /// As [`Stream::submit_op`] for work with a part to do when it is queued (see [`Op`]):
+    /// `stage` does that part and returns the task to run.
+    pub fn submit_staged<F>(&self, info: TaskInfo, stage: F) -> AclResult<()>
+    where
+        F: Fn() -> AclResult<Task> + Send + Sync + 'static,
+    {
+        if let Some(r) = self.recorder() {
+            return r.record(info, Op::Staged(Arc::new(stage)));
+        }
+        self.submit_unrecorded(stage()?)
+    }
+
+    /// As [`Stream::submit_op`] for work already in its recordable form.
+    pub fn submit_any(&self, info: TaskInfo, op: Op) -> AclResult<()> {
+        if let Some(r) = self.recorder() {
+            return r.record(info, op);
+        }
+        match op {
+            Op::Run(f) => self.submit_unrecorded(Box::new(move |ctx| f(ctx))),
+            Op::Staged(stage) => self.submit_unrecorded(stage()?),
+        }
+    }
+
+    /// Queues `task` behind every task submitted before it. A one-shot task cannot be part of
+    /// a graph: on a captured stream it is refused (107030) and the capture invalidated.
     pub fn submit(&self, task: Task) -> AclResult<()> {
+        if let Some(r) = self.recorder() {
+            return Err(r.refuse("this kind of task"));
+        }
+        self.submit_unrecorded(task)
+    }
+
+    /// Queues `task` on the stream's queue whether it is captured or not (a replay's task).
+    pub fn submit_unrecorded(&self, task: Task) -> AclResult<()> {
         let mut q = sync::lock(&self.shared.queue);
         if q.closed {
             return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
@@ -264,6 +345,7 @@ impl Stream {
     /// Waits until every task submitted before this call has run, then reports (and clears)
     /// the first task failure since the last synchronisation. `None` waits without limit.
     pub fn synchronize(&self, timeout: Option<Duration>) -> AclResult<()> {
+        self.refuse_if_captured("synchronising with the stream")?;
         let deadline = timeout.map(|t| Instant::now() + t);
         let mut q = sync::lock(&self.shared.queue);
         if q.aborting > 0 {
@@ -441,7 +523,7 @@ fn drain(shared: &Shared) {
         // Read under the queue's lock, which an abort holds while it moves to the next epoch.
         let epoch = shared.aborts.load(Ordering::Acquire);
         drop(q);
-        let ctx = TaskCtx { cancel: &shared.cancel, stop: &shared.stop, aborts: &shared.aborts, epoch };
+        let ctx = TaskCtx::new(&shared.cancel, &shared.stop, &shared.aborts, epoch);
         let mut first_error = None;
         let mut ran = batch.len() as u64;
         let mut stopped_at = None;

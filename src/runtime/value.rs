@@ -13,11 +13,13 @@
 //!   when `aclrtSetOpWaitTimeout` set a bound, after it (107019). A word changed by a copy rather
 //!   than `aclrtValueWrite` is seen within [`SLICE`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::event::op_wait_timeout;
 use super::memory::{self, Placement};
 use super::stream::{Stream, TaskCtx};
+use super::task::{Op, Params, TaskInfo, TaskType};
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
@@ -49,7 +51,7 @@ pub fn satisfied(flag: u32, current: u64, value: u64) -> bool {
 }
 
 /// The word at `addr`, checked.
-fn word_at(addr: usize) -> AclResult<SharedWord> {
+pub fn word_at(addr: usize) -> AclResult<SharedWord> {
     if addr % 8 != 0 {
         return Err(invalid(format!("devAddr {addr:#x} is not 8-byte aligned")));
     }
@@ -63,20 +65,42 @@ fn word_at(addr: usize) -> AclResult<SharedWord> {
     })
 }
 
-/// `aclrtValueWrite`: queues the store of `value` at `addr` on `stream`.
+/// `aclrtValueWrite`: queues the store of `value` at `addr` on `stream` (recorded when the
+/// stream is captured).
 pub fn write(addr: usize, value: u64, flag: u32, stream: &Stream) -> AclResult<()> {
     if flag != 0 {
         return Err(invalid(format!("flag {flag:#x} is reserved: pass 0")));
     }
+    let (info, op) = write_op(addr, value)?;
+    stream.submit_any(info, op)
+}
+
+/// The store of `value` at `addr` as a recordable task (also what `aclmdlRITaskSetParams`
+/// rebuilds a recorded one with).
+pub fn write_op(addr: usize, value: u64) -> AclResult<(TaskInfo, Op)> {
     let word = word_at(addr)?;
-    stream.submit(Box::new(move |_| {
-        word.store(value);
-        Ok(())
-    }))
+    let info = TaskInfo {
+        kind: TaskType::ValueWrite,
+        name: "value write",
+        params: Params::ValueWrite { addr, value },
+    };
+    Ok((
+        info,
+        Op::Run(Arc::new(move |_: &TaskCtx| {
+            word.store(value);
+            Ok(())
+        })),
+    ))
 }
 
 /// `aclrtValueWait`: queues on `stream` a wait until the word at `addr` satisfies `flag`.
 pub fn wait(addr: usize, value: u64, flag: u32, stream: &Stream) -> AclResult<()> {
+    let (info, op) = wait_op(addr, value, flag)?;
+    stream.submit_any(info, op)
+}
+
+/// The wait of [`wait`] as a recordable task.
+pub fn wait_op(addr: usize, value: u64, flag: u32) -> AclResult<(TaskInfo, Op)> {
     if flag > WAIT_NOR {
         return Err(invalid(format!(
             "flag {flag:#x}: use ACL_STREAM_WAIT_VALUE_GEQ (0), _EQ (1), _AND (2) or _NOR (3)"
@@ -84,7 +108,12 @@ pub fn wait(addr: usize, value: u64, flag: u32, stream: &Stream) -> AclResult<()
     }
     let word = word_at(addr)?;
     let bound = op_wait_timeout();
-    stream.submit(Box::new(move |ctx| wait_in_task(&word, value, flag, bound, ctx)))
+    let info = TaskInfo {
+        kind: TaskType::ValueWait,
+        name: "value wait",
+        params: Params::ValueWait { addr, value, flag },
+    };
+    Ok((info, Op::Run(Arc::new(move |ctx: &TaskCtx| wait_in_task(&word, value, flag, bound, ctx)))))
 }
 
 fn wait_in_task(

@@ -116,6 +116,26 @@ SAME(ACL_EVENT_WAIT_STATUS_RESERVED, 0xFFFF);
 _Static_assert(sizeof(aclrtIpcEventHandle) == 64 && _Alignof(aclrtIpcEventHandle) == 1, "aclrtIpcEventHandle layout");
 _Static_assert(sizeof(aclrtEventRecordedStatus) == 4 && sizeof(aclrtEventWaitStatus) == 4, "event enums are ints");
 
+/* Model run instances (aclmdlRI*). */
+SAME(ACL_MODEL_RI_CAPTURE_MODE_GLOBAL, 0); SAME(ACL_MODEL_RI_CAPTURE_MODE_THREAD_LOCAL, 1);
+SAME(ACL_MODEL_RI_CAPTURE_MODE_RELAXED, 2);
+SAME(ACL_MODEL_RI_CAPTURE_STATUS_NONE, 0); SAME(ACL_MODEL_RI_CAPTURE_STATUS_ACTIVE, 1);
+SAME(ACL_MODEL_RI_CAPTURE_STATUS_INVALIDATED, 2);
+SAME(ACL_MODEL_RI_TASK_DEFAULT, 0); SAME(ACL_MODEL_RI_TASK_KERNEL, 1); SAME(ACL_MODEL_RI_TASK_EVENT_RECORD, 2);
+SAME(ACL_MODEL_RI_TASK_EVENT_WAIT, 3); SAME(ACL_MODEL_RI_TASK_EVENT_RESET, 4);
+SAME(ACL_MODEL_RI_TASK_VALUE_WRITE, 5); SAME(ACL_MODEL_RI_TASK_VALUE_WAIT, 6);
+SAME(ACL_MODEL_RI_COND_HANDLE_ASSIGN_DEFAULT, 1);
+SAME(ACL_MODEL_RI_COND_TYPE_IF, 0); SAME(ACL_MODEL_RI_COND_TYPE_WHILE, 1); SAME(ACL_MODEL_RI_COND_TYPE_SWITCH, 2);
+SAME(ACL_MDLRI_DEBUG_JSON_PRINT_SUMMARY, 0); SAME(ACL_MDLRI_DEBUG_JSON_PRINT_VERBOSE, 1);
+_Static_assert(sizeof(aclmdlRITaskParams) == 200 && offsetof(aclmdlRITaskParams, taskGrp) == 16
+                   && offsetof(aclmdlRITaskParams, rsv1) == 40 && offsetof(aclmdlRITaskParams, rsv2) == 72
+                   && offsetof(aclmdlRITaskParams, valueWaitTaskParams.flag) == 88,
+               "aclmdlRITaskParams layout");
+_Static_assert(sizeof(aclmdlRIKernelTaskParams) == 88 && offsetof(aclmdlRIKernelTaskParams, argsSize) == 32,
+               "aclmdlRIKernelTaskParams layout");
+_Static_assert(sizeof(aclmdlRICondTaskParams) == 24 && offsetof(aclmdlRICondTaskParams, modelRIArray) == 16,
+               "aclmdlRICondTaskParams layout");
+
 int is_repeat(aclError e);
 int is_repeat(aclError e) {
     switch (e) {

@@ -14,6 +14,7 @@
 
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
@@ -24,7 +25,7 @@ use crate::ffi::acl_call;
 use crate::ffi::handles::raw;
 use crate::runtime::context;
 use crate::runtime::host_task;
-use crate::runtime::report::{Callback, HOST_FUNCS, REPORTS};
+use crate::runtime::report::{HOST_FUNCS, REPORTS, SharedCallback};
 
 /// Whether an `aclrtLaunchCallback` callback holds its stream's later tasks until it has run.
 #[repr(C)]
@@ -52,13 +53,14 @@ fn current_thread() -> u64 {
 }
 
 /// `f(arg)` as a core callback: an unwinding callback becomes an error.
-fn bind(api: &'static str, f: unsafe extern "C-unwind" fn(*mut c_void), arg: *mut c_void) -> Callback {
+fn bind(api: &'static str, f: unsafe extern "C-unwind" fn(*mut c_void), arg: *mut c_void) -> SharedCallback {
     // The pointer crosses threads as an address: the caller promised it stays valid until the
     // callback has run, as the vendor requires.
     let arg = arg.expose_provenance();
-    Box::new(move || {
+    Arc::new(move || {
         let arg = std::ptr::with_exposed_provenance_mut::<c_void>(arg);
-        // SAFETY: `f` is the caller's function for this argument, called once, as documented.
+        // SAFETY: `f` is the caller's function for this argument, called when its task runs
+        // (once per run of a captured graph), as documented.
         catch_unwind(AssertUnwindSafe(|| unsafe { f(arg) })).map_err(|payload| {
             let what = payload
                 .downcast_ref::<&str>()

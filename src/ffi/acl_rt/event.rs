@@ -394,6 +394,7 @@ pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEv
         let out = unsafe { Out::new(status, "status") }?;
         let e = resolve::<Event>(event, "event")?;
         no_ex(&e, "aclrtQueryEvent")?;
+        e.refuse_if_captured("querying the event")?;
         out.write(if e.is_complete() {
             aclrtEventStatus::ACL_EVENT_STATUS_COMPLETE
         } else {
@@ -417,6 +418,7 @@ pub unsafe extern "C" fn aclrtQueryEventStatus(
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(status, "status") }?;
         let e = resolve::<Event>(event, "event")?;
+        e.refuse_if_captured("querying the event")?;
         out.write(if e.is_complete() {
             aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
         } else {

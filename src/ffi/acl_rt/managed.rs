@@ -18,6 +18,7 @@ use crate::ffi::handles::raw;
 use crate::ffi::ptr::{self, Out};
 use crate::runtime::context;
 use crate::runtime::memory::{self, ManagedLocation, ManagedRange};
+use crate::runtime::task::TaskInfo;
 
 /// An `aclrtMemManagedAdviseType` value as received (any integer).
 pub type MemManagedAdviseTypeArg = u32;
@@ -157,10 +158,10 @@ pub extern "C" fn aclrtMemManagedPrefetchAsync(
         let s = context::stream_for_work(raw(stream))?;
         let to = self::location(location)?;
         let range = memory::managed_range(ptr.addr(), size, true)?;
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("prefetch"), move |_| {
             memory::managed_prefetched(range, to);
             Ok(())
-        }))
+        })
     })
 }
 
@@ -241,12 +242,12 @@ pub unsafe extern "C" fn aclrtMemManagedPrefetchBatchAsync(
             }
             work.push((memory::managed_range(addrs[i], sizes[i], true)?, targets[k]));
         }
-        s.submit(Box::new(move |_| {
-            for (range, to) in work {
+        s.submit_op(TaskInfo::plain("batch prefetch"), move |_| {
+            for &(range, to) in &work {
                 memory::managed_prefetched(range, to);
             }
             Ok(())
-        }))
+        })
     })
 }
 

@@ -14,6 +14,7 @@ use crate::ffi::handles::raw;
 use crate::ffi::ptr::Out;
 use crate::runtime::context;
 use crate::runtime::memory::{self, AllocKind, Limits, ReadyCopy, ReadyFill};
+use crate::runtime::task::TaskInfo;
 
 /// An `aclrtMemMallocPolicy` value as received (any integer).
 pub type MemMallocPolicyArg = u32;
@@ -86,6 +87,19 @@ fn handed_out(addr: usize) -> *mut c_void {
     std::ptr::with_exposed_provenance_mut::<c_void>(addr)
 }
 
+/// A synchronous copy or fill while captures are in progress: 107030 when the capture modes
+/// forbid it to this thread (`runtime::capture::mode`).
+pub(crate) fn allow_sync_call(api: &str) -> AclResult<()> {
+    if !crate::runtime::capture::mode::any_active() {
+        return Ok(());
+    }
+    match context::current() {
+        Ok(ctx) => crate::runtime::capture::mode::allow_unsafe_call(ctx.handle, crate::sys::thread_id(), api),
+        // No context: the call fails on its own.
+        Err(_) => Ok(()),
+    }
+}
+
 /// Resolves a copy, vouching for its plain host ends on the C caller's word.
 ///
 /// # Safety
@@ -127,6 +141,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     kind: MemcpyKindArg,
 ) -> aclError {
     acl_call("aclrtMemcpy", || {
+        allow_sync_call("aclrtMemcpy")?;
         // SAFETY: forwarded from this function's contract.
         unsafe { prepare_copy(dst, destMax, src, count, kind) }?.run();
         Ok(())
@@ -151,10 +166,10 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
         let s = context::stream_for_work(raw(stream))?;
         // SAFETY: forwarded from this function's contract.
         let copy = unsafe { prepare_copy(dst, destMax, src, count, kind) }?;
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("memcpy"), move |_| {
             copy.run();
             Ok(())
-        }))
+        })
     })
 }
 
@@ -172,6 +187,7 @@ pub unsafe extern "C" fn aclrtMemset(
     count: usize,
 ) -> aclError {
     acl_call("aclrtMemset", || {
+        allow_sync_call("aclrtMemset")?;
         // SAFETY: forwarded from this function's contract.
         unsafe { prepare_fill(devPtr, maxCount, value, count) }?.run();
         Ok(())
@@ -195,10 +211,10 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
         let s = context::stream_for_work(raw(stream))?;
         // SAFETY: forwarded from this function's contract.
         let fill = unsafe { prepare_fill(devPtr, maxCount, value, count) }?;
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("memset"), move |_| {
             fill.run();
             Ok(())
-        }))
+        })
     })
 }
 

@@ -23,6 +23,7 @@ use crate::ffi::ptr::{self, Out};
 use crate::runtime::context;
 use crate::runtime::drain;
 use crate::runtime::memory::{self, BatchArgs, BatchAttr, BatchError, BatchForm, MemLoc, Shape};
+use crate::runtime::task::TaskInfo;
 
 /// What the copies of a batch go between; `rsv` must be all 0.
 #[repr(C)]
@@ -118,10 +119,10 @@ unsafe fn batch(a: Arrays, stream: Option<aclrtStream>) -> Result<(), BatchError
             drain::wait_for_stream(&s);
             ready.run();
         }
-        Some(s) => s.submit(Box::new(move |_| {
+        Some(s) => s.submit_op(TaskInfo::plain("batch copy"), move |_| {
             ready.run();
             Ok(())
-        }))?,
+        })?,
     }
     Ok(())
 }
@@ -304,6 +305,7 @@ pub unsafe extern "C" fn aclrtMemcpy2d(
     kind: MemcpyKindArg,
 ) -> aclError {
     acl_call("aclrtMemcpy2d", || {
+        super::memory::allow_sync_call("aclrtMemcpy2d")?;
         let shape = Shape { dpitch, spitch, width, height };
         let plan = memory::plan_copy2d(dst.addr(), src.addr(), shape, kind, false)?;
         // SAFETY: the C caller promises the host ends are valid for their extents.
@@ -342,10 +344,10 @@ pub unsafe extern "C" fn aclrtMemcpy2dAsync(
             ready.run();
             return Ok(());
         }
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("2D copy"), move |_| {
             ready.run();
             Ok(())
-        }))
+        })
     })
 }
 
@@ -382,9 +384,9 @@ pub extern "C" fn aclrtMemsetD32Async(
             fill.run();
             return Ok(());
         }
-        s.submit(Box::new(move |_| {
+        s.submit_op(TaskInfo::plain("32-bit fill"), move |_| {
             fill.run();
             Ok(())
-        }))
+        })
     })
 }

@@ -10,6 +10,7 @@
 pub mod cache;
 pub mod callback;
 pub mod callbacks_state;
+pub mod capture;
 pub mod cnt_notify;
 pub mod context;
 pub mod device;

@@ -158,6 +158,7 @@ fn destroy(stream: aclrtStream, force: bool) -> AclResult<()> {
             ));
         }
     }
+    s.refuse_if_captured("destroying the stream")?;
     drop(s);
     lifecycle_callbacks::stream_changed(raw(stream), lifecycle_callbacks::stream_state::DESTROY_PRE);
     let s = release::<Stream>(stream, "stream")?;
@@ -209,6 +210,7 @@ pub unsafe extern "C" fn aclrtStreamQuery(stream: aclrtStream, status: *mut aclr
         // SAFETY: forwarded from this function's contract.
         let out = unsafe { Out::new(status, "status") }?;
         let s = context::stream(raw(stream))?;
+        s.refuse_if_captured("querying the stream")?;
         out.write(if s.pending() == 0 {
             aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE
         } else {

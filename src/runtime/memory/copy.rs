@@ -76,9 +76,10 @@ pub struct ReadyCopy {
 }
 
 impl ReadyCopy {
-    pub fn run(self) {
-        if let Some((dst, src)) = self.spans {
-            dst.copy_from(&src);
+    /// Runs the copy (again, for a replayed graph).
+    pub fn run(&self) {
+        if let Some((dst, src)) = &self.spans {
+            dst.copy_from(src);
         }
     }
 }
@@ -109,8 +110,9 @@ pub struct ReadyFill {
 }
 
 impl ReadyFill {
-    pub fn run(self) {
-        if let Some(t) = self.target {
+    /// Runs the fill (again, for a replayed graph).
+    pub fn run(&self) {
+        if let Some(t) = &self.target {
             t.fill(self.byte);
         }
     }

@@ -13,6 +13,7 @@ use super::cell::{self, Cell, WaitEnd};
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::runtime::stream::{CANCEL_POLL, Stream};
+use crate::runtime::task::TaskInfo;
 
 crate::handle_kind!(pub static CNT_NOTIFIES: CntNotify => CntNotify, AclError);
 
@@ -139,10 +140,10 @@ impl CntNotify {
 /// Queues a record on `stream`.
 pub fn record(n: &Arc<CntNotify>, stream: &Stream, mode: RecordMode, value: u32) -> AclResult<()> {
     let n = Arc::clone(n);
-    stream.submit(Box::new(move |_| {
+    stream.submit_op(TaskInfo::plain("counting notify record"), move |_| {
         n.record_now(mode, value);
         Ok(())
-    }))
+    })
 }
 
 /// Queues a reset (count to 0) on `stream`.
@@ -163,7 +164,7 @@ pub fn wait(
 ) -> AclResult<()> {
     let n = Arc::clone(n);
     let timeout = (timeout_s > 0).then(|| Duration::from_secs(u64::from(timeout_s)));
-    stream.submit(Box::new(move |ctx| {
+    stream.submit_op(TaskInfo::plain("counting notify wait"), move |ctx| {
         match n.cell.wait_until(|c| mode.passes(c, value), clear, timeout, CANCEL_POLL, || ctx.cancelled()) {
             Ok(_) => Ok(()),
             Err(WaitEnd::TimedOut) => Err(AclError::new(
@@ -179,7 +180,7 @@ pub fn wait(
                 format!("wait on counting notify {} cancelled: stream stopped, aborted or destroyed", n.id),
             )),
         }
-    }))
+    })
 }
 
 #[cfg(test)]

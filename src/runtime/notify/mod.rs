@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use cell::{Cell, WaitEnd};
 
 use super::stream::{CANCEL_POLL, Stream};
+use super::task::TaskInfo;
 use crate::error::rt_codes::*;
 use crate::error::{AclError, AclResult};
 use crate::ipc::{ImportLink, Importers, Key};
@@ -206,10 +207,10 @@ pub fn record(notify: &Arc<Notify>, stream: &Stream) -> AclResult<()> {
         ));
     }
     let n = Arc::clone(notify);
-    stream.submit(Box::new(move |_| {
+    stream.submit_op(TaskInfo::plain("notify record"), move |_| {
         n.record();
         Ok(())
-    }))
+    })
 }
 
 /// Queues a wait-and-reset on `stream`: the stream's later tasks run after one record has been
@@ -229,7 +230,7 @@ pub fn wait(notify: &Arc<Notify>, stream: &Stream, timeout_s: u32) -> AclResult<
     }
     let n = Arc::clone(notify);
     let timeout = (timeout_s > 0).then(|| Duration::from_secs(u64::from(timeout_s)));
-    stream.submit(Box::new(move |ctx| {
+    stream.submit_op(TaskInfo::plain("notify wait"), move |ctx| {
         let deadline = timeout.map(|t| Instant::now() + t);
         let orphaned = || timeout.is_none() && n.orphaned();
         loop {
@@ -258,7 +259,7 @@ pub fn wait(notify: &Arc<Notify>, stream: &Stream, timeout_s: u32) -> AclResult<
                 )),
             };
         }
-    }))
+    })
 }
 
 #[cfg(test)]
