@@ -605,12 +605,6 @@ fn cxx_exports_are_exactly_the_vendors_names() {
     assert!(extra.is_empty(), "C++ symbols exported that the vendor's library does not have: {extra:#?}");
 }
 
-/// Issue 22 (every function of the vendor's runtime headers) is written on several branches at
-/// once; until all are merged some rows still say `not yet`, or say `not supported` for a
-/// function not exported yet. While this is true such rows are counted and printed; set it to
-/// false once every branch is in, and every vendor function must then be exported.
-const ALLOW_NOT_YET: bool = true;
-
 /// The vendor's functions (all three headers) the library does not export yet, with their rows'
 /// states; rows in any other state, or exported functions whose row is not `works` or `not
 /// supported`, are problems.
@@ -649,7 +643,7 @@ fn every_vendor_function_is_exported() {
         eprintln!("{} vendor functions are not exported yet:\n  {}", left.len(), left.join("\n  "));
     }
     assert!(
-        ALLOW_NOT_YET || left.is_empty(),
+        left.is_empty(),
         "{} vendor functions are not exported: write them (or export them answering 207000)",
         left.len()
     );
@@ -875,5 +869,5 @@ fn a_c_program_calls_every_vendor_function_with_zero_arguments() {
     if skipped > 0 {
         eprintln!("{skipped} vendor functions are not exported yet and were not called");
     }
-    assert!(ALLOW_NOT_YET || skipped == 0, "{skipped} vendor functions are not exported");
+    assert!(skipped == 0, "{skipped} vendor functions are not exported");
 }

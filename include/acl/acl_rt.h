@@ -1231,6 +1231,14 @@ typedef enum aclrtMemLinkType {
 } aclrtMemLinkType;
 
 /*
+ Which kind of task `aclrtTaskUpdateAsync` updates.
+ */
+typedef enum aclrtUpdateTaskAttrId {
+  ACL_RT_UPDATE_RANDOM_TASK = 1,
+  ACL_RT_UPDATE_AIC_AIV_TASK = 2,
+} aclrtUpdateTaskAttrId;
+
+/*
  An attribute of exported IPC memory (`aclrtIpcMemSetAttr`).
  */
 typedef enum aclrtIpcMemAttrType {
@@ -1710,6 +1718,41 @@ typedef struct aclrtRandomNumTaskInfo {
   struct aclrtRandomParaInfo randomNum;
   uint8_t rsv[8];
 } aclrtRandomNumTaskInfo;
+
+/*
+ New parameters of a random-number task.
+ */
+typedef struct aclrtRandomTaskUpdateAttr {
+  void *srcAddr;
+  size_t size;
+  uint32_t rsv[4];
+} aclrtRandomTaskUpdateAttr;
+
+/*
+ A new kernel (program, entry and block count) for an AI Core / vector core task.
+ */
+typedef struct aclrtAicAivTaskUpdateAttr {
+  void *binHandle;
+  void *funcEntryAddr;
+  void *blockDimAddr;
+  uint32_t rsv[4];
+} aclrtAicAivTaskUpdateAttr;
+
+/*
+ The update, by kind.
+ */
+typedef union aclrtUpdateTaskAttrVal {
+  struct aclrtRandomTaskUpdateAttr randomTaskAttr;
+  struct aclrtAicAivTaskUpdateAttr aicAivTaskAttr;
+} aclrtUpdateTaskAttrVal;
+
+/*
+ What `aclrtTaskUpdateAsync` changes in an earlier task.
+ */
+typedef struct aclrtTaskUpdateInfo {
+  aclrtUpdateTaskAttrId id;
+  union aclrtUpdateTaskAttrVal val;
+} aclrtTaskUpdateInfo;
 
 /*
  A physical memory allocation (`aclrtMallocPhysical`, or imported from a shareable handle).
@@ -4611,6 +4654,15 @@ ACL_FUNC_VISIBILITY
 aclError aclrtRandomNumAsync(const struct aclrtRandomNumTaskInfo *taskInfo,
                              aclrtStream stream,
                              void *reserve);
+
+/*
+ Needs an NPU (it updates random-number and kernel tasks, which only an NPU runs): 207000.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtTaskUpdateAsync(aclrtStream taskStream,
+                              uint32_t taskId,
+                              struct aclrtTaskUpdateInfo *info,
+                              aclrtStream execStream);
 
 /*
  Needs an NPU (links between NPUs): 207000.

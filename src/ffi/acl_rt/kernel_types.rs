@@ -267,6 +267,49 @@ pub struct aclrtRandomNumTaskInfo {
     pub rsv: [u8; 8],
 }
 
+/// Which kind of task `aclrtTaskUpdateAsync` updates.
+#[repr(C)]
+pub enum aclrtUpdateTaskAttrId {
+    ACL_RT_UPDATE_RANDOM_TASK = 1,
+    ACL_RT_UPDATE_AIC_AIV_TASK = 2,
+}
+/// An `aclrtUpdateTaskAttrId` value as received (any integer).
+pub type UpdateTaskAttrIdArg = i32;
+
+/// New parameters of a random-number task.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct aclrtRandomTaskUpdateAttr {
+    pub srcAddr: *mut c_void,
+    pub size: usize,
+    pub rsv: [u32; 4],
+}
+
+/// A new kernel (program, entry and block count) for an AI Core / vector core task.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct aclrtAicAivTaskUpdateAttr {
+    pub binHandle: *mut c_void,
+    pub funcEntryAddr: *mut c_void,
+    pub blockDimAddr: *mut c_void,
+    pub rsv: [u32; 4],
+}
+
+/// The update, by kind.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union aclrtUpdateTaskAttrVal {
+    pub randomTaskAttr: aclrtRandomTaskUpdateAttr,
+    pub aicAivTaskAttr: aclrtAicAivTaskUpdateAttr,
+}
+
+/// What `aclrtTaskUpdateAsync` changes in an earlier task.
+#[repr(C)]
+pub struct aclrtTaskUpdateInfo {
+    pub id: UpdateTaskAttrIdArg,
+    pub val: aclrtUpdateTaskAttrVal,
+}
+
 /// A link between devices (`aclrtMemMapSetLink`).
 #[repr(C)]
 pub enum aclrtMemLinkType {

@@ -44,6 +44,8 @@ pub(crate) const HBM_ERRORS: &str = "repairs and reports of uncorrectable ECC er
 pub(crate) const RANDOM: &str =
     "random numbers are made by the NPU's random-number engine, whose sequences only it defines";
 /// Why the links between NPUs functions need an NPU.
+pub(crate) const TASK_UPDATE: &str =
+    "it rewrites random-number and kernel tasks already queued, which only an NPU runs";
 pub(crate) const LINKS: &str = "the call picks the physical link (SIO, HCCS, UB) between NPUs; the emulated devices share host memory and have no links";
 
 /// Needs an NPU (kernel binaries): 207000.
@@ -490,6 +492,17 @@ pub extern "C" fn aclrtRandomNumAsync(
     reserve: *mut c_void,
 ) -> aclError {
     npu_only("aclrtRandomNumAsync", RANDOM)
+}
+
+/// Needs an NPU (it updates random-number and kernel tasks, which only an NPU runs): 207000.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtTaskUpdateAsync(
+    taskStream: aclrtStream,
+    taskId: u32,
+    info: *mut aclrtTaskUpdateInfo,
+    execStream: aclrtStream,
+) -> aclError {
+    npu_only("aclrtTaskUpdateAsync", TASK_UPDATE)
 }
 
 /// Needs an NPU (links between NPUs): 207000.
