@@ -1,4 +1,4 @@
-//! The system-call layer: the only core code that talks to the kernel through `libc`.
+//! The system-call layer: the only core code that talks to the kernel.
 //!
 //! Everything above this layer is safe Rust. Each type here owns one kernel resource and
 //! releases it on drop, so the safe core cannot leak or double-release it:
@@ -34,26 +34,18 @@ pub mod word;
 
 /// The system page size (what every mapping is rounded to).
 pub fn page_size() -> usize {
-    // SAFETY: sysconf only reads a configuration value; it has no memory-safety preconditions.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    // Linux always reports a page size; 4 KiB is the only sensible fallback.
-    usize::try_from(size).ok().filter(|s| s.is_power_of_two()).unwrap_or(4096)
+    rustix::param::page_size()
 }
 
 /// This process's effective user id (whom the kernel checks our access as).
 pub fn effective_uid() -> u32 {
-    // SAFETY: geteuid only reads the calling process's credentials and cannot fail.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// The kernel's id of the calling thread (what `ps -L` and the vendor's exception info show).
 pub fn thread_id() -> u32 {
     thread_local! {
-        static TID: u32 = {
-            // SAFETY: gettid only reads the calling thread's id and cannot fail.
-            let tid = unsafe { libc::gettid() };
-            u32::try_from(tid).unwrap_or(0)
-        };
+        static TID: u32 = u32::try_from(rustix::thread::gettid().as_raw_nonzero().get()).unwrap_or(0);
     }
     TID.try_with(|t| *t).unwrap_or(0)
 }
