@@ -5,8 +5,11 @@
 //! space, map the file with `MAP_FIXED` at the first aligned address inside the reservation
 //! (which atomically replaces that part of it), and give back the slack on either side.
 
+use std::ffi::c_void;
 use std::io;
 use std::sync::atomic::AtomicU32;
+
+use rustix::mm;
 
 use super::memfd::MemFd;
 use super::page_size;
@@ -50,7 +53,7 @@ impl Mapping {
         if align >= HUGE_PAGE && len % HUGE_PAGE == 0 {
             // SAFETY: the range is exactly our own live mapping; madvise only changes how the
             // kernel backs it. Failure (no THP support) is harmless and ignored.
-            unsafe { libc::madvise(m.addr as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+            let _ = unsafe { mm::madvise(m.addr as *mut c_void, len, mm::Advice::LinuxHugepage) };
         }
         Ok(m)
     }
@@ -73,8 +76,9 @@ impl Mapping {
         if len == 0 || len % page != 0 || !align.is_power_of_two() || offset % page as u64 != 0 {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "offset and length must be whole pages"));
         }
-        let file_offset = libc::off_t::try_from(offset)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset too large"))?;
+        if i64::try_from(offset).is_err() {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "offset too large"));
+        }
         // Mapping past the end of the file would turn accesses into SIGBUS: refuse up front
         // (matters for descriptors received from other processes).
         if file.size()? < offset.saturating_add(len as u64) {
@@ -86,52 +90,45 @@ impl Mapping {
         // SAFETY: a fresh anonymous PROT_NONE reservation at an address the kernel chooses; it
         // cannot overlap anything that exists.
         let base = unsafe {
-            libc::mmap(
+            mm::mmap_anonymous(
                 std::ptr::null_mut(),
                 reserve,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
+                mm::ProtFlags::empty(),
+                mm::MapFlags::PRIVATE | mm::MapFlags::NORESERVE,
             )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let base = base as usize;
+        }? as usize;
         let aligned = base.next_multiple_of(align);
         let prot = match access {
-            Access::ReadWrite => libc::PROT_READ | libc::PROT_WRITE,
-            Access::NoAccess => libc::PROT_NONE,
+            Access::ReadWrite => mm::ProtFlags::READ | mm::ProtFlags::WRITE,
+            Access::NoAccess => mm::ProtFlags::empty(),
         };
         // SAFETY: [aligned, aligned + len) lies inside the reservation made above, which we own
         // and nothing uses; MAP_FIXED replaces exactly that part of it.
         let mapped = unsafe {
-            libc::mmap(
-                aligned as *mut libc::c_void,
+            mm::mmap(
+                aligned as *mut c_void,
                 len,
                 prot,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                std::os::fd::AsRawFd::as_raw_fd(&file.as_fd()),
-                file_offset,
+                mm::MapFlags::SHARED | mm::MapFlags::FIXED,
+                file,
+                offset,
             )
         };
-        if mapped == libc::MAP_FAILED {
-            let err = io::Error::last_os_error();
-            // SAFETY: the whole reservation is ours and nothing refers to it.
-            unsafe { libc::munmap(base as *mut libc::c_void, reserve) };
-            return Err(err);
-        }
         let head = aligned - base;
         let tail = reserve - head - len;
-        // SAFETY: the slack before and after the mapping is the rest of our own reservation;
-        // nothing refers to it. Both ranges are page aligned (base, aligned and len are).
+        // SAFETY: on failure the whole reservation, else the slack before and after the mapping,
+        // is the rest of our own reservation; nothing refers to it. All ranges are page aligned
+        // (base, aligned and len are). Unmapping our own range cannot fail.
         unsafe {
+            if let Err(err) = mapped {
+                let _ = mm::munmap(base as *mut c_void, reserve);
+                return Err(err.into());
+            }
             if head > 0 {
-                libc::munmap(base as *mut libc::c_void, head);
+                let _ = mm::munmap(base as *mut c_void, head);
             }
             if tail > 0 {
-                libc::munmap((aligned + len) as *mut libc::c_void, tail);
+                let _ = mm::munmap((aligned + len) as *mut c_void, tail);
             }
         }
         Ok(Mapping { addr: aligned, len, access })
@@ -178,7 +175,7 @@ impl Drop for Mapping {
     fn drop(&mut self) {
         // SAFETY: the range is our own mapping. Every RawSpan into it holds an Arc of this
         // mapping (see `span`), so none can outlive it; nothing else dereferences it.
-        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
+        let _ = unsafe { mm::munmap(self.addr as *mut c_void, self.len) };
     }
 }
 
