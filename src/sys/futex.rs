@@ -29,12 +29,8 @@ pub enum WaitResult {
 /// Sleeps while `word` holds `expected`, for at most `timeout` (measured on the monotonic
 /// clock; `None` waits until woken).
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitResult {
-    let ts = timeout.map(|t| futex::Timespec {
-        // Timeouts beyond what the seconds field holds are "practically forever": saturate.
-        tv_sec: futex::Secs::try_from(t.as_secs()).unwrap_or(futex::Secs::MAX),
-        // Below one second, so it fits every Nsecs.
-        tv_nsec: t.subsec_nanos() as futex::Nsecs,
-    });
+    // A timeout beyond what a timespec holds is "practically forever": no timeout.
+    let ts = timeout.and_then(|t| futex::Timespec::try_from(t).ok());
     // No `Flags::PRIVATE`: the wait is keyed by the backing page, as shared memory requires.
     match futex::wait(word, futex::Flags::empty(), expected, ts.as_ref()) {
         Ok(()) => WaitResult::Woken,
