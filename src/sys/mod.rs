@@ -18,6 +18,18 @@
 //! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`], and the
 //!   few other socket calls `std` lacks (peeking for a closed peer, a listener's backlog);
 //! - `ucx` (feature `ucx`): UCX one-sided get and put, through a C shim over the system's UCX.
+//!
+//! # rustix, and the few calls left on `libc`
+//! System calls go through [rustix](https://docs.rs/rustix): typed flags, `Errno` results and
+//! owned descriptors, so most of this layer needs no `unsafe` at all (mmap and friends still
+//! do: they change what addresses mean). `libc` remains only where rustix does not fit:
+//! - `process_vm_readv` / `process_vm_writev` ([`safe_copy`]): rustix has no wrapper for them;
+//! - `getsockopt(SO_PEERCRED)` ([`socket::Conn::peer_credentials`]): rustix's `UCred` keeps
+//!   the pid as a non-zero `Pid`, but the kernel answers 0 for a peer outside our pid
+//!   namespace, which that type cannot hold;
+//! - `send`, `recv`, `sendmsg` and `recvmsg` over a [`span::RawSpan`] ([`stream_io`]): rustix
+//!   takes Rust slices (`&[u8]`, `IoSlice`), and a slice over user memory is exactly the
+//!   reference the spans exist to avoid; these calls take the span's address instead.
 
 pub mod futex;
 pub mod mapping;
