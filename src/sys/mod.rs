@@ -23,7 +23,7 @@
 //! System calls go through [rustix](https://docs.rs/rustix): typed flags, `Errno` results and
 //! owned descriptors, so most of this layer needs no `unsafe` at all (mmap and friends still
 //! do: they change what addresses mean). `libc` remains only where rustix does not fit:
-//! - `process_vm_readv` / `process_vm_writev` ([`safe_copy`]): rustix has no wrapper for them;
+//! - `process_vm_readv` / `process_vm_writev` (`safe_copy`): rustix has no wrapper for them;
 //! - `getsockopt(SO_PEERCRED)` ([`socket::Conn::peer_credentials`]): rustix's `UCred` keeps
 //!   the pid as a non-zero `Pid`, but the kernel answers 0 for a peer outside our pid
 //!   namespace, which that type cannot hold;
