@@ -8,7 +8,8 @@
 //! space back (again `MAP_FIXED`, so the addresses are never free for another `mmap` to take),
 //! and dropping it unmaps everything. Nothing in the library dereferences these addresses:
 //! the runtime reaches the bytes through its own [`Mapping`](super::mapping::Mapping)s of the
-//! same files, so a reservation holds integers, not pointers.
+//! same files (each one a reservation of its own with one file mapped over all of it), so a
+//! reservation holds integers, not pointers.
 
 use std::ffi::c_void;
 use std::io;
@@ -202,8 +203,10 @@ fn anonymous_none(addr: usize, len: usize, fixed: mm::MapFlags) -> io::Result<us
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        // SAFETY: the whole range is ours; the library holds no reference into it (the runtime
-        // reaches mapped files through mappings of its own).
+        // SAFETY: the whole range is ours. The library dereferences a reservation only when it
+        // is the range of a [`Mapping`](super::mapping::Mapping), which owns it privately and
+        // is kept alive by every RawSpan into it (an Arc); other reservations are never
+        // dereferenced (the runtime reaches their files through mappings of its own).
         let _ = unsafe { mm::munmap(self.addr as *mut c_void, self.len) };
     }
 }
