@@ -171,14 +171,8 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         let saved = if first_call { None } else { within(stream, false, deadline)? };
         first_call = false;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
-        let mut iov: Vec<libc::iovec> = batch
-            .iter()
-            .map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l })
-            .collect();
-        // SAFETY: an all-zero msghdr is valid (no name, no control data).
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = iov.as_mut_ptr();
-        msg.msg_iovlen = iov.len() as _;
+        let mut iov = iovecs(batch);
+        let msg = msghdr(&mut iov);
         // SAFETY: every iovec names readable memory: borrowed slices (alive for this call) or
         // ranges inside spans (checked above), which their makers vouched are readable; the
         // kernel only reads them.
@@ -194,6 +188,21 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         advance(&mut pieces, &mut first, n as usize);
     }
     Ok(())
+}
+
+/// The iovecs of `(address, length)` pieces, for one `sendmsg` or `recvmsg`.
+fn iovecs(pieces: &[(usize, usize)]) -> Vec<libc::iovec> {
+    pieces.iter().map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l }).collect()
+}
+
+/// A message header over `iov`, with no address and no control data; valid while `iov` is.
+fn msghdr(iov: &mut [libc::iovec]) -> libc::msghdr {
+    // SAFETY: an all-zero msghdr is valid (no name, no control data); zeroing also clears the
+    // padding fields some C libraries have.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov.as_mut_ptr();
+    msg.msg_iovlen = iov.len() as _;
+    msg
 }
 
 /// Moves past `n` bytes moved by one system call, possibly into the middle of a piece.
@@ -268,14 +277,8 @@ pub fn recv_scatter(
         let saved = if first_call { None } else { within(stream, true, deadline)? };
         first_call = false;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
-        let mut iov: Vec<libc::iovec> = batch
-            .iter()
-            .map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l })
-            .collect();
-        // SAFETY: an all-zero msghdr is valid (no name, no control data).
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = iov.as_mut_ptr();
-        msg.msg_iovlen = iov.len() as _;
+        let mut iov = iovecs(batch);
+        let mut msg = msghdr(&mut iov);
         // SAFETY: every iovec names a range inside a writable span (checked above), which its
         // maker vouched is writable memory with no Rust reference into it.
         let n = unsafe { libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_WAITALL) };
