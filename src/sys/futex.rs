@@ -9,6 +9,9 @@
 use std::sync::atomic::AtomicU32;
 use std::time::Duration;
 
+use rustix::io::Errno;
+use rustix::thread::futex;
+
 /// How a [`wait`] ended. Callers re-check the word in every case: a futex wake-up is a hint,
 /// never a promise (another waiter may already have consumed what woke us).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,31 +29,18 @@ pub enum WaitResult {
 /// Sleeps while `word` holds `expected`, for at most `timeout` (measured on the monotonic
 /// clock; `None` waits until woken).
 pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitResult {
-    let ts = timeout.map(|t| libc::timespec {
-        // Timeouts beyond what time_t holds are "practically forever": saturate.
-        tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
-        // Below one second, so it fits every c_long.
-        tv_nsec: t.subsec_nanos() as libc::c_long,
-    });
-    let ts_ptr = ts.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
-    // SAFETY: `word` is a live, 4-aligned AtomicU32 (an atomic the kernel only reads), `ts_ptr`
-    // is NULL or points at `ts`, which outlives the call; the remaining arguments are ignored by
-    // FUTEX_WAIT. Without FUTEX_PRIVATE_FLAG the wait is keyed by the backing page, as shared
-    // memory requires.
-    let ret = unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT, expected, ts_ptr, 0usize, 0u32)
-    };
-    if ret == 0 {
-        return WaitResult::Woken;
-    }
-    match std::io::Error::last_os_error().raw_os_error() {
-        Some(libc::EAGAIN) => WaitResult::ValueChanged,
-        Some(libc::ETIMEDOUT) => WaitResult::TimedOut,
-        Some(libc::EINTR) => WaitResult::Interrupted,
-        other => {
+    // A timeout beyond what a timespec holds is "practically forever": no timeout.
+    let ts = timeout.and_then(|t| futex::Timespec::try_from(t).ok());
+    // No `Flags::PRIVATE`: the wait is keyed by the backing page, as shared memory requires.
+    match futex::wait(word, futex::Flags::empty(), expected, ts.as_ref()) {
+        Ok(()) => WaitResult::Woken,
+        Err(Errno::AGAIN) => WaitResult::ValueChanged,
+        Err(Errno::TIMEDOUT) => WaitResult::TimedOut,
+        Err(Errno::INTR) => WaitResult::Interrupted,
+        Err(other) => {
             // Cannot happen with a valid word and a well-formed timeout; report it as an
             // interruption so the caller re-checks and keeps its own deadline.
-            log::warn!(target: crate::logging::TARGET, "futex wait failed unexpectedly (errno {other:?})");
+            log::warn!(target: crate::logging::TARGET, "futex wait failed unexpectedly (errno {})", other.raw_os_error());
             WaitResult::Interrupted
         }
     }
@@ -58,21 +48,9 @@ pub fn wait(word: &AtomicU32, expected: u32, timeout: Option<Duration>) -> WaitR
 
 /// Wakes up to `n` waiters sleeping on `word` (in any process); returns how many were woken.
 pub fn wake(word: &AtomicU32, n: u32) -> usize {
-    let n = i32::try_from(n).unwrap_or(i32::MAX);
-    // SAFETY: `word` is a live AtomicU32; FUTEX_WAKE does not access its memory beyond keying
-    // the wait queue, and ignores the remaining arguments.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAKE,
-            n,
-            std::ptr::null::<u8>(),
-            0usize,
-            0u32,
-        )
-    };
-    usize::try_from(ret).unwrap_or(0)
+    // The kernel reads the count as a signed int: saturate as before.
+    let n = n.min(i32::MAX as u32);
+    futex::wake(word, futex::Flags::empty(), n).unwrap_or(0)
 }
 
 #[cfg(test)]

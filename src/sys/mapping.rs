@@ -1,15 +1,19 @@
 //! Shared mappings of a [`MemFd`] at a chosen alignment.
 //!
 //! `mmap` only promises page alignment, but huge-page allocation policies promise 2 MiB. To get
-//! an aligned address without guessing, we reserve `len + align` bytes of inaccessible address
-//! space, map the file with `MAP_FIXED` at the first aligned address inside the reservation
-//! (which atomically replaces that part of it), and give back the slack on either side.
+//! an aligned address without guessing, a mapping is a [`Reservation`] at that alignment (which
+//! reserves `len + align` bytes and gives back the slack on either side) with the file mapped
+//! over all of it (`MAP_FIXED`, which atomically replaces the reservation's pages).
 
+use std::ffi::c_void;
 use std::io;
 use std::sync::atomic::AtomicU32;
 
+use rustix::mm;
+
 use super::memfd::MemFd;
 use super::page_size;
+use super::reservation::{Protection, Reservation};
 
 /// Size (and alignment) of a transparent huge page on x86-64 and arm64.
 pub const HUGE_PAGE: usize = 2 << 20;
@@ -22,15 +26,14 @@ pub enum Access {
     NoAccess,
 }
 
-/// A mapped region, unmapped on drop.
+/// A mapped region, unmapped on drop (by the reservation it owns).
 ///
 /// The address is kept as an integer, not a pointer: nothing dereferences it except through a
 /// [`RawSpan`](super::span::RawSpan) made by `RawSpan::of_mapping`, so the mapping is plainly
 /// `Send` and `Sync`.
 #[derive(Debug)]
 pub struct Mapping {
-    addr: usize,
-    len: usize,
+    range: Reservation,
     access: Access,
 }
 
@@ -50,7 +53,7 @@ impl Mapping {
         if align >= HUGE_PAGE && len % HUGE_PAGE == 0 {
             // SAFETY: the range is exactly our own live mapping; madvise only changes how the
             // kernel backs it. Failure (no THP support) is harmless and ignored.
-            unsafe { libc::madvise(m.addr as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
+            let _ = unsafe { mm::madvise(m.addr() as *mut c_void, len, mm::Advice::LinuxHugepage) };
         }
         Ok(m)
     }
@@ -73,81 +76,28 @@ impl Mapping {
         if len == 0 || len % page != 0 || !align.is_power_of_two() || offset % page as u64 != 0 {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "offset and length must be whole pages"));
         }
-        let file_offset = libc::off_t::try_from(offset)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "offset too large"))?;
-        // Mapping past the end of the file would turn accesses into SIGBUS: refuse up front
-        // (matters for descriptors received from other processes).
-        if file.size()? < offset.saturating_add(len as u64) {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "file is shorter than the mapping"));
-        }
-        let reserve = len
-            .checked_add(align - page)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "length too large"))?;
-        // SAFETY: a fresh anonymous PROT_NONE reservation at an address the kernel chooses; it
-        // cannot overlap anything that exists.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                reserve,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let base = base as usize;
-        let aligned = base.next_multiple_of(align);
         let prot = match access {
-            Access::ReadWrite => libc::PROT_READ | libc::PROT_WRITE,
-            Access::NoAccess => libc::PROT_NONE,
+            Access::ReadWrite => Protection::ReadWrite,
+            Access::NoAccess => Protection::NoAccess,
         };
-        // SAFETY: [aligned, aligned + len) lies inside the reservation made above, which we own
-        // and nothing uses; MAP_FIXED replaces exactly that part of it.
-        let mapped = unsafe {
-            libc::mmap(
-                aligned as *mut libc::c_void,
-                len,
-                prot,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                std::os::fd::AsRawFd::as_raw_fd(&file.as_fd()),
-                file_offset,
-            )
-        };
-        if mapped == libc::MAP_FAILED {
-            let err = io::Error::last_os_error();
-            // SAFETY: the whole reservation is ours and nothing refers to it.
-            unsafe { libc::munmap(base as *mut libc::c_void, reserve) };
-            return Err(err);
-        }
-        let head = aligned - base;
-        let tail = reserve - head - len;
-        // SAFETY: the slack before and after the mapping is the rest of our own reservation;
-        // nothing refers to it. Both ranges are page aligned (base, aligned and len are).
-        unsafe {
-            if head > 0 {
-                libc::munmap(base as *mut libc::c_void, head);
-            }
-            if tail > 0 {
-                libc::munmap((aligned + len) as *mut libc::c_void, tail);
-            }
-        }
-        Ok(Mapping { addr: aligned, len, access })
+        let range = Reservation::new(len, align)?;
+        // Checks that the file is long enough: mapping past its end would turn accesses into
+        // SIGBUS (matters for descriptors received from other processes).
+        range.map_file(0, len, file, offset, prot)?;
+        Ok(Mapping { range, access })
     }
 
     pub fn addr(&self) -> usize {
-        self.addr
+        self.range.addr()
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.range.len()
     }
 
     /// Never true (mappings are at least a page); for clippy's `len_without_is_empty`.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.range.is_empty()
     }
 
     pub fn access(&self) -> Access {
@@ -162,23 +112,16 @@ impl Mapping {
     /// them through a [`RawSpan`] while the atomic is in use would be a data race.
     pub fn atomic_u32(&self, offset: usize) -> Option<&AtomicU32> {
         let end = offset.checked_add(4)?;
-        if self.access != Access::ReadWrite || end > self.len || offset % 4 != 0 {
+        if self.access != Access::ReadWrite || end > self.len() || offset % 4 != 0 {
             return None;
         }
         // SAFETY: [addr + offset, addr + offset + 4) lies inside this live read-write shared
-        // mapping, which stays mapped as long as `&self` is borrowed (only Drop unmaps it); the
+        // mapping, which stays mapped as long as `&self` is borrowed (only dropping the mapping,
+        // and with it the reservation it owns, unmaps it; nothing else can reach that); the
         // address is 4-aligned (mappings are page-aligned, offset % 4 == 0), which is
         // AtomicU32's alignment, and any bit pattern is a valid u32. Other processes and views
         // may change the bytes concurrently, which is exactly what atomics permit.
-        Some(unsafe { AtomicU32::from_ptr((self.addr + offset) as *mut u32) })
-    }
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: the range is our own mapping. Every RawSpan into it holds an Arc of this
-        // mapping (see `span`), so none can outlive it; nothing else dereferences it.
-        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
+        Some(unsafe { AtomicU32::from_ptr((self.addr() + offset) as *mut u32) })
     }
 }
 

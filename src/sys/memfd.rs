@@ -6,7 +6,9 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use rustix::fs;
 
 /// An anonymous file of a fixed size, closed on drop (close-on-exec, so children never inherit it).
 #[derive(Debug)]
@@ -17,36 +19,19 @@ impl MemFd {
     /// when debugging) of `len` bytes, all zero.
     pub fn create(name: &str, len: usize) -> io::Result<MemFd> {
         let name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        let size = libc::off_t::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        // SAFETY: `name` is a valid NUL-terminated string that outlives the call.
-        let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC | libc::MFD_ALLOW_SEALING) };
-        if fd < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: memfd_create just returned this descriptor; nothing else owns it.
-        let file = MemFd(unsafe { OwnedFd::from_raw_fd(fd) });
-        // SAFETY: the descriptor is open (owned by `file`); ftruncate has no memory preconditions.
-        if unsafe { libc::ftruncate(file.0.as_raw_fd(), size) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        let size = i64::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let file = MemFd(fs::memfd_create(&name, fs::MemfdFlags::CLOEXEC | fs::MemfdFlags::ALLOW_SEALING)?);
+        fs::ftruncate(&file.0, size as u64)?;
         // The size never changes again: sealed, so a process it is passed to can check that
         // its mapping can never lose pages under it (a shrink would turn accesses into SIGBUS).
-        // SAFETY: fcntl(F_ADD_SEALS) takes an open descriptor and an integer.
-        if unsafe {
-            libc::fcntl(file.0.as_raw_fd(), libc::F_ADD_SEALS, libc::F_SEAL_SHRINK | libc::F_SEAL_GROW)
-        } != 0
-        {
-            return Err(io::Error::last_os_error());
-        }
+        fs::fcntl_add_seals(&file.0, fs::SealFlags::SHRINK | fs::SealFlags::GROW)?;
         Ok(file)
     }
 
     /// Whether the file is sealed against shrinking (every file made by [`MemFd::create`] is),
     /// so a mapping of it within its current size can never fault with SIGBUS.
     pub fn cannot_shrink(&self) -> bool {
-        // SAFETY: fcntl(F_GET_SEALS) takes an open descriptor and returns an integer.
-        let seals = unsafe { libc::fcntl(self.0.as_raw_fd(), libc::F_GET_SEALS) };
-        seals >= 0 && seals & libc::F_SEAL_SHRINK != 0
+        fs::fcntl_get_seals(&self.0).is_ok_and(|seals| seals.contains(fs::SealFlags::SHRINK))
     }
 
     /// The descriptor, e.g. to pass to another process.
@@ -56,7 +41,8 @@ impl MemFd {
 
     /// The file's current size in bytes.
     pub fn size(&self) -> io::Result<u64> {
-        std::fs::File::from(self.0.try_clone()?).metadata().map(|m| m.len())
+        // A negative size cannot happen; it would read as "too short" to every check.
+        Ok(u64::try_from(fs::fstat(&self.0)?.st_size).unwrap_or(0))
     }
 }
 
@@ -77,6 +63,7 @@ impl From<OwnedFd> for MemFd {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::fd::AsRawFd;
 
     #[test]
     fn a_memfd_has_the_requested_size() {
@@ -95,8 +82,6 @@ mod tests {
     #[test]
     fn the_descriptor_is_close_on_exec() {
         let f = MemFd::create("ascendless-test", 4096).unwrap();
-        // SAFETY: F_GETFD on an open descriptor only reads its flags.
-        let flags = unsafe { libc::fcntl(f.as_fd().as_raw_fd(), libc::F_GETFD) };
-        assert_eq!(flags & libc::FD_CLOEXEC, libc::FD_CLOEXEC);
+        assert!(rustix::io::fcntl_getfd(&f).unwrap().contains(rustix::io::FdFlags::CLOEXEC));
     }
 }

@@ -1,4 +1,4 @@
-//! The system-call layer: the only core code that talks to the kernel through `libc`.
+//! The system-call layer: the only core code that talks to the kernel.
 //!
 //! Everything above this layer is safe Rust. Each type here owns one kernel resource and
 //! releases it on drop, so the safe core cannot leak or double-release it:
@@ -18,6 +18,18 @@
 //! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`], and the
 //!   few other socket calls `std` lacks (peeking for a closed peer, a listener's backlog);
 //! - `ucx` (feature `ucx`): UCX one-sided get and put, through a C shim over the system's UCX.
+//!
+//! # rustix, and the few calls left on `libc`
+//! System calls go through [rustix](https://docs.rs/rustix): typed flags, `Errno` results and
+//! owned descriptors, so most of this layer needs no `unsafe` at all (mmap and friends still
+//! do: they change what addresses mean). `libc` remains only where rustix does not fit:
+//! - `process_vm_readv` / `process_vm_writev` (`safe_copy`): rustix has no wrapper for them;
+//! - `getsockopt(SO_PEERCRED)` ([`socket::Conn::peer_credentials`]): rustix's `UCred` keeps
+//!   the pid as a non-zero `Pid`, but the kernel answers 0 for a peer outside our pid
+//!   namespace, which that type cannot hold;
+//! - `send`, `recv`, `sendmsg` and `recvmsg` over a [`span::RawSpan`] ([`stream_io`]): rustix
+//!   takes Rust slices (`&[u8]`, `IoSlice`), and a slice over user memory is exactly the
+//!   reference the spans exist to avoid; these calls take the span's address instead.
 
 pub mod futex;
 pub mod mapping;
@@ -35,26 +47,18 @@ pub mod word;
 
 /// The system page size (what every mapping is rounded to).
 pub fn page_size() -> usize {
-    // SAFETY: sysconf only reads a configuration value; it has no memory-safety preconditions.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    // Linux always reports a page size; 4 KiB is the only sensible fallback.
-    usize::try_from(size).ok().filter(|s| s.is_power_of_two()).unwrap_or(4096)
+    rustix::param::page_size()
 }
 
 /// This process's effective user id (whom the kernel checks our access as).
 pub fn effective_uid() -> u32 {
-    // SAFETY: geteuid only reads the calling process's credentials and cannot fail.
-    unsafe { libc::geteuid() }
+    rustix::process::geteuid().as_raw()
 }
 
 /// The kernel's id of the calling thread (what `ps -L` and the vendor's exception info show).
 pub fn thread_id() -> u32 {
     thread_local! {
-        static TID: u32 = {
-            // SAFETY: gettid only reads the calling thread's id and cannot fail.
-            let tid = unsafe { libc::gettid() };
-            u32::try_from(tid).unwrap_or(0)
-        };
+        static TID: u32 = u32::try_from(rustix::thread::gettid().as_raw_nonzero().get()).unwrap_or(0);
     }
     TID.try_with(|t| *t).unwrap_or(0)
 }

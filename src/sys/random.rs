@@ -9,19 +9,11 @@ use std::io;
 pub fn fill(buf: &mut [u8]) -> io::Result<()> {
     let mut done = 0;
     while done < buf.len() {
-        let rest = &mut buf[done..];
-        // SAFETY: `rest` is a valid, exclusively borrowed buffer of `rest.len()` bytes; the
-        // kernel writes at most that many bytes into it.
-        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
-        if n < 0 {
-            let err = io::Error::last_os_error();
-            if err.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(err);
+        match rustix::rand::getrandom(&mut buf[done..], rustix::rand::GetRandomFlags::empty()) {
+            Ok(n) => done += n,
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
         }
-        // n >= 0 and at most rest.len(): checked above and by the kernel's contract.
-        done += n as usize;
     }
     Ok(())
 }

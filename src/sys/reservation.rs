@@ -8,10 +8,14 @@
 //! space back (again `MAP_FIXED`, so the addresses are never free for another `mmap` to take),
 //! and dropping it unmaps everything. Nothing in the library dereferences these addresses:
 //! the runtime reaches the bytes through its own [`Mapping`](super::mapping::Mapping)s of the
-//! same files, so a reservation holds integers, not pointers.
+//! same files (each one a reservation of its own with one file mapped over all of it), so a
+//! reservation holds integers, not pointers.
 
+use std::ffi::c_void;
 use std::io;
-use std::os::fd::AsRawFd;
+
+use rustix::io::Errno;
+use rustix::mm;
 
 use super::memfd::MemFd;
 use super::page_size;
@@ -25,11 +29,19 @@ pub enum Protection {
 }
 
 impl Protection {
-    fn prot(self) -> libc::c_int {
+    fn prot(self) -> mm::ProtFlags {
         match self {
-            Protection::NoAccess => libc::PROT_NONE,
-            Protection::Read => libc::PROT_READ,
-            Protection::ReadWrite => libc::PROT_READ | libc::PROT_WRITE,
+            Protection::NoAccess => mm::ProtFlags::empty(),
+            Protection::Read => mm::ProtFlags::READ,
+            Protection::ReadWrite => mm::ProtFlags::READ | mm::ProtFlags::WRITE,
+        }
+    }
+
+    fn mprotect(self) -> mm::MprotectFlags {
+        match self {
+            Protection::NoAccess => mm::MprotectFlags::empty(),
+            Protection::Read => mm::MprotectFlags::READ,
+            Protection::ReadWrite => mm::MprotectFlags::READ | mm::MprotectFlags::WRITE,
         }
     }
 }
@@ -56,7 +68,7 @@ impl Reservation {
             return Err(invalid("a reservation is a positive number of pages, aligned to a power of two"));
         }
         let over = len.checked_add(align - page).ok_or_else(|| invalid("reservation too large"))?;
-        let base = anonymous_none(0, over, 0)?;
+        let base = anonymous_none(0, over, mm::MapFlags::empty())?;
         let aligned = base.next_multiple_of(align);
         let head = aligned - base;
         let tail = over - head - len;
@@ -64,10 +76,10 @@ impl Reservation {
         // just reserved, which nothing else knows of; both parts are whole pages.
         unsafe {
             if head > 0 {
-                libc::munmap(base as *mut libc::c_void, head);
+                let _ = mm::munmap(base as *mut c_void, head);
             }
             if tail > 0 {
-                libc::munmap((aligned + len) as *mut libc::c_void, tail);
+                let _ = mm::munmap((aligned + len) as *mut c_void, tail);
             }
         }
         Ok(Reservation { addr: aligned, len })
@@ -82,11 +94,11 @@ impl Reservation {
                 "a fixed reservation is a positive number of pages at a page-aligned address",
             ));
         }
-        let got = anonymous_none(addr, len, libc::MAP_FIXED_NOREPLACE)?;
+        let got = anonymous_none(addr, len, mm::MapFlags::FIXED_NOREPLACE)?;
         if got != addr {
             // Kernels before 4.17 ignore MAP_FIXED_NOREPLACE and treat the address as a hint.
             // SAFETY: the kernel just gave us this range; nothing else refers to it.
-            unsafe { libc::munmap(got as *mut libc::c_void, len) };
+            let _ = unsafe { mm::munmap(got as *mut c_void, len) };
             return Err(io::Error::new(io::ErrorKind::AlreadyExists, "the requested addresses are in use"));
         }
         Ok(Reservation { addr, len })
@@ -132,22 +144,21 @@ impl Reservation {
         if file.size()? < file_offset.saturating_add(len as u64) {
             return Err(invalid("file is shorter than the mapping"));
         }
-        let off = libc::off_t::try_from(file_offset).map_err(|_| invalid("file offset too large"))?;
+        if i64::try_from(file_offset).is_err() {
+            return Err(invalid("file offset too large"));
+        }
         // SAFETY: [at, at + len) lies inside this reservation (checked), which we own; nothing
         // in the library dereferences it, and MAP_FIXED replaces exactly that range.
-        let got = unsafe {
-            libc::mmap(
-                at as *mut libc::c_void,
+        unsafe {
+            mm::mmap(
+                at as *mut c_void,
                 len,
                 prot.prot(),
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                file.as_fd().as_raw_fd(),
-                off,
+                mm::MapFlags::SHARED | mm::MapFlags::FIXED,
+                file,
+                file_offset,
             )
-        };
-        if got == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
+        }?;
         Ok(())
     }
 
@@ -155,7 +166,7 @@ impl Reservation {
     /// file's pages are no longer reachable there, and the addresses stay reserved.
     pub fn unmap(&self, offset: usize, len: usize) -> io::Result<()> {
         let at = self.check(offset, len)?;
-        anonymous_none(at, len, libc::MAP_FIXED).map(|_| ())
+        anonymous_none(at, len, mm::MapFlags::FIXED).map(|_| ())
     }
 
     /// Changes what the process's own code may do with `[offset, offset + len)`.
@@ -163,44 +174,40 @@ impl Reservation {
         let at = self.check(offset, len)?;
         // SAFETY: the range lies inside this reservation, which we own; mprotect only changes
         // which accesses fault, and nothing in the library dereferences these addresses.
-        if unsafe { libc::mprotect(at as *mut libc::c_void, len, prot.prot()) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
+        unsafe { mm::mprotect(at as *mut c_void, len, prot.mprotect()) }.map_err(io::Error::from)
     }
 }
 
 /// An anonymous, inaccessible, uncommitted mapping of `len` bytes at `addr` (0: anywhere)
 /// with the extra mmap flags `fixed`; its address.
-fn anonymous_none(addr: usize, len: usize, fixed: libc::c_int) -> io::Result<usize> {
-    // SAFETY: with `fixed` 0 the kernel picks free addresses; with MAP_FIXED_NOREPLACE it never
-    // replaces a mapping; with MAP_FIXED the callers pass only ranges of their own reservation.
+fn anonymous_none(addr: usize, len: usize, fixed: mm::MapFlags) -> io::Result<usize> {
+    // SAFETY: with `fixed` empty the kernel picks free addresses; with MAP_FIXED_NOREPLACE it
+    // never replaces a mapping; with MAP_FIXED the callers pass only ranges of their own
+    // reservation.
     let got = unsafe {
-        libc::mmap(
-            addr as *mut libc::c_void,
+        mm::mmap_anonymous(
+            addr as *mut c_void,
             len,
-            libc::PROT_NONE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | fixed,
-            -1,
-            0,
+            mm::ProtFlags::empty(),
+            mm::MapFlags::PRIVATE | mm::MapFlags::NORESERVE | fixed,
         )
     };
-    if got == libc::MAP_FAILED {
-        let e = io::Error::last_os_error();
-        return Err(if e.raw_os_error() == Some(libc::EEXIST) {
-            io::Error::new(io::ErrorKind::AlreadyExists, "the requested addresses are in use")
-        } else {
-            e
-        });
+    match got {
+        Ok(p) => Ok(p as usize),
+        Err(Errno::EXIST) => {
+            Err(io::Error::new(io::ErrorKind::AlreadyExists, "the requested addresses are in use"))
+        }
+        Err(e) => Err(e.into()),
     }
-    Ok(got as usize)
 }
 
 impl Drop for Reservation {
     fn drop(&mut self) {
-        // SAFETY: the whole range is ours; the library holds no reference into it (the runtime
-        // reaches mapped files through mappings of its own).
-        unsafe { libc::munmap(self.addr as *mut libc::c_void, self.len) };
+        // SAFETY: the whole range is ours. The library dereferences a reservation only when it
+        // is the range of a [`Mapping`](super::mapping::Mapping), which owns it privately and
+        // is kept alive by every RawSpan into it (an Arc); other reservations are never
+        // dereferenced (the runtime reaches their files through mappings of its own).
+        let _ = unsafe { mm::munmap(self.addr as *mut c_void, self.len) };
     }
 }
 

@@ -5,12 +5,13 @@
 //! Touching them directly would turn a peer's mistake into a segmentation fault. Instead the
 //! kernel copies with `process_vm_readv`/`process_vm_writev` on our own pid: an address that is
 //! not mapped, or not writable, comes back as `EFAULT`.
+//!
+//! `process_vm_readv`/`process_vm_writev` are called through `libc`: rustix does not wrap them.
 
 use std::io;
 
 fn own_pid() -> libc::pid_t {
-    // SAFETY: getpid has no preconditions and cannot fail.
-    unsafe { libc::getpid() }
+    rustix::process::getpid().as_raw_nonzero().get()
 }
 
 /// Copies `out.len()` bytes from address `addr` of this process into `out`; an unmapped or

@@ -20,10 +20,17 @@
 //! `try_` variants never block. Every descriptor, including received ones, is an [`OwnedFd`]
 //! from the moment the kernel hands it over, so no error path leaks one.
 
-use std::io;
-use std::mem;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::io::{self, IoSlice, IoSliceMut};
+use std::mem::{self, MaybeUninit};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::time::{Duration, Instant};
+
+use rustix::event::{self, PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
+use rustix::net::{
+    self, AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, ReturnFlags,
+    SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketAddrUnix, SocketFlags, SocketType, sockopt,
+};
 
 /// Longest abstract name: `sun_path` holds 108 bytes and the first is the NUL.
 pub const MAX_NAME: usize = 107;
@@ -67,14 +74,10 @@ impl Listener {
     /// Binds `name` (without the leading NUL) in the abstract namespace and listens with room
     /// for `backlog` connections not yet accepted. `AddrInUse` if another socket holds the name.
     pub fn bind(name: &[u8], backlog: u32) -> io::Result<Listener> {
-        let (addr, addr_len) = abstract_address(name)?;
-        let fd = new_socket(libc::SOCK_NONBLOCK)?;
-        // SAFETY: `addr` is a properly initialised sockaddr_un and `addr_len` does not exceed
-        // its size; the descriptor is open (owned by `fd`).
-        cvt(unsafe { libc::bind(fd.as_raw_fd(), (&raw const addr).cast(), addr_len) })?;
-        let backlog = libc::c_int::try_from(backlog).unwrap_or(libc::c_int::MAX);
-        // SAFETY: listen on an open, bound socket has no memory-safety preconditions.
-        cvt(unsafe { libc::listen(fd.as_raw_fd(), backlog) })?;
+        let addr = abstract_address(name)?;
+        let fd = new_socket(SocketFlags::NONBLOCK)?;
+        net::bind(&fd, &addr)?;
+        net::listen(&fd, i32::try_from(backlog).unwrap_or(i32::MAX))?;
         Ok(Listener { fd })
     }
 
@@ -89,20 +92,12 @@ impl Listener {
 
     /// Accepts a pending connection without waiting; `None` if there is none.
     pub fn try_accept(&self) -> io::Result<Option<Conn>> {
-        // SAFETY: accept4 on an open listening socket, with NULL address outputs (allowed).
-        let fd = unsafe {
-            libc::accept4(self.fd.as_raw_fd(), std::ptr::null_mut(), std::ptr::null_mut(), libc::SOCK_CLOEXEC)
-        };
-        if fd < 0 {
-            let err = io::Error::last_os_error();
-            return match err.raw_os_error() {
-                // Nothing pending, a signal, or a client that gave up before we got to it.
-                Some(libc::EAGAIN | libc::EINTR | libc::ECONNABORTED) => Ok(None),
-                _ => Err(err),
-            };
+        match net::accept_with(&self.fd, SocketFlags::CLOEXEC) {
+            Ok(fd) => Ok(Some(Conn { fd })),
+            // Nothing pending, a signal, or a client that gave up before we got to it.
+            Err(Errno::AGAIN | Errno::INTR | Errno::CONNABORTED) => Ok(None),
+            Err(e) => Err(e.into()),
         }
-        // SAFETY: accept4 just returned this descriptor; nothing else owns it.
-        Ok(Some(Conn { fd: unsafe { OwnedFd::from_raw_fd(fd) } }))
     }
 }
 
@@ -117,66 +112,54 @@ impl Conn {
     /// backlog. `ConnectionRefused` if nothing listens there (e.g. the process exited),
     /// `TimedOut` if the listener did not make room in time.
     pub fn connect(name: &[u8], timeout: Duration) -> io::Result<Conn> {
-        let (addr, addr_len) = abstract_address(name)?;
-        let conn = Conn { fd: new_socket(0)? };
+        let addr = abstract_address(name)?;
+        let conn = Conn { fd: new_socket(SocketFlags::empty())? };
         let deadline = Instant::now() + timeout;
         loop {
             // A Unix-socket connect waits for backlog room for as long as the send timeout.
             conn.set_write_timeout(Some(deadline.saturating_duration_since(Instant::now())))?;
-            // SAFETY: `addr` is a properly initialised sockaddr_un of at least `addr_len`
-            // bytes; the descriptor is open.
-            let ret = unsafe { libc::connect(conn.fd.as_raw_fd(), (&raw const addr).cast(), addr_len) };
-            if ret == 0 {
-                return Ok(conn);
-            }
-            let err = io::Error::last_os_error();
-            match err.raw_os_error() {
+            match net::connect(&conn.fd, &addr) {
+                Ok(()) | Err(Errno::ISCONN) => return Ok(conn),
                 // A connect interrupted while waiting for room did nothing: try again.
-                Some(libc::EINTR) if Instant::now() < deadline => continue,
-                Some(libc::EISCONN) => return Ok(conn),
-                Some(libc::EAGAIN | libc::EINTR) => {
+                Err(Errno::INTR) if Instant::now() < deadline => continue,
+                Err(Errno::AGAIN | Errno::INTR) => {
                     return Err(io::Error::new(
                         io::ErrorKind::TimedOut,
                         "the listener's backlog stayed full until the timeout",
                     ));
                 }
-                _ => return Err(err),
+                Err(e) => return Err(e.into()),
             }
         }
     }
 
     /// A connected pair (`socketpair`), for tests and in-process links.
     pub fn pair() -> io::Result<(Conn, Conn)> {
-        let mut fds = [0 as RawFd; 2];
-        // SAFETY: `fds` is a valid array of two ints for the kernel to fill.
-        cvt(unsafe {
-            libc::socketpair(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC, 0, fds.as_mut_ptr())
-        })?;
-        // SAFETY: socketpair succeeded, so both descriptors are open and owned by nobody else.
-        Ok(unsafe { (Conn { fd: OwnedFd::from_raw_fd(fds[0]) }, Conn { fd: OwnedFd::from_raw_fd(fds[1]) }) })
+        let (a, b) = net::socketpair(AddressFamily::UNIX, SocketType::SEQPACKET, SocketFlags::CLOEXEC, None)?;
+        Ok((Conn { fd: a }, Conn { fd: b }))
     }
 
     /// Bounds every blocking receive (`None`: no bound). A receive that runs out of time fails
     /// with `TimedOut`.
     pub fn set_read_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        set_timeout(self.fd.as_fd(), libc::SO_RCVTIMEO, timeout)
+        set_timeout(self.fd.as_fd(), sockopt::Timeout::Recv, timeout)
     }
 
     /// Bounds every blocking send (`None`: no bound). A send that runs out of time fails with
     /// `TimedOut`.
     pub fn set_write_timeout(&self, timeout: Option<Duration>) -> io::Result<()> {
-        set_timeout(self.fd.as_fd(), libc::SO_SNDTIMEO, timeout)
+        set_timeout(self.fd.as_fd(), sockopt::Timeout::Send, timeout)
     }
 
     /// Sends `data` as one message, with `fds` attached, waiting at most the write timeout.
     /// `data` must not be empty (the receiver could not tell it from a closed connection).
     pub fn send(&self, data: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
-        self.send_with(data, fds, 0)
+        self.send_with(data, fds, SendFlags::empty())
     }
 
     /// As [`Conn::send`], but fails with `WouldBlock` instead of waiting for buffer space.
     pub fn try_send(&self, data: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
-        self.send_with(data, fds, libc::MSG_DONTWAIT)
+        self.send_with(data, fds, SendFlags::DONTWAIT)
     }
 
     /// Receives one message into `buf` with at most `max_fds` descriptors, waiting at most the
@@ -184,12 +167,12 @@ impl Conn {
     /// descriptors came) if the message is longer than `buf`, carries more than `max_fds`
     /// descriptors, or its control data was truncated.
     pub fn recv(&self, buf: &mut [u8], max_fds: usize) -> io::Result<Option<Message>> {
-        self.recv_with(buf, max_fds, 0)
+        self.recv_with(buf, max_fds, RecvFlags::empty())
     }
 
     /// As [`Conn::recv`], but fails with `WouldBlock` instead of waiting for a message.
     pub fn try_recv(&self, buf: &mut [u8], max_fds: usize) -> io::Result<Option<Message>> {
-        self.recv_with(buf, max_fds, libc::MSG_DONTWAIT)
+        self.recv_with(buf, max_fds, RecvFlags::DONTWAIT)
     }
 
     /// Waits up to `timeout` (`None`: forever) until a message, the peer's close or an error is
@@ -200,19 +183,20 @@ impl Conn {
 
     /// Whether the peer has closed its end (checked without waiting).
     pub fn peer_closed(&self) -> bool {
-        let mut p = [libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLRDHUP, revents: 0 }];
-        // SAFETY: `p` is a valid array of one pollfd; a zero timeout never blocks.
-        let n = unsafe { libc::poll(p.as_mut_ptr(), 1, 0) };
-        n > 0 && p[0].revents & (libc::POLLHUP | libc::POLLRDHUP | libc::POLLERR) != 0
+        let mut p = [PollFd::new(&self.fd, PollFlags::RDHUP)];
+        matches!(event::poll(&mut p, Some(&Timespec { tv_sec: 0, tv_nsec: 0 })), Ok(n) if n > 0)
+            && p[0].revents().intersects(PollFlags::HUP | PollFlags::RDHUP | PollFlags::ERR)
     }
 
     /// The peer's pid, uid and gid as the kernel recorded them at connect time.
     pub fn peer_credentials(&self) -> io::Result<PeerCredentials> {
+        // Not rustix's `socket_peercred`: its `UCred` holds the pid as a non-zero `Pid`, but the
+        // kernel answers 0 for a peer outside our pid namespace, which that type cannot hold.
         let mut cred = libc::ucred { pid: 0, uid: 0, gid: 0 };
         let mut len = mem::size_of::<libc::ucred>() as libc::socklen_t;
         // SAFETY: `cred` is a writable ucred and `len` holds its exact size; the kernel writes
         // at most `len` bytes and updates `len`.
-        cvt(unsafe {
+        let ret = unsafe {
             libc::getsockopt(
                 self.fd.as_raw_fd(),
                 libc::SOL_SOCKET,
@@ -220,111 +204,84 @@ impl Conn {
                 (&raw mut cred).cast(),
                 &mut len,
             )
-        })?;
+        };
+        if ret < 0 {
+            return Err(io::Error::last_os_error());
+        }
         if len as usize != mem::size_of::<libc::ucred>() {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "short SO_PEERCRED answer"));
         }
         Ok(PeerCredentials { pid: cred.pid, uid: cred.uid, gid: cred.gid })
     }
 
-    fn send_with(&self, data: &[u8], fds: &[BorrowedFd<'_>], flags: libc::c_int) -> io::Result<()> {
+    fn send_with(&self, data: &[u8], fds: &[BorrowedFd<'_>], flags: SendFlags) -> io::Result<()> {
         if data.is_empty() || fds.len() > MAX_FDS {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty message or too many descriptors"));
         }
-        let raw: Vec<RawFd> = fds.iter().map(|fd| fd.as_raw_fd()).collect();
-        let mut control = ControlBuffer::new(raw.len());
-        let mut iov = libc::iovec { iov_base: data.as_ptr() as *mut libc::c_void, iov_len: data.len() };
-        // SAFETY: msghdr is plain data; all-zero is a valid empty header, completed below.
-        let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        if !raw.is_empty() {
-            msg.msg_control = control.as_mut_ptr();
-            msg.msg_controllen = control.len() as _;
-            // SAFETY: the control buffer is aligned for cmsghdr (u64 storage) and CMSG_SPACE
-            // big for `raw.len()` descriptors, so CMSG_FIRSTHDR is non-NULL and the header plus
-            // CMSG_LEN(4 * n) bytes of data lie inside it; the data may be unaligned for ints,
-            // hence the byte copy.
-            unsafe {
-                let cmsg = libc::CMSG_FIRSTHDR(&msg);
-                (*cmsg).cmsg_level = libc::SOL_SOCKET;
-                (*cmsg).cmsg_type = libc::SCM_RIGHTS;
-                (*cmsg).cmsg_len = libc::CMSG_LEN(fd_bytes(raw.len())) as _;
-                std::ptr::copy_nonoverlapping(
-                    raw.as_ptr().cast::<u8>(),
-                    libc::CMSG_DATA(cmsg),
-                    raw.len() * mem::size_of::<RawFd>(),
-                );
-            }
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        // Room for MAX_FDS descriptors, so the push always fits.
+        if !fds.is_empty() && !control.push(SendAncillaryMessage::ScmRights(fds)) {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "too many descriptors"));
         }
+        // MSG_NOSIGNAL: a closed peer gives EPIPE instead of killing the process with SIGPIPE.
+        let flags = flags | SendFlags::NOSIGNAL;
         loop {
-            // SAFETY: `msg` points at `iov` (over `data`, only read) and at `control`, all alive
-            // for the call; the descriptors it names are borrowed, hence open. MSG_NOSIGNAL: a
-            // closed peer gives EPIPE instead of killing the process with SIGPIPE.
-            let n = unsafe { libc::sendmsg(self.fd.as_raw_fd(), &msg, flags | libc::MSG_NOSIGNAL) };
-            if n >= 0 {
+            match net::sendmsg(&self.fd, &[IoSlice::new(data)], &mut control, flags) {
                 // A sequenced packet is sent whole or not at all.
-                return Ok(());
-            }
-            let err = io::Error::last_os_error();
-            match err.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) if flags & libc::MSG_DONTWAIT == 0 => {
+                Ok(_) => return Ok(()),
+                Err(Errno::INTR) => continue,
+                Err(Errno::AGAIN) if !flags.contains(SendFlags::DONTWAIT) => {
                     return Err(io::Error::new(io::ErrorKind::TimedOut, "send timed out"));
                 }
-                _ => return Err(err),
+                Err(e) => return Err(e.into()),
             }
         }
     }
 
-    fn recv_with(&self, buf: &mut [u8], max_fds: usize, flags: libc::c_int) -> io::Result<Option<Message>> {
+    fn recv_with(&self, buf: &mut [u8], max_fds: usize, flags: RecvFlags) -> io::Result<Option<Message>> {
         let max_fds = max_fds.min(MAX_FDS);
-        let mut control = ControlBuffer::new(max_fds);
-        let mut iov = libc::iovec { iov_base: buf.as_mut_ptr().cast(), iov_len: buf.len() };
-        // SAFETY: msghdr is plain data; all-zero is a valid empty header, completed below.
-        let mut msg: libc::msghdr = unsafe { mem::zeroed() };
-        msg.msg_iov = &mut iov;
-        msg.msg_iovlen = 1;
-        if max_fds > 0 {
-            msg.msg_control = control.as_mut_ptr();
-            msg.msg_controllen = control.len() as _;
-        }
-        let n = loop {
-            // SAFETY: `msg` points at `iov` (over `buf`, exclusively borrowed) and at `control`,
-            // both writable for their stated lengths and alive for the call.
-            // MSG_CMSG_CLOEXEC: received descriptors are never inherited by a child we spawn.
-            let n = unsafe { libc::recvmsg(self.fd.as_raw_fd(), &mut msg, flags | libc::MSG_CMSG_CLOEXEC) };
-            if n >= 0 {
-                break n as usize;
-            }
-            let err = io::Error::last_os_error();
-            match err.raw_os_error() {
-                Some(libc::EINTR) => continue,
-                Some(libc::EAGAIN) if flags & libc::MSG_DONTWAIT == 0 => {
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
+        // Room for `max_fds` descriptors only (none at all for 0), so that more is truncation.
+        let room = if max_fds > 0 { rustix::cmsg_space!(ScmRights(max_fds)) } else { 0 };
+        let mut control = RecvAncillaryBuffer::new(&mut space[..room]);
+        let mut iov = [IoSliceMut::new(buf)];
+        // MSG_CMSG_CLOEXEC: received descriptors are never inherited by a child we spawn.
+        let flags = flags | RecvFlags::CMSG_CLOEXEC;
+        let msg = loop {
+            match net::recvmsg(&self.fd, &mut iov, &mut control, flags) {
+                Ok(msg) => break msg,
+                Err(Errno::INTR) => continue,
+                Err(Errno::AGAIN) if !flags.contains(RecvFlags::DONTWAIT) => {
                     return Err(io::Error::new(io::ErrorKind::TimedOut, "receive timed out"));
                 }
-                _ => return Err(err),
+                Err(e) => return Err(e.into()),
             }
         };
         // Take ownership of every descriptor first, so that each early return below closes them.
-        let fds = if max_fds > 0 { take_fds(&msg) } else { Vec::new() };
-        if msg.msg_flags & libc::MSG_CTRUNC != 0 {
+        let mut fds = Vec::new();
+        for m in control.drain() {
+            if let RecvAncillaryMessage::ScmRights(rights) = m {
+                fds.extend(rights);
+            }
+        }
+        if msg.flags.contains(ReturnFlags::CTRUNC) {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidData,
                 "control data truncated (too many descriptors)",
             ));
         }
-        if msg.msg_flags & libc::MSG_TRUNC != 0 {
+        if msg.flags.contains(ReturnFlags::TRUNC) {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "message longer than the receive buffer"));
         }
         if fds.len() > max_fds {
             return Err(io::Error::new(io::ErrorKind::InvalidData, "more descriptors than expected"));
         }
-        if n == 0 && fds.is_empty() {
+        if msg.bytes == 0 && fds.is_empty() {
             // Senders never send empty messages (see `send`): this is the peer's close.
             return Ok(None);
         }
-        Ok(Some(Message { len: n, fds }))
+        Ok(Some(Message { len: msg.bytes, fds }))
     }
 }
 
@@ -338,132 +295,41 @@ impl AsFd for Conn {
 /// message, a pending connection, the peer's close, or an error. Returns one flag per
 /// descriptor; all false on timeout or when a signal interrupted the wait.
 pub fn poll_ready(fds: &[BorrowedFd<'_>], timeout: Option<Duration>) -> io::Result<Vec<bool>> {
-    let mut p: Vec<libc::pollfd> =
-        fds.iter().map(|fd| libc::pollfd { fd: fd.as_raw_fd(), events: libc::POLLIN, revents: 0 }).collect();
-    let nfds = libc::nfds_t::try_from(p.len()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: `p` is a valid array of `nfds` pollfds that the kernel may write revents into;
-    // every descriptor is borrowed, hence open.
-    let n = unsafe { libc::poll(p.as_mut_ptr(), nfds, poll_timeout(timeout)) };
-    if n < 0 {
-        let err = io::Error::last_os_error();
-        if err.kind() == io::ErrorKind::Interrupted {
-            return Ok(vec![false; p.len()]);
-        }
-        return Err(err);
+    let mut p: Vec<PollFd<'_>> = fds.iter().map(|fd| PollFd::new(fd, PollFlags::IN)).collect();
+    // A timeout beyond what a timespec holds is "practically forever": none.
+    let ts = timeout.and_then(|t| Timespec::try_from(t).ok());
+    match event::poll(&mut p, ts.as_ref()) {
+        Ok(_) => Ok(p.iter().map(|p| !p.revents().is_empty()).collect()),
+        Err(Errno::INTR) => Ok(vec![false; p.len()]),
+        Err(e) => Err(e.into()),
     }
-    Ok(p.iter().map(|p| p.revents != 0).collect())
 }
 
 fn poll_one(fd: BorrowedFd<'_>, timeout: Option<Duration>) -> io::Result<bool> {
     Ok(poll_ready(&[fd], timeout)?[0])
 }
 
-/// Milliseconds for poll, rounded up so a short wait never becomes a busy loop.
-fn poll_timeout(timeout: Option<Duration>) -> libc::c_int {
-    match timeout {
-        None => -1,
-        Some(t) => {
-            let ms = t.as_nanos().div_ceil(1_000_000);
-            libc::c_int::try_from(ms).unwrap_or(libc::c_int::MAX)
-        }
-    }
+fn new_socket(extra_flags: SocketFlags) -> io::Result<OwnedFd> {
+    Ok(net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::SEQPACKET,
+        SocketFlags::CLOEXEC | extra_flags,
+        None,
+    )?)
 }
 
-fn new_socket(extra_flags: libc::c_int) -> io::Result<OwnedFd> {
-    // SAFETY: socket takes no pointers.
-    let fd =
-        unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC | extra_flags, 0) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: socket just returned this descriptor; nothing else owns it.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-fn abstract_address(name: &[u8]) -> io::Result<(libc::sockaddr_un, libc::socklen_t)> {
+/// The abstract address `name`: the length, not a terminator, ends it (exactly the bytes given).
+fn abstract_address(name: &[u8]) -> io::Result<SocketAddrUnix> {
     if name.is_empty() || name.len() > MAX_NAME {
         return Err(io::Error::new(io::ErrorKind::InvalidInput, "abstract socket name of 1..=107 bytes"));
     }
-    let mut addr = libc::sockaddr_un { sun_family: libc::AF_UNIX as libc::sa_family_t, sun_path: [0; 108] };
-    // sun_path[0] stays NUL: that is what makes the name abstract.
-    for (dst, &src) in addr.sun_path[1..].iter_mut().zip(name) {
-        *dst = src as libc::c_char;
-    }
-    // The length, not a terminator, ends an abstract name: exactly the bytes given.
-    let len = mem::offset_of!(libc::sockaddr_un, sun_path) + 1 + name.len();
-    Ok((addr, len as libc::socklen_t))
+    Ok(SocketAddrUnix::new_abstract_name(name)?)
 }
 
-fn set_timeout(fd: BorrowedFd<'_>, option: libc::c_int, timeout: Option<Duration>) -> io::Result<()> {
-    let tv = match timeout {
-        // A zero timeval means "no timeout" to the kernel: zero or tiny bounds become 1 µs.
-        Some(t) => libc::timeval {
-            tv_sec: libc::time_t::try_from(t.as_secs()).unwrap_or(libc::time_t::MAX),
-            tv_usec: t.subsec_micros().max(u32::from(t.as_secs() == 0)) as libc::suseconds_t,
-        },
-        None => libc::timeval { tv_sec: 0, tv_usec: 0 },
-    };
-    // SAFETY: `tv` is a valid timeval and the length passed is its size.
-    cvt(unsafe {
-        libc::setsockopt(
-            fd.as_raw_fd(),
-            libc::SOL_SOCKET,
-            option,
-            (&raw const tv).cast(),
-            mem::size_of::<libc::timeval>() as libc::socklen_t,
-        )
-    })
-    .map(drop)
-}
-
-fn fd_bytes(n: usize) -> libc::c_uint {
-    (n * mem::size_of::<RawFd>()) as libc::c_uint
-}
-
-/// Takes ownership of every descriptor in the `SCM_RIGHTS` messages of `msg`.
-fn take_fds(msg: &libc::msghdr) -> Vec<OwnedFd> {
-    let mut fds = Vec::new();
-    // SAFETY: `msg` was just filled by recvmsg; its control pointer and (kernel-updated)
-    // length describe our ControlBuffer, which the CMSG_* walk never leaves. Each SCM_RIGHTS
-    // payload holds `(cmsg_len - CMSG_LEN(0)) / 4` descriptors the kernel installed for this
-    // process, which nothing else owns; they are read unaligned.
-    unsafe {
-        let mut cmsg = libc::CMSG_FIRSTHDR(msg);
-        while !cmsg.is_null() {
-            if (*cmsg).cmsg_level == libc::SOL_SOCKET && (*cmsg).cmsg_type == libc::SCM_RIGHTS {
-                let data = libc::CMSG_DATA(cmsg).cast::<RawFd>();
-                let bytes = ((*cmsg).cmsg_len as usize).saturating_sub(libc::CMSG_LEN(0) as usize);
-                for i in 0..bytes / mem::size_of::<RawFd>() {
-                    fds.push(OwnedFd::from_raw_fd(data.add(i).read_unaligned()));
-                }
-            }
-            cmsg = libc::CMSG_NXTHDR(msg, cmsg);
-        }
-    }
-    fds
-}
-
-/// Control-message space for `n` descriptors, aligned for `cmsghdr`.
-struct ControlBuffer(Vec<u64>);
-
-impl ControlBuffer {
-    fn new(n: usize) -> Self {
-        // SAFETY: CMSG_SPACE is pure arithmetic on its argument.
-        let bytes = unsafe { libc::CMSG_SPACE(fd_bytes(n)) } as usize;
-        ControlBuffer(vec![0u64; bytes.div_ceil(8)])
-    }
-
-    fn as_mut_ptr(&mut self) -> *mut libc::c_void {
-        self.0.as_mut_ptr().cast()
-    }
-
-    fn len(&self) -> usize {
-        self.0.len() * 8
-    }
-}
-
-fn cvt(ret: libc::c_int) -> io::Result<libc::c_int> {
-    if ret < 0 { Err(io::Error::last_os_error()) } else { Ok(ret) }
+fn set_timeout(fd: BorrowedFd<'_>, which: sockopt::Timeout, timeout: Option<Duration>) -> io::Result<()> {
+    // A zero timeval means "no timeout" to the kernel: zero or tiny bounds become 1 µs.
+    let timeout = timeout.map(|t| t.max(Duration::from_micros(1)));
+    Ok(sockopt::set_socket_timeout(fd, which, timeout)?)
 }
 
 #[cfg(test)]
@@ -488,9 +354,8 @@ mod tests {
         assert_eq!(m.fds.len(), 1);
         let received = MemFd::from(m.fds.into_iter().next().unwrap());
         assert_eq!(received.size().unwrap(), 4096);
-        // SAFETY: F_GETFD on an open descriptor only reads its flags.
-        let flags = unsafe { libc::fcntl(received.as_fd().as_raw_fd(), libc::F_GETFD) };
-        assert_eq!(flags & libc::FD_CLOEXEC, libc::FD_CLOEXEC, "received descriptors are close-on-exec");
+        let flags = rustix::io::fcntl_getfd(&received).unwrap();
+        assert!(flags.contains(rustix::io::FdFlags::CLOEXEC), "received descriptors are close-on-exec");
         let m = b.recv(&mut buf, 1).unwrap().unwrap();
         assert_eq!(&buf[..m.len], b"second");
         assert!(m.fds.is_empty());
@@ -547,8 +412,7 @@ mod tests {
         let me = std::process::id() as i32;
         assert_eq!(server.peer_credentials().unwrap().pid, me);
         assert_eq!(client.peer_credentials().unwrap().pid, me);
-        // SAFETY: getuid/getgid only read the process's credentials.
-        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let (uid, gid) = (rustix::process::getuid().as_raw(), rustix::process::getgid().as_raw());
         assert_eq!(server.peer_credentials().unwrap(), PeerCredentials { pid: me, uid, gid });
         client.send(b"ping", &[]).unwrap();
         let mut buf = [0u8; 8];
@@ -583,10 +447,14 @@ mod tests {
     }
 
     #[test]
-    fn poll_timeouts_round_up() {
-        assert_eq!(poll_timeout(None), -1);
-        assert_eq!(poll_timeout(Some(Duration::ZERO)), 0);
-        assert_eq!(poll_timeout(Some(Duration::from_micros(1))), 1);
-        assert_eq!(poll_timeout(Some(Duration::from_secs(u64::MAX))), libc::c_int::MAX);
+    fn poll_waits_as_long_as_asked_even_below_a_millisecond() {
+        let (_a, b) = Conn::pair().unwrap();
+        let start = Instant::now();
+        assert_eq!(poll_ready(&[b.as_fd()], Some(Duration::from_micros(300))).unwrap(), [false]);
+        assert!(start.elapsed() >= Duration::from_micros(300));
+        // Beyond what a timespec holds: no bound, but something ready still returns at once.
+        let (c, d) = Conn::pair().unwrap();
+        c.send(b"x", &[]).unwrap();
+        assert_eq!(poll_ready(&[d.as_fd()], Some(Duration::MAX)).unwrap(), [true]);
     }
 }

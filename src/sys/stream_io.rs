@@ -4,12 +4,17 @@
 //!
 //! `std::io::Read` needs a `&mut [u8]`, and making one over user memory would create a Rust
 //! reference into memory that C code owns; `recv`/`send` on the raw descriptor take the
-//! span's address instead.
+//! span's address instead. That is also why the span calls here stay on `libc`: rustix's
+//! `recv`, `send` and `IoSlice`s take Rust slices. Calls on plain buffers go through rustix.
 
 use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::os::fd::AsRawFd;
 use std::time::{Duration, Instant};
+
+use rustix::event::{self, PollFd, PollFlags, Timespec};
+use rustix::io::Errno;
+use rustix::net::{self, RecvFlags, SendFlags};
 
 use super::span::RawSpan;
 
@@ -44,28 +49,12 @@ pub fn recv_into(stream: &TcpStream, span: &RawSpan, offset: usize, len: usize) 
 /// closed peer is an error. Panics if the range is outside the span.
 pub fn send_from(stream: &TcpStream, span: &RawSpan, offset: usize, len: usize) -> io::Result<()> {
     assert!(offset.checked_add(len).is_some_and(|e| e <= span.len()), "range outside the span");
-    // SAFETY: the range lies inside the span (asserted above), which its maker vouched is
-    // readable memory for as long as the span lives (it outlives this call).
-    unsafe { send_raw(stream, span.addr() + offset, len) }
-}
-
-/// Sends all of `data`, never raising SIGPIPE (`std`'s `write_all` on a `TcpStream` does not
-/// set `MSG_NOSIGNAL`; Rust programs ignore SIGPIPE, but a C host may not).
-pub fn send_all(stream: &TcpStream, data: &[u8]) -> io::Result<()> {
-    // SAFETY: `data` is a valid borrowed slice for the whole call.
-    unsafe { send_raw(stream, data.as_ptr() as usize, data.len()) }
-}
-
-/// The send loop of [`send_from`] and [`send_all`]: all `len` bytes at `addr`, retrying on
-/// EINTR, with `MSG_NOSIGNAL`.
-///
-/// # Safety
-/// `[addr, addr + len)` is readable memory for the whole call.
-unsafe fn send_raw(stream: &TcpStream, addr: usize, len: usize) -> io::Result<()> {
+    let addr = span.addr() + offset;
     let mut done = 0;
     while done < len {
-        // SAFETY: `[addr + done, addr + len)` is inside the range the caller vouched is
-        // readable; the kernel only reads it.
+        // SAFETY: `[addr + done, addr + len)` lies inside the span (asserted above), which its
+        // maker vouched is readable memory for as long as the span lives (it outlives this
+        // call); the kernel only reads it. MSG_NOSIGNAL: a closed peer is EPIPE, not SIGPIPE.
         let n = unsafe {
             libc::send(
                 stream.as_raw_fd(),
@@ -87,36 +76,44 @@ unsafe fn send_raw(stream: &TcpStream, addr: usize, len: usize) -> io::Result<()
     Ok(())
 }
 
+/// Sends all of `data`, never raising SIGPIPE (`std`'s `write_all` on a `TcpStream` does not
+/// set `MSG_NOSIGNAL`; Rust programs ignore SIGPIPE, but a C host may not).
+pub fn send_all(stream: &TcpStream, mut data: &[u8]) -> io::Result<()> {
+    while !data.is_empty() {
+        match net::send(stream, data, SendFlags::NOSIGNAL) {
+            Ok(n) => data = &data[n..],
+            Err(Errno::INTR) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
 /// Sets the length of `listener`'s queue of connections the kernel has completed but the
 /// program not yet accepted (`listen` again on a listening socket changes just that; the
 /// kernel caps it at `net.core.somaxconn`). `std` listens with 128: a burst of connections
 /// beyond that makes the kernel drop new SYNs, and a client whose SYN is dropped waits a whole
 /// second for its retransmission.
 pub fn set_backlog(listener: &TcpListener, backlog: u32) -> io::Result<()> {
-    let backlog = libc::c_int::try_from(backlog).unwrap_or(libc::c_int::MAX);
-    // SAFETY: listen on an open socket descriptor has no memory-safety preconditions.
-    if unsafe { libc::listen(listener.as_raw_fd(), backlog) } == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    Ok(net::listen(listener, i32::try_from(backlog).unwrap_or(i32::MAX))?)
 }
 
 /// Whether the peer has closed or reset the connection, without waiting or consuming
 /// anything (`recv` with `MSG_PEEK | MSG_DONTWAIT`). Data waiting to be read counts as open.
 pub fn peer_closed(stream: &TcpStream) -> bool {
-    let mut byte = 0u8;
-    // SAFETY: a one-byte buffer on the stack; MSG_PEEK leaves the data in the socket.
-    let n = unsafe {
-        libc::recv(stream.as_raw_fd(), (&raw mut byte).cast(), 1, libc::MSG_PEEK | libc::MSG_DONTWAIT)
-    };
-    match n {
-        0 => true,
-        n if n > 0 => false,
-        _ => {
-            let e = io::Error::last_os_error();
-            !matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted)
-        }
+    match net::recv(stream, &mut [0u8; 1], RecvFlags::PEEK | RecvFlags::DONTWAIT) {
+        Ok((n, _)) => n == 0,
+        Err(e) => !matches!(e, Errno::AGAIN | Errno::INTR),
+    }
+}
+
+/// What of `events` (plus hang-up and error) is pending on the stream now (`poll` with a zero
+/// timeout, never waiting); nothing if the poll failed.
+fn pending(stream: &TcpStream, events: PollFlags) -> PollFlags {
+    let mut p = [PollFd::new(stream, events)];
+    match event::poll(&mut p, Some(&Timespec { tv_sec: 0, tv_nsec: 0 })) {
+        Ok(n) if n > 0 => p[0].revents(),
+        _ => PollFlags::empty(),
     }
 }
 
@@ -124,19 +121,13 @@ pub fn peer_closed(stream: &TcpStream) -> bool {
 /// waiting).
 #[cfg_attr(not(feature = "ucx"), allow(dead_code))] // used by the UCX transport only
 pub fn readable(stream: &TcpStream) -> bool {
-    let mut p = [libc::pollfd { fd: stream.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
-    // SAFETY: `p` is a valid array of one pollfd; a zero timeout never blocks.
-    let n = unsafe { libc::poll(p.as_mut_ptr(), 1, 0) };
-    n > 0 && p[0].revents & (libc::POLLIN | libc::POLLHUP | libc::POLLERR) != 0
+    pending(stream, PollFlags::IN).intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
 }
 
 /// Whether a send of a small frame would not wait now (`poll` for `POLLOUT`, no waiting): a
 /// peer that has left its receive window full answers `false`.
 pub fn writable(stream: &TcpStream) -> bool {
-    let mut p = [libc::pollfd { fd: stream.as_raw_fd(), events: libc::POLLOUT, revents: 0 }];
-    // SAFETY: `p` is a valid array of one pollfd; a zero timeout never blocks.
-    let n = unsafe { libc::poll(p.as_mut_ptr(), 1, 0) };
-    n > 0 && p[0].revents & libc::POLLOUT != 0
+    pending(stream, PollFlags::OUT).contains(PollFlags::OUT)
 }
 
 /// One piece of a gathered send.
@@ -180,14 +171,8 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         let saved = if first_call { None } else { within(stream, false, deadline)? };
         first_call = false;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
-        let mut iov: Vec<libc::iovec> = batch
-            .iter()
-            .map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l })
-            .collect();
-        // SAFETY: an all-zero msghdr is valid (no name, no control data).
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = iov.as_mut_ptr();
-        msg.msg_iovlen = iov.len() as _;
+        let mut iov = iovecs(batch);
+        let msg = msghdr(&mut iov);
         // SAFETY: every iovec names readable memory: borrowed slices (alive for this call) or
         // ranges inside spans (checked above), which their makers vouched are readable; the
         // kernel only reads them.
@@ -203,6 +188,21 @@ pub fn send_gather(stream: &TcpStream, parts: &[Part<'_>], deadline: Option<Inst
         advance(&mut pieces, &mut first, n as usize);
     }
     Ok(())
+}
+
+/// The iovecs of `(address, length)` pieces, for one `sendmsg` or `recvmsg`.
+fn iovecs(pieces: &[(usize, usize)]) -> Vec<libc::iovec> {
+    pieces.iter().map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l }).collect()
+}
+
+/// A message header over `iov`, with no address and no control data; valid while `iov` is.
+fn msghdr(iov: &mut [libc::iovec]) -> libc::msghdr {
+    // SAFETY: an all-zero msghdr is valid (no name, no control data); zeroing also clears the
+    // padding fields some C libraries have.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov.as_mut_ptr();
+    msg.msg_iovlen = iov.len() as _;
+    msg
 }
 
 /// Moves past `n` bytes moved by one system call, possibly into the middle of a piece.
@@ -277,14 +277,8 @@ pub fn recv_scatter(
         let saved = if first_call { None } else { within(stream, true, deadline)? };
         first_call = false;
         let batch = &pieces[first..(first + IOV_MAX).min(pieces.len())];
-        let mut iov: Vec<libc::iovec> = batch
-            .iter()
-            .map(|&(a, l)| libc::iovec { iov_base: a as *mut libc::c_void, iov_len: l })
-            .collect();
-        // SAFETY: an all-zero msghdr is valid (no name, no control data).
-        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-        msg.msg_iov = iov.as_mut_ptr();
-        msg.msg_iovlen = iov.len() as _;
+        let mut iov = iovecs(batch);
+        let mut msg = msghdr(&mut iov);
         // SAFETY: every iovec names a range inside a writable span (checked above), which its
         // maker vouched is writable memory with no Rust reference into it.
         let n = unsafe { libc::recvmsg(stream.as_raw_fd(), &mut msg, libc::MSG_WAITALL) };

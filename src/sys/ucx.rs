@@ -15,6 +15,7 @@
 
 use std::ffi::{CStr, CString, c_int, c_void};
 use std::fmt;
+use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -343,11 +344,14 @@ impl Context {
             }
             self.busy.store(0, Ordering::Release);
         }
-        let mut pfd = libc::pollfd { fd: self.efd, events: libc::POLLIN, revents: 0 };
-        let ms = c_int::try_from(timeout.as_micros().div_ceil(1000)).unwrap_or(c_int::MAX);
-        // SAFETY: one valid pollfd for the duration of the call; the fd is the worker's, alive
-        // as long as `self`. An EINTR simply ends the wait early.
-        unsafe { libc::poll(&mut pfd, 1, ms) };
+        // SAFETY: the fd is the worker's event descriptor, open as long as `self` (UCX closes it
+        // with the worker, in Drop); the borrow ends with this call.
+        let efd = unsafe { BorrowedFd::borrow_raw(self.efd) };
+        // An error (EINTR) simply ends the wait early; an unrepresentable timeout waits unbounded.
+        let _ = rustix::event::poll(
+            &mut [rustix::event::PollFd::new(&efd, rustix::event::PollFlags::IN)],
+            rustix::event::Timespec::try_from(timeout).ok().as_ref(),
+        );
     }
 
     /// An endpoint to the worker at `peer` (an address from `address()`), error handling mode
