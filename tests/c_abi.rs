@@ -279,6 +279,31 @@ fn cxx_members_link_and_behave_under_both_string_abis() {
     }
 }
 
+/// The C++ overloads of `acl/acl_rt_api.h` (typed pointers, defaults, the time-out forms),
+/// called as code written against the vendor's header calls them, under both string ABIs.
+#[test]
+fn the_cxx_overloads_of_acl_rt_api_forward_to_the_c_functions() {
+    let dir = scratch("acl-rt-api");
+    let so = dir.join("libascendless.so.0");
+    let _ = std::fs::remove_file(&so);
+    std::os::unix::fs::symlink(shared_library(), &so).unwrap();
+    for abi in ["0", "1"] {
+        let exe = dir.join(format!("acl_rt_api_abi{abi}"));
+        run(Command::new("c++")
+            .args(["-std=c++11", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg(root().join("tests/c/acl_rt_api_overloads.cpp"))
+            .arg("-o")
+            .arg(&exe)
+            .arg(shared_library())
+            .arg(format!("-Wl,-rpath,{}", dir.display())));
+        let out = run(Command::new(&exe).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
+        assert!(out.contains("0 failures"), "{out}");
+    }
+}
+
 /// The HIXL sample (examples-c/hixl-vendor-style) between two processes, and against the ADXL
 /// sample both ways: a hixl::Hixl and an adxl::AdxlEngine are one engine on the wire. The
 /// client connects with ConnectAsync, writes with TransferAsync + user_data and collects with

@@ -407,10 +407,12 @@ fn checked_in_headers_match_the_code() {
 }
 
 /// The headers written by hand: the C++ ones (cbindgen does not write C++ classes),
-/// `acl/acl_base_rt.h`, which only includes the generated `acl/acl_base.h`, and the secure C
+/// `acl/acl_base_rt.h`, which only includes the generated `acl/acl_base.h`, `acl/acl_rt_api.h`
+/// (C++ inline overloads), and the secure C
 /// library's, whose functions are C++ code of ours (src/cxx/securec.cpp).
 const HAND_WRITTEN: &[&str] = &[
     "acl/acl_base_rt.h",
+    "acl/acl_rt_api.h",
     "adxl/adxl_engine.h",
     "adxl/adxl_types.h",
     "external/ge_common/api_error_codes.h",
