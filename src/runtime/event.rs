@@ -17,7 +17,7 @@
 //! each queued wait is counted until it has run (`aclrtQueryEventWaitStatus`).
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -86,6 +86,9 @@ pub struct Event {
     /// to read or insert: a record is dropped under its stream's lock, sometimes while
     /// `state` is held (a refused submit), so noting it must not take `state`.
     discarded: Mutex<BTreeSet<u64>>,
+    /// Whether `discarded` may hold anything: set with the first insertion, so a record that
+    /// completes (every round of a ping-pong) skips that lock while nothing was ever discarded.
+    ever_discarded: AtomicBool,
     pub flags: u32,
     pub origin: Origin,
     /// What `aclrtGetEventId` reports.
@@ -120,6 +123,7 @@ impl Event {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             discarded: Mutex::new(BTreeSet::new()),
+            ever_discarded: AtomicBool::new(false),
             flags,
             origin,
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -252,6 +256,7 @@ impl Event {
         // Noted as discarded before the shared cell says "run": a local synchroniser woken by
         // the cell must find it so (else it would report the discarded record as done).
         sync::lock(&self.discarded).insert(seq);
+        self.ever_discarded.store(true, Ordering::Release);
         if let (Some(ipc), Some(shared)) = (&self.ipc, shared) {
             ipc.complete(shared);
         }
@@ -265,7 +270,9 @@ impl Event {
         s.completed = s.completed.max(seq);
         drop(s);
         // Discarded records up to a completed one no longer matter to anyone.
-        sync::lock(&self.discarded).retain(|&d| d > seq);
+        if self.ever_discarded.load(Ordering::Acquire) {
+            sync::lock(&self.discarded).retain(|&d| d > seq);
+        }
         self.wake_local();
     }
 
