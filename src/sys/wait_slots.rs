@@ -32,14 +32,14 @@ fn table() -> Option<&'static Mapping> {
 }
 
 fn open_table() -> std::io::Result<Mapping> {
-    let uid = rustix::process::getuid().as_raw();
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .create(true)
         .mode(0o600)
-        // (std opens close-on-exec already.)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
         .open(format!("/dev/shm/ascendless-wait-slots-{uid}"))?;
     let meta = file.metadata()?;
     // Another user's file under our name (planted before us): not ours to trust.
