@@ -24,7 +24,6 @@ use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
-use crate::sys::wait_slots;
 use crate::sys::word::SharedWord;
 
 pub const WAIT_GEQ: u32 = 0;
@@ -61,12 +60,9 @@ pub fn word_at(addr: usize) -> AclResult<SharedWord> {
     if !matches!(b.placement, Placement::Device(_)) {
         return Err(invalid(format!("devAddr {addr:#x} is not device memory (use aclrtMalloc)")));
     }
-    let word = memory::runtime_span(addr, 8).and_then(SharedWord::new).ok_or_else(|| {
+    memory::runtime_span(addr, 8).and_then(SharedWord::new).ok_or_else(|| {
         invalid(format!("the 8 bytes at devAddr {addr:#x} run past the end of the allocation"))
-    })?;
-    // Every process mapping the word finds the same sleeper counter: by the file and the
-    // word's place in it, not by its address here.
-    Ok(word.with_sleepers(wait_slots::slot(&b.fd, b.file_offset + (addr - b.start) as u64)))
+    })
 }
 
 /// `aclrtValueWrite`: queues the store of `value` at `addr` on `stream` (recorded when the

@@ -42,7 +42,6 @@ pub mod span;
 pub mod stream_io;
 #[cfg(feature = "ucx")]
 pub mod ucx;
-pub mod wait_slots;
 pub mod word;
 
 /// The system page size (what every mapping is rounded to).

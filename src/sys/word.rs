@@ -2,11 +2,8 @@
 //! memory), read, written and slept on by stream tasks (`aclrtValueWait` / `aclrtValueWrite`).
 //!
 //! Sleeping uses the shared futex on the word's low 32 bits: a store through [`SharedWord::store`]
-//! wakes the sleepers of every process mapping the page; a store by other means (a copy) is
-//! seen at the sleeper's next time slice. With a sleeper counter ([`super::wait_slots`]) a
-//! store makes the wake system call only when someone sleeps: a sleeper counts itself before
-//! it looks at the word a last time, and a store looks at the count after writing, both
-//! sequentially consistent, so one of the two always sees the other.
+//! always wakes the sleepers of every process mapping the page; a store by other means (a copy)
+//! is seen at the sleeper's next time slice.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
@@ -20,21 +17,12 @@ const LOW_HALF: usize = if cfg!(target_endian = "little") { 0 } else { 4 };
 /// An 8-byte aligned, writable word; the span keeps its mapping alive.
 pub struct SharedWord {
     span: RawSpan,
-    /// How many sleep on the word, in every process of this user (`None`: unknown, so every
-    /// store wakes).
-    sleepers: Option<&'static AtomicU32>,
 }
 
 impl SharedWord {
     /// The word a span of exactly 8 writable, 8-aligned bytes holds; `None` otherwise.
     pub fn new(span: RawSpan) -> Option<SharedWord> {
-        (span.len() == 8 && span.addr() % 8 == 0 && span.is_writable())
-            .then_some(SharedWord { span, sleepers: None })
-    }
-
-    /// The same word with the sleeper counter that every process mapping it uses.
-    pub fn with_sleepers(self, sleepers: Option<&'static AtomicU32>) -> SharedWord {
-        SharedWord { sleepers, ..self }
+        (span.len() == 8 && span.addr() % 8 == 0 && span.is_writable()).then_some(SharedWord { span })
     }
 
     fn word(&self) -> &AtomicU64 {
@@ -57,21 +45,11 @@ impl SharedWord {
     /// Stores `value` and wakes every sleeper on the word, in any process.
     pub fn store(&self, value: u64) {
         self.word().store(value, Ordering::SeqCst);
-        if self.sleepers.is_none_or(|n| n.load(Ordering::SeqCst) > 0) {
-            futex::wake(self.low(), u32::MAX);
-        }
+        futex::wake(self.low(), u32::MAX);
     }
 
     /// Sleeps at most `slice` while the word still holds `seen` (woken by [`SharedWord::store`]).
     pub fn sleep(&self, seen: u64, slice: Duration) {
-        let Some(n) = self.sleepers else {
-            futex::wait(self.low(), seen as u32, Some(slice));
-            return;
-        };
-        n.fetch_add(1, Ordering::SeqCst);
-        if self.load() == seen {
-            futex::wait(self.low(), seen as u32, Some(slice));
-        }
-        n.fetch_sub(1, Ordering::SeqCst);
+        futex::wait(self.low(), seen as u32, Some(slice));
     }
 }

@@ -37,9 +37,6 @@ pub struct Allocation {
     /// policies), reported by `aclrtPointerGetAttributes`.
     pub page_size: usize,
     fd: Arc<MemFd>,
-    /// Where `start` lies in `fd` (an importer maps the part of another process's file it was
-    /// given; 0 otherwise).
-    pub file_offset: u64,
     /// The read-write view every runtime copy goes through; the user's view too, unless strict.
     runtime: Arc<Mapping>,
     /// Strict mode's inaccessible user view; unmapped when the allocation is dropped.
@@ -113,17 +110,7 @@ pub fn map_file(
         None
     };
     let start = user.as_ref().map_or(runtime.addr(), Mapping::addr);
-    Ok(Allocation {
-        start,
-        len,
-        placement,
-        origin,
-        page_size: align,
-        fd,
-        file_offset: offset,
-        runtime,
-        _user: user,
-    })
+    Ok(Allocation { start, len, placement, origin, page_size: align, fd, runtime, _user: user })
 }
 
 /// The registry's record of `len` bytes of `fd` (from offset 0) that a virtual-memory mapping
@@ -139,7 +126,7 @@ pub fn map_view(
 ) -> AclResult<Allocation> {
     let runtime = Arc::new(Mapping::shared_rw_at(&fd, 0, len, 0).map_err(|e| os_failure(len, e))?);
     let origin = Origin::Mapped { imported };
-    Ok(Allocation { start, len, placement, origin, page_size, fd, file_offset: 0, runtime, _user: None })
+    Ok(Allocation { start, len, placement, origin, page_size, fd, runtime, _user: None })
 }
 
 fn os_failure(len: usize, e: io::Error) -> AclError {

@@ -39,9 +39,8 @@ pub struct Backing {
     /// Start and length of the whole allocation (user addresses).
     pub start: usize,
     pub len: usize,
-    /// The file holding its bytes; `start` is at `file_offset` in it.
+    /// The file holding its bytes; offset 0 is `start`.
     pub fd: Arc<MemFd>,
-    pub file_offset: u64,
     pub imported: bool,
 }
 
@@ -351,7 +350,6 @@ impl Registry {
             start: a.start,
             len: a.len,
             fd: a.file(),
-            file_offset: a.file_offset,
             imported: matches!(a.origin, Origin::Imported | Origin::Mapped { imported: true }),
         })
     }
