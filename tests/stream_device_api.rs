@@ -22,6 +22,7 @@ use ascendless::ffi::acl_rt::ipc::*;
 use ascendless::ffi::acl_rt::memory::*;
 use ascendless::ffi::acl_rt::notify::*;
 use ascendless::ffi::acl_rt::stream::*;
+use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait};
 use common::Scripted;
 
 type Handle = *mut c_void;
@@ -264,9 +265,31 @@ fn stream_flags_have_the_vendor_s_values_and_rules() {
             assert_eq!(unsafe { aclrtCreateStreamWithConfig(&mut s, 3, flag) }, ACL_SUCCESS, "{flag:#x}");
             assert_eq!(queue_fill(buf, i as u8 + 1, s), ACL_SUCCESS);
             assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+            if flag == ACL_STREAM_DEVICE_USE_ONLY {
+                // The host does not synchronise with a device-use-only stream (the vendor's
+                // synchronisations return success at once for it): its work is seen when done.
+                let t = std::time::Instant::now();
+                while !read(buf).iter().all(|&b| b == i as u8 + 1) {
+                    assert!(t.elapsed() < std::time::Duration::from_secs(5), "the fill never ran");
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
             assert!(read(buf).iter().all(|&b| b == i as u8 + 1), "a stream with {flag:#x} runs work");
             assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
         }
+        // A device-use-only stream held by a wait nothing ends: both synchronisations return
+        // success at once, as the vendor documents (the runtime sample that stops such a
+        // stream and then synchronises relies on it).
+        let mut held = null_mut();
+        // SAFETY: valid out-pointer.
+        assert_eq!(
+            unsafe { aclrtCreateStreamWithConfig(&mut held, 0, ACL_STREAM_DEVICE_USE_ONLY) },
+            ACL_SUCCESS
+        );
+        assert_eq!(aclrtValueWait(buf, 0xdead, ACL_STREAM_WAIT_VALUE_EQ, held), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeStream(held), ACL_SUCCESS);
+        assert_eq!(aclrtSynchronizeStreamWithTimeout(held, 1), ACL_SUCCESS);
+        assert_eq!(aclrtDestroyStreamForce(held), ACL_SUCCESS);
         let refused = [
             (ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_FAST_SYNC, ACL_ERROR_RT_PARAM_INVALID),
             (ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_HUGE, ACL_ERROR_RT_PARAM_INVALID),

@@ -186,16 +186,25 @@ pub extern "C" fn aclrtDestroyStreamForce(stream: aclrtStream) -> aclError {
 /// task failure since the last synchronisation; 107023 if the stream is aborted meanwhile.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    acl_call("aclrtSynchronizeStream", || context::stream(raw(stream))?.synchronize(None))
+    acl_call("aclrtSynchronizeStream", || synchronize(stream, None))
 }
 
 /// As `aclrtSynchronizeStream`, giving up after `timeout` ms (-1: no limit) with 507046.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
-    acl_call("aclrtSynchronizeStreamWithTimeout", || {
-        let limit = millis(timeout)?;
-        context::stream(raw(stream))?.synchronize(limit)
-    })
+    acl_call("aclrtSynchronizeStreamWithTimeout", || synchronize(stream, millis(timeout)?))
+}
+
+/// The stream flags whose streams the host does not synchronise with: the vendor documents
+/// that both synchronisations return success at once for them, doing nothing.
+const NOT_HOST_SYNCED: u32 = flags::PERSISTENT | flags::DEVICE_USE_ONLY | flags::CPU_SCHEDULE;
+
+fn synchronize(stream: aclrtStream, limit: Option<Duration>) -> AclResult<()> {
+    let s = context::stream(raw(stream))?;
+    if s.flags & NOT_HOST_SYNCED != 0 {
+        return Ok(());
+    }
+    s.synchronize(limit)
 }
 
 /// Whether every task queued on `stream` (NULL: the default stream) has run: `*status` is
