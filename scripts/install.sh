@@ -67,6 +67,14 @@ plan subst set_env.sh "$here/cmake/set_env.sh.in"
 arch_dir=$(uname -m)-linux
 plan link "$arch_dir/include" ../include
 plan link "$arch_dir/lib64" ../lib64
+# What the vendor's runtime samples (hicann/runtime example/) look for: bin/setenv.bash (sources
+# set_env.sh) and ascendc.cmake under tikcpp/ascendc_kernel_cmake, a stand-in that lets host-only
+# projects configure and stops kernel builds with a clear error (cmake/ascendc.cmake). One copy,
+# in tools/, linked from the other places the vendor's toolkits keep it.
+plan subst bin/setenv.bash "$here/cmake/setenv.bash.in"
+plan file tools/tikcpp/ascendc_kernel_cmake/ascendc.cmake "$here/cmake/ascendc.cmake"
+plan link compiler/tikcpp ../tools/tikcpp
+plan link "$arch_dir/tikcpp" ../tools/tikcpp
 # At the vendor's default location the prefix is <toolkit>/latest, and users source
 # <toolkit>/set_env.sh: that file too (last, so the prefix exists when it is written; the
 # manifest lists it as ../set_env.sh, the one entry outside the prefix uninstall accepts).

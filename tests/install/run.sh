@@ -118,7 +118,7 @@ ok "installed ascendless-bench runs from PATH (--help, a short adxl --spawn with
 
 # set_env.sh, as the vendor's.
 (
-    unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PYTHONPATH
+    unset LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PYTHONPATH ASCENDC_CMAKE_DIR
     # shellcheck source=/dev/null
     source "$prefix/set_env.sh"
     [ "$ASCEND_TOOLKIT_HOME" = "$prefix" ] && [ "$ASCEND_HOME_PATH" = "$prefix" ] || fail "toolkit home variables"
@@ -126,8 +126,27 @@ ok "installed ascendless-bench runs from PATH (--help, a short adxl --spawn with
     [ "$CMAKE_PREFIX_PATH" = "$prefix" ] || fail "CMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH"
     [ "$PKG_CONFIG_PATH" = "$prefix/lib64/pkgconfig" ] || fail "PKG_CONFIG_PATH=$PKG_CONFIG_PATH"
     [ "$PYTHONPATH" = "$prefix/python/site-packages" ] || fail "PYTHONPATH=$PYTHONPATH"
+    [ "$ASCENDC_CMAKE_DIR" = "$prefix/tools/tikcpp/ascendc_kernel_cmake" ] || fail "ASCENDC_CMAKE_DIR=$ASCENDC_CMAKE_DIR"
+    ASCENDC_CMAKE_DIR=/elsewhere
+    # shellcheck source=/dev/null
+    source "$prefix/set_env.sh"
+    [ "$ASCENDC_CMAKE_DIR" = /elsewhere ] || fail "set_env.sh replaced an ASCENDC_CMAKE_DIR already set"
 ) || exit 1
-ok "set_env.sh sets the toolkit variables without empty path entries"
+ok "set_env.sh sets the toolkit variables without empty path entries, keeps an ASCENDC_CMAKE_DIR already set"
+
+# bin/setenv.bash, the vendor's other entry point, has the same effect as set_env.sh, also under
+# `set -u`, from another directory, and under dash (through the recorded prefix).
+env_of() { # env_of SHELL SCRIPT: the toolkit variables after sourcing SCRIPT in a clean environment
+    env -i PATH=/usr/bin:/bin HOME="$HOME" "$1" -c 'set -u; cd /; . "$1"; for v in ASCEND_TOOLKIT_HOME ASCEND_HOME_PATH \
+        ASCENDC_CMAKE_DIR LD_LIBRARY_PATH CMAKE_PREFIX_PATH PKG_CONFIG_PATH PATH PYTHONPATH; do eval "echo $v=\$$v"; done' _ "$2"
+}
+[ -f "$prefix/bin/setenv.bash" ] || fail "installed tree lacks bin/setenv.bash"
+want=$(env_of bash "$prefix/set_env.sh")
+[ "$(env_of bash "$prefix/bin/setenv.bash")" = "$want" ] || fail "bin/setenv.bash under bash: $(env_of bash "$prefix/bin/setenv.bash")"
+if command -v dash >/dev/null; then
+    [ "$(env_of dash "$prefix/bin/setenv.bash")" = "$want" ] || fail "bin/setenv.bash under dash: $(env_of dash "$prefix/bin/setenv.bash")"
+fi
+ok "bin/setenv.bash sets what set_env.sh sets (bash, dash, set -u)"
 
 # Python, as the vendor's toolkit: `import acl` after set_env.sh, with no pip step, in a clean
 # environment (only PATH and HOME), calling into the installed library; sourcing twice changes
@@ -188,6 +207,31 @@ quiet cmake -S "$here/tests/install/vendor_style" -B "$work/vendor" -DEXAMPLES="
 quiet cmake --build "$work/vendor" -j 2
 for app in app adxl_app adxl_app_metadef; do quiet "$work/vendor/$app"; done
 ok "vendor-style project (ASCEND_TOOLKIT_HOME, -lascendcl, -lllm_datadist -lgraph, ABI 0) builds and runs"
+
+# The vendor's runtime samples' style: bin/setenv.bash, then ascendc.cmake from ASCENDC_CMAKE_DIR.
+# A host-only project builds and runs; a kernel build stops at configure and names the reason.
+for d in tools compiler "$arch_dir"; do
+    [ "$(readlink -f "$prefix/$d/tikcpp/ascendc_kernel_cmake/ascendc.cmake")" = \
+        "$(readlink -f "$prefix/tools/tikcpp/ascendc_kernel_cmake/ascendc.cmake")" ] || fail "no $d/tikcpp/ascendc_kernel_cmake/ascendc.cmake"
+done
+(
+    unset ASCENDC_CMAKE_DIR
+    # shellcheck source=/dev/null
+    source "$prefix/bin/setenv.bash"
+    quiet cmake -S "$here/tests/install/ascendc_style" -B "$work/ascendc" -DEXAMPLES="$here/examples-c" \
+        -DASCEND_CANN_PACKAGE_PATH="$ASCEND_HOME_PATH"
+    quiet cmake --build "$work/ascendc" -j 2
+    quiet "$work/ascendc/main"
+    for fn in ascendc_library ascendc_fatbin_library; do
+        if cmake -S "$here/tests/install/ascendc_style" -B "$work/ascendc_$fn" -DEXAMPLES="$here/examples-c" \
+            -DASCEND_CANN_PACKAGE_PATH="$ASCEND_HOME_PATH" -DKERNEL="$fn" >"$work/out.log" 2>&1; then
+            fail "$fn configured without the vendor's kernel compiler"
+        fi
+        tr -s ' \n' ' ' <"$work/out.log" | grep -q "$fn(kernels ...) compiles Ascend C device kernels, which needs the vendor's Ascend C compiler" ||
+            fail "$fn does not say why it failed: $(cat "$work/out.log")"
+    done
+) || exit 1
+ok "vendor runtime-sample style (bin/setenv.bash, ASCENDC_CMAKE_DIR/ascendc.cmake) builds host code; ascendc_library stops with the reason"
 
 # pkg-config, shared and static.
 # shellcheck disable=SC2046
