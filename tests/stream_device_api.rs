@@ -280,21 +280,23 @@ fn stream_flags_have_the_vendor_s_values_and_rules() {
         // A device-use-only stream held by a wait nothing ends: both synchronisations return
         // success at once, as the vendor documents (the runtime sample that stops such a
         // stream and then synchronises relies on it).
-        let mut held = null_mut();
-        // SAFETY: valid out-pointer.
-        assert_eq!(
-            unsafe { aclrtCreateStreamWithConfig(&mut held, 0, ACL_STREAM_DEVICE_USE_ONLY) },
-            ACL_SUCCESS
-        );
-        assert_eq!(aclrtValueWait(buf, 0xdead, ACL_STREAM_WAIT_VALUE_EQ, held), ACL_SUCCESS);
-        assert_eq!(aclrtSynchronizeStream(held), ACL_SUCCESS);
-        assert_eq!(aclrtSynchronizeStreamWithTimeout(held, 1), ACL_SUCCESS);
-        assert_eq!(aclrtDestroyStreamForce(held), ACL_SUCCESS);
+        // Persistent streams (those a model binds, aclmdlRIBindStream) likewise.
+        for flag in [
+            ACL_STREAM_DEVICE_USE_ONLY,
+            ACL_STREAM_PERSISTENT,
+            ACL_STREAM_PERSISTENT | ACL_STREAM_FAST_LAUNCH,
+        ] {
+            let mut held = null_mut();
+            // SAFETY: valid out-pointer.
+            assert_eq!(unsafe { aclrtCreateStreamWithConfig(&mut held, 0, flag) }, ACL_SUCCESS, "{flag:#x}");
+            assert_eq!(aclrtValueWait(buf, 0xdead, ACL_STREAM_WAIT_VALUE_EQ, held), ACL_SUCCESS);
+            assert_eq!(aclrtSynchronizeStream(held), ACL_SUCCESS);
+            assert_eq!(aclrtSynchronizeStreamWithTimeout(held, 1), ACL_SUCCESS);
+            assert_eq!(aclrtDestroyStreamForce(held), ACL_SUCCESS);
+        }
         let refused = [
             (ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_FAST_SYNC, ACL_ERROR_RT_PARAM_INVALID),
             (ACL_STREAM_DEVICE_USE_ONLY | ACL_STREAM_HUGE, ACL_ERROR_RT_PARAM_INVALID),
-            (ACL_STREAM_PERSISTENT, ACL_ERROR_RT_FEATURE_NOT_SUPPORT),
-            (ACL_STREAM_PERSISTENT | ACL_STREAM_FAST_LAUNCH, ACL_ERROR_RT_FEATURE_NOT_SUPPORT),
             (ACL_STREAM_CPU_SCHEDULE, ACL_ERROR_RT_FEATURE_NOT_SUPPORT),
         ];
         for (flag, code) in refused {

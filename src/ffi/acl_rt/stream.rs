@@ -111,11 +111,6 @@ pub(crate) fn check_flags(flag: u32, product: Product) -> AclResult<u32> {
     }
     let unsupported =
         |what: &str| Err(AclError::new(ACL_ERROR_RT_FEATURE_NOT_SUPPORT, format!("flag {flag:#x}: {what}")));
-    if known & flags::PERSISTENT != 0 {
-        return unsupported(
-            "ACL_STREAM_PERSISTENT streams hold tasks for model run instances (aclmdlRI*), which this runtime does not have",
-        );
-    }
     if known & flags::CPU_SCHEDULE != 0 {
         return unsupported(
             "ACL_STREAM_CPU_SCHEDULE streams carry AI CPU scheduling of queue-based models, which this runtime does not have",
