@@ -22,7 +22,7 @@ if(NOT DEFINED HIXL_CODE_DIR)
   set(HIXL_CODE_DIR "${_ascendless_cann_prefix}")
 endif()
 
-foreach(_ascendless_name ascendcl acl_rt cann_hixl llm_datadist metadef graph graph_base c_sec ascend_hal)
+foreach(_ascendless_name ascendcl acl_rt acl_rt_impl cann_hixl llm_datadist metadef graph graph_base c_sec ascend_hal)
   if(NOT TARGET ${_ascendless_name})
     add_library(${_ascendless_name} SHARED IMPORTED)
     set_target_properties(${_ascendless_name} PROPERTIES

@@ -20,7 +20,7 @@ dest=$1 prefix=$2 build=$3 version=$4
 here=$(CDPATH= cd -- "$(dirname -- "$0")/.." >/dev/null && pwd)
 soname=libascendless.so.0
 real=libascendless.so.$version
-aliases=(libascendless.so libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so)
+aliases=(libascendless.so libascendcl.so libacl_rt.so libacl_rt_impl.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so)
 manifest_rel=share/ascendless/install-manifest.txt
 manifest=$dest/$manifest_rel
 

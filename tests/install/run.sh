@@ -51,7 +51,7 @@ CMAKE
 cmake -DPREFIX="$prefix" -P "$work/arch_glob.cmake" >"$work/out.log" 2>&1 || fail "glob of *-linux: $(cat "$work/out.log")"
 ok "$arch_dir/include and $arch_dir/lib64 are the top-level directories; -I/-L there with -lascendcl builds and runs"
 real=$(readlink -f "$prefix/lib64/libascendless.so")
-for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so; do
+for name in libascendless.so libascendless.so.0 libascendcl.so libacl_rt.so libacl_rt_impl.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so; do
     [ "$(readlink -f "$prefix/lib64/$name")" = "$real" ] || fail "$name does not resolve to the library"
 done
 ok "vendor library names all resolve to one library"
