@@ -777,3 +777,60 @@ fn a_replay_takes_its_event_records_and_wait_targets_when_queued() {
     assert_eq!(aclmdlRIDestroy(model), ACL_SUCCESS);
     assert_eq!(aclmdlRIDestroy(waits), ACL_SUCCESS);
 }
+
+/// The `*_EXTERNAL` record and wait flags (graphs synchronising with streams outside them):
+/// a replay's external wait waits for a record made outside, and its external record is seen
+/// by a stream outside; both only in a stream being captured, on an event made with
+/// `ACL_EVENT_SYNC` alone.
+#[test]
+fn external_records_and_waits_link_a_graph_to_the_streams_outside_it() {
+    let _ctx = context(7);
+    let (s, other) = (stream(), stream());
+    let ex_event = || {
+        let mut e = null_mut();
+        // SAFETY: valid out-pointer.
+        assert_eq!(unsafe { aclrtCreateEventExWithFlag(&mut e, ACL_EVENT_SYNC) }, ACL_SUCCESS);
+        e
+    };
+    let (inbound, outbound) = (ex_event(), ex_event());
+    let plain = event();
+    // Outside a capture, or with another kind of event, or a time limit: 107000.
+    assert_eq!(
+        aclrtStreamWaitEventWithFlag(s, inbound, 0, ACL_EVENT_WAIT_EXTERNAL),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(aclrtRecordEventWithFlag(outbound, s, ACL_EVENT_RECORD_EXTERNAL), ACL_ERROR_RT_PARAM_INVALID);
+    begin(s, GLOBAL);
+    assert_eq!(
+        aclrtStreamWaitEventWithFlag(s, plain, 0, ACL_EVENT_WAIT_EXTERNAL),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    assert_eq!(
+        aclrtStreamWaitEventWithFlag(s, inbound, 5, ACL_EVENT_WAIT_EXTERNAL),
+        ACL_ERROR_RT_PARAM_INVALID
+    );
+    let calls = counter();
+    assert_eq!(aclrtStreamWaitEventWithFlag(s, inbound, 0, ACL_EVENT_WAIT_EXTERNAL), ACL_SUCCESS);
+    assert_eq!(launch_count(s, calls), ACL_SUCCESS);
+    assert_eq!(aclrtRecordEventWithFlag(outbound, s, ACL_EVENT_RECORD_EXTERNAL), ACL_SUCCESS);
+    let model = end(s);
+    // Outside: a held stream records `inbound`; another waits on the graph's `outbound`.
+    let held = counter();
+    let harg = (held as *const AtomicU64).cast_mut().cast();
+    assert_eq!(aclrtLaunchHostFunc(other, Some(gate), harg), ACL_SUCCESS);
+    assert_eq!(aclrtRecordEvent(inbound, other), ACL_SUCCESS);
+    assert_eq!(aclmdlRIExecuteAsync(model, s), ACL_SUCCESS);
+    let after = stream();
+    let later = counter();
+    assert_eq!(aclrtStreamWaitEvent(after, outbound), ACL_SUCCESS);
+    assert_eq!(launch_count(after, later), ACL_SUCCESS);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the replay waits for the record made outside");
+    assert_eq!(later.load(Ordering::SeqCst), 0, "the stream outside waits for the replay's record");
+    held.store(1, Ordering::SeqCst);
+    assert_eq!(aclrtSynchronizeStream(after), ACL_SUCCESS);
+    assert_eq!((calls.load(Ordering::SeqCst), later.load(Ordering::SeqCst)), (1, 1));
+    assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    assert_eq!(aclrtSynchronizeStream(other), ACL_SUCCESS);
+    assert_eq!(aclmdlRIDestroy(model), ACL_SUCCESS);
+}

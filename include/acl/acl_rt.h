@@ -2953,7 +2953,9 @@ aclError aclrtIpcOpenEventHandle(struct aclrtIpcEventHandle handle,
 
 /*
  Queues a record; `flag` `ACL_EVENT_RECORD_DEFAULT` (0) records as `aclrtRecordEvent`;
- `ACL_EVENT_RECORD_EXTERNAL` belongs to model capture, which is not supported (207000).
+ `ACL_EVENT_RECORD_EXTERNAL` records, in a stream being captured, a record that every replay
+ makes visible outside the graph (the event made by `aclrtCreateEventExWithFlag` with
+ `ACL_EVENT_SYNC` alone); elsewhere 107000.
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtRecordEventWithFlag(aclrtEvent event,
@@ -2962,7 +2964,8 @@ aclError aclrtRecordEventWithFlag(aclrtEvent event,
 
 /*
  Queues a wait; `flag` `ACL_EVENT_WAIT_DEFAULT` (0) with `timeout` in ms (0: no limit);
- `ACL_EVENT_WAIT_EXTERNAL` belongs to model capture, which is not supported (207000).
+ `ACL_EVENT_WAIT_EXTERNAL` records, in a stream being captured, a wait for a record made
+ outside the graph (timeout 0 only; the event as for `ACL_EVENT_RECORD_EXTERNAL`).
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtStreamWaitEventWithFlag(aclrtStream stream,

@@ -323,7 +323,9 @@ pub unsafe extern "C" fn aclrtIpcOpenEventHandle(
 }
 
 /// Queues a record; `flag` `ACL_EVENT_RECORD_DEFAULT` (0) records as `aclrtRecordEvent`;
-/// `ACL_EVENT_RECORD_EXTERNAL` belongs to model capture, which is not supported (207000).
+/// `ACL_EVENT_RECORD_EXTERNAL` records, in a stream being captured, a record that every replay
+/// makes visible outside the graph (the event made by `aclrtCreateEventExWithFlag` with
+/// `ACL_EVENT_SYNC` alone); elsewhere 107000.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStream, flag: u32) -> aclError {
     acl_call("aclrtRecordEventWithFlag", || match flag {
@@ -331,14 +333,40 @@ pub extern "C" fn aclrtRecordEventWithFlag(event: aclrtEvent, stream: aclrtStrea
             resolve::<Event>(event, "event")?.record(&*context::stream_for_work(raw(stream))?)
         }
         ACL_EVENT_RECORD_EXTERNAL => {
-            Err(not_supported("ACL_EVENT_RECORD_EXTERNAL records for model capture, which is not supported"))
+            let (e, s) = external(event, stream, "ACL_EVENT_RECORD_EXTERNAL")?;
+            e.record(&s)
         }
         f => Err(invalid(format!("record flag {f:#x}: use ACL_EVENT_RECORD_DEFAULT (0)"))),
     })
 }
 
+/// The event and the captured stream of an `*_EXTERNAL` record or wait, as the vendor
+/// documents them: the stream is being captured, and the event was made by
+/// `aclrtCreateEventExWithFlag` with `ACL_EVENT_SYNC` alone (107000 otherwise). In a graph
+/// such a record or wait is recorded as any other is: a replay's wait waits for the latest
+/// record queued before it, wherever it was recorded, and a replay's record is seen by every
+/// stream that waits on the event.
+fn external(
+    event: aclrtEvent,
+    stream: aclrtStream,
+    what: &str,
+) -> AclResult<(Arc<Event>, context::StreamRef)> {
+    let e = resolve::<Event>(event, "event")?;
+    let s = context::stream_for_work(raw(stream))?;
+    if !s.is_capturing() {
+        return Err(invalid(format!("{what} is for a stream being captured (aclmdlRICaptureBegin)")));
+    }
+    if e.origin != Origin::Ex || e.flags != ACL_EVENT_SYNC {
+        return Err(invalid(format!(
+            "{what} takes an event made by aclrtCreateEventExWithFlag with ACL_EVENT_SYNC alone"
+        )));
+    }
+    Ok((e, s))
+}
+
 /// Queues a wait; `flag` `ACL_EVENT_WAIT_DEFAULT` (0) with `timeout` in ms (0: no limit);
-/// `ACL_EVENT_WAIT_EXTERNAL` belongs to model capture, which is not supported (207000).
+/// `ACL_EVENT_WAIT_EXTERNAL` records, in a stream being captured, a wait for a record made
+/// outside the graph (timeout 0 only; the event as for `ACL_EVENT_RECORD_EXTERNAL`).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtStreamWaitEventWithFlag(
     stream: aclrtStream,
@@ -351,7 +379,13 @@ pub extern "C" fn aclrtStreamWaitEventWithFlag(
             wait(stream, event, (timeout > 0).then(|| Duration::from_millis(u64::from(timeout))))
         }
         ACL_EVENT_WAIT_EXTERNAL => {
-            Err(not_supported("ACL_EVENT_WAIT_EXTERNAL waits for model capture, which is not supported"))
+            if timeout != 0 {
+                return Err(invalid(format!(
+                    "ACL_EVENT_WAIT_EXTERNAL waits without limit: timeout must be 0, not {timeout}"
+                )));
+            }
+            let (e, s) = external(event, stream, "ACL_EVENT_WAIT_EXTERNAL")?;
+            e.wait_on(&s, None)
         }
         f => Err(invalid(format!("wait flag {f:#x}: use ACL_EVENT_WAIT_DEFAULT (0)"))),
     })
