@@ -253,55 +253,45 @@ fn shared_library_has_a_versioned_soname() {
     assert!(dynamic.contains("Library soname: [libascendless.so.0]"), "{dynamic}");
 }
 
-#[test]
-fn cxx_members_link_and_behave_under_both_string_abis() {
-    let dir = scratch("cxx");
-    // The library as installed: its file under the soname the executable will ask for.
+/// Builds the C++ test program `source` (under tests/c) against the library as installed (its
+/// file under the soname the executable asks for), once per string ABI, runs it with the
+/// arguments `args` makes for each run and checks it reports "0 failures".
+fn cxx_program_passes_under_both_string_abis(source: &str, std: &str, args: impl Fn() -> Vec<String>) {
+    let stem = Path::new(source).file_stem().unwrap().to_str().unwrap().to_owned();
+    let dir = scratch(&stem);
     let so = dir.join("libascendless.so.0");
     let _ = std::fs::remove_file(&so);
     std::os::unix::fs::symlink(shared_library(), &so).unwrap();
     for abi in ["0", "1"] {
-        let exe = dir.join(format!("cxx_api_abi{abi}"));
+        let exe = dir.join(format!("{stem}_abi{abi}"));
         run(Command::new("c++")
-            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+            .args([std, "-Wall", "-Wextra", "-Werror"])
             .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
             .arg("-I")
             .arg(root().join("include"))
-            .arg(root().join("tests/c/cxx_api.cpp"))
+            .arg(root().join("tests/c").join(source))
             .arg("-o")
             .arg(&exe)
             .arg(shared_library())
             .arg(format!("-Wl,-rpath,{}", dir.display())));
-        // Below the ephemeral range, so no concurrent connection takes it first.
-        let port = ports::free_port();
-        let out = run(Command::new(&exe).arg(port.to_string()).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
+        let out = run(Command::new(&exe).args(args()).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
         assert!(out.contains("0 failures"), "{out}");
     }
+}
+
+#[test]
+fn cxx_members_link_and_behave_under_both_string_abis() {
+    // A port below the ephemeral range for each run, so no concurrent connection takes it first.
+    cxx_program_passes_under_both_string_abis("cxx_api.cpp", "-std=c++17", || {
+        vec![ports::free_port().to_string()]
+    });
 }
 
 /// The C++ overloads of `acl/acl_rt_api.h` (typed pointers, defaults, the time-out forms),
 /// called as code written against the vendor's header calls them, under both string ABIs.
 #[test]
 fn the_cxx_overloads_of_acl_rt_api_forward_to_the_c_functions() {
-    let dir = scratch("acl-rt-api");
-    let so = dir.join("libascendless.so.0");
-    let _ = std::fs::remove_file(&so);
-    std::os::unix::fs::symlink(shared_library(), &so).unwrap();
-    for abi in ["0", "1"] {
-        let exe = dir.join(format!("acl_rt_api_abi{abi}"));
-        run(Command::new("c++")
-            .args(["-std=c++11", "-Wall", "-Wextra", "-Werror"])
-            .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
-            .arg("-I")
-            .arg(root().join("include"))
-            .arg(root().join("tests/c/acl_rt_api_overloads.cpp"))
-            .arg("-o")
-            .arg(&exe)
-            .arg(shared_library())
-            .arg(format!("-Wl,-rpath,{}", dir.display())));
-        let out = run(Command::new(&exe).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
-        assert!(out.contains("0 failures"), "{out}");
-    }
+    cxx_program_passes_under_both_string_abis("acl_rt_api_overloads.cpp", "-std=c++11", Vec::new);
 }
 
 /// The HIXL sample (examples-c/hixl-vendor-style) between two processes, and against the ADXL
