@@ -31,7 +31,8 @@ use std::sync::{Arc, RwLock};
 use crate::sync;
 
 const MAGIC: u64 = 0xA5;
-const ID_BITS: u32 = 48;
+/// Bits of a handle that name the object (the rest are the magic byte and the kind).
+pub const ID_BITS: u32 = 48;
 const ID_MASK: u64 = (1 << ID_BITS) - 1;
 const INDEX_BITS: u32 = 24;
 const INDEX_MASK: u64 = (1 << INDEX_BITS) - 1;
@@ -76,6 +77,27 @@ pub enum HandleKind {
     CondHandle = 28,
     /// A stream of a model run instance, as `aclmdlRIGetStreams` names it.
     ModelStream = 29,
+}
+
+/// The handle of `kind` with the 48-bit `id`: for a kind whose ids are given out by a table
+/// of its own rather than a [`HandleTable`] (transfer requests: an engine's slab of request
+/// slots), so its handles look and are checked like every other.
+pub const fn compose(kind: HandleKind, id: u64) -> u64 {
+    (MAGIC << 56) | ((kind as u64) << ID_BITS) | (id & ID_MASK)
+}
+
+/// The 48-bit id of `raw`, if it is a handle of `kind` ([`compose`]'s inverse).
+pub fn id_of(raw: u64, kind: HandleKind) -> Result<u64, HandleError> {
+    if raw == 0 {
+        return Err(HandleError::Null);
+    }
+    if raw >> 56 != MAGIC {
+        return Err(HandleError::Foreign);
+    }
+    if (raw >> ID_BITS) & 0xFF != kind as u64 {
+        return Err(HandleError::WrongKind { expected: kind });
+    }
+    Ok(raw & ID_MASK)
 }
 
 /// Why a value did not resolve to a live object.
@@ -236,22 +258,12 @@ impl<T> HandleTable<T> {
 
     fn handle(&self, at: Place) -> u64 {
         let index = ((at.index as u64) << SHARD_BITS) | at.shard as u64;
-        let id = (u64::from(at.generation) << INDEX_BITS) | index;
-        (MAGIC << 56) | ((self.kind as u64) << ID_BITS) | id
+        compose(self.kind, (u64::from(at.generation) << INDEX_BITS) | index)
     }
 
     /// Where the object `raw` names lives, if it is a handle of this table's kind.
     fn decode(&self, raw: u64) -> Result<Place, HandleError> {
-        if raw == 0 {
-            return Err(HandleError::Null);
-        }
-        if raw >> 56 != MAGIC {
-            return Err(HandleError::Foreign);
-        }
-        if (raw >> ID_BITS) & 0xFF != self.kind as u64 {
-            return Err(HandleError::WrongKind { expected: self.kind });
-        }
-        let id = raw & ID_MASK;
+        let id = id_of(raw, self.kind)?;
         let index = id & INDEX_MASK;
         Ok(Place {
             shard: (index as usize) % SHARDS,
@@ -291,41 +303,6 @@ impl<T> HandleTable<T> {
             }
             State::Free => Err(HandleError::Stale),
         }
-    }
-
-    /// [`HandleTable::remove`] of each of `raws`, locking each shard once rather than once per
-    /// handle: the objects removed, in the order of `raws` (`None` where a handle named none).
-    pub fn remove_each(&self, raws: &[u64]) -> Vec<Option<Arc<T>>> {
-        let mut out: Vec<Option<Arc<T>>> = Vec::with_capacity(raws.len());
-        out.resize_with(raws.len(), || None);
-        // Grouped by shard with a counting sort: (index into raws, place), shard after shard.
-        let places: Vec<(usize, Place)> =
-            raws.iter().enumerate().filter_map(|(i, &raw)| Some((i, self.decode(raw).ok()?))).collect();
-        let mut starts = [0usize; SHARDS + 1];
-        for (_, at) in &places {
-            starts[at.shard + 1] += 1;
-        }
-        for shard in 0..SHARDS {
-            starts[shard + 1] += starts[shard];
-        }
-        let mut next = starts;
-        let mut grouped = vec![(0usize, Place { shard: 0, index: 0, generation: 0 }); places.len()];
-        for &(i, at) in &places {
-            grouped[next[at.shard]] = (i, at);
-            next[at.shard] += 1;
-        }
-        for (shard, bounds) in starts.windows(2).enumerate() {
-            if bounds[0] == bounds[1] {
-                continue;
-            }
-            let mut slots = sync::write(&self.shards[shard].0);
-            for &(i, at) in &grouped[bounds[0]..bounds[1]] {
-                if slots.entries.get(at.index).is_some_and(|s| s.generation == at.generation) {
-                    out[i] = slots.take_live(at.index);
-                }
-            }
-        }
-        out
     }
 
     /// Removes and returns the live objects `pred` selects (for a device's teardown).
@@ -483,24 +460,6 @@ mod tests {
         assert_eq!(t.remove_where(|&v| v == 2).len(), 1);
         assert!(t.get(a).is_ok());
         assert_eq!(t.get(b), Err(HandleError::Stale));
-    }
-
-    #[test]
-    fn remove_each_takes_what_each_handle_names_in_order() {
-        let t = HandleTable::new(HandleKind::Notify);
-        let handles: Vec<u64> = (0..40u32).map(|i| t.insert(i)).collect();
-        t.remove(handles[3]).unwrap();
-        let reserved = t.reserve();
-        let mut asked = vec![handles[5], handles[3], 0, reserved];
-        asked.extend(handles.iter().rev().take(20));
-        let got = t.remove_each(&asked);
-        assert_eq!(*got[0].as_ref().unwrap().as_ref(), 5);
-        assert!(got[1].is_none() && got[2].is_none() && got[3].is_none());
-        let rest: Vec<u32> = got[4..].iter().map(|v| **v.as_ref().unwrap()).collect();
-        assert_eq!(rest, (20..40u32).rev().collect::<Vec<_>>());
-        assert_eq!(t.len(), 40 - 1 - 1 - 20);
-        assert!(t.remove_each(&[handles[5]])[0].is_none(), "removed once only");
-        assert!(t.get(handles[0]).is_ok());
     }
 
     #[test]

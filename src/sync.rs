@@ -117,6 +117,9 @@ pub struct PoolOptions {
     pub capacity: usize,
     /// How long a worker above `min_workers` stays idle before it ends; `None`: never.
     pub idle_exit: Option<Duration>,
+    /// Idle workers kept at most: one more that runs out of work ends at once (a pool whose
+    /// jobs come in bursts keeps a few threads warm, not one per job of the last burst).
+    pub max_idle: usize,
 }
 
 /// Why a [`Pool`] did not take a job.
@@ -255,6 +258,9 @@ fn work(shared: &Shared) {
         if state.stopping {
             break;
         }
+        if state.idle >= options.max_idle && state.workers > options.min_workers {
+            break;
+        }
         state.idle += 1;
         let retire = match options.idle_exit {
             None => {
@@ -288,6 +294,7 @@ mod tests {
             max_workers: max,
             capacity,
             idle_exit: Some(Duration::from_millis(50)),
+            max_idle: usize::MAX,
         }
     }
 
@@ -333,6 +340,37 @@ mod tests {
         }
         pool.join();
         assert_eq!(*lock(&seen), (0..100).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn idle_workers_above_max_idle_end_at_once() {
+        let mut o = options("sync-test-idle", 0, 8, 100);
+        (o.idle_exit, o.max_idle) = (Some(Duration::from_secs(60)), 2);
+        let pool = Pool::new(o).unwrap();
+        let gate = Arc::new(Mutex::new(()));
+        let held = lock(&gate);
+        let started = Arc::new(AtomicUsize::new(0));
+        for _ in 0..6 {
+            let (gate, started) = (Arc::clone(&gate), Arc::clone(&started));
+            pool.submit(Box::new(move || {
+                started.fetch_add(1, Ordering::SeqCst);
+                drop(lock(&gate));
+            }))
+            .unwrap();
+        }
+        assert!(wait_until(|| started.load(Ordering::SeqCst) == 6));
+        assert_eq!(lock(&pool.shared.state).workers, 6, "one worker per job while none is idle");
+        drop(held);
+        // Two stay for the next jobs (well before their idle time-out); the rest end.
+        assert!(wait_until(|| {
+            let s = lock(&pool.shared.state);
+            s.workers == 2 && s.idle == 2
+        }));
+        let ran = Arc::new(AtomicUsize::new(0));
+        let r = Arc::clone(&ran);
+        pool.submit(Box::new(move || _ = r.fetch_add(1, Ordering::SeqCst))).unwrap();
+        assert!(wait_until(|| ran.load(Ordering::SeqCst) == 1));
+        assert_eq!(lock(&pool.shared.state).workers, 2, "a kept worker took the job");
     }
 
     #[test]

@@ -97,6 +97,7 @@ impl ConnectPool {
             // waiting, so the jobs never outnumber the waiting tasks.
             capacity,
             idle_exit: Some(Duration::from_secs(5)),
+            max_idle: usize::MAX,
         })?;
         let shared = Arc::new(Shared { table: Mutex::default(), runner, capacity });
         Ok(ConnectPool { shared, workers })

@@ -24,7 +24,7 @@ use super::path::relay::RelayPool;
 use super::path::{direct, shm, ucx};
 use super::peer_notify::PeerNotifies;
 use super::registry::Registry;
-use super::requests::{self, Requests};
+use super::requests::Requests;
 use crate::sync::lock;
 
 pub(crate) struct Core {
@@ -114,9 +114,6 @@ impl Core {
         self.links.close_all();
         self.requests.stop();
         self.ucx.stop();
-        // Requests of this engine are freed: GetTransferStatus after Finalize is FAILED anyway.
-        let me = self as *const Core as usize;
-        drop(requests::REQUESTS.remove_where(|r| r.owner == me));
         self.registry.clear();
     }
 }

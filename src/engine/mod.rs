@@ -86,7 +86,6 @@ pub use requests::{
 use self::core::Core;
 use crate::error::engine_status::*;
 use crate::error::{EngineError, EngineResult};
-use crate::handle::Handle;
 use crate::logging::TARGET;
 use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sync::{Refused, lock, spawn_named};
@@ -97,7 +96,7 @@ use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
-use requests::Request;
+use requests::Poll;
 use wire::{Desc, MemKind, Message};
 
 /// `adxl::MemType`.
@@ -615,22 +614,20 @@ impl Engine {
             return Err(EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")));
         }
         let locals = Self::locals(&core, op, descs, &mut vouch)?;
-        let owner = Arc::as_ptr(&core) as usize;
-        let request = core.requests.start(remote, owner, user_data).ok_or_else(|| {
+        let ticket = core.requests.start(remote, user_data).ok_or_else(|| {
             EngineError::new(
                 ADXL_RESOURCE_EXHAUSTED,
                 format!("already {MAX_REQUESTS} transfer requests held"),
             )
         })?;
         let deadline = Instant::now() + core.async_timeout;
-        let handle = requests::REQUESTS.insert_arc(request.clone());
-        core.requests.track(handle, &request);
-        let tracked = request.clone();
+        let handle = core.requests.handle(ticket);
         let job_core = core.clone();
+        let remote_name = remote.to_owned();
         let job = Box::new(move || {
             let core = job_core;
-            let running = requests::Running::new(&core.requests, &request);
-            let remote = request.remote.clone();
+            let remote = remote_name;
+            let running = requests::Running::new(&core.requests, ticket);
             let (result, gone) = match Self::resolve_link(&core, &remote, deadline) {
                 Err(e) => {
                     let gone = e.status == ADXL_NOT_CONNECTED;
@@ -647,9 +644,8 @@ impl Engine {
             running.finish(result, gone);
         });
         if let Err(refused) = core.requests.submit(job) {
-            // The job is dropped unrun: the request is neither in flight nor held any more.
-            core.requests.finished(&tracked);
-            let _ = Request::release(handle, "transfer request");
+            // The job is dropped unrun: the request is not held any more.
+            core.requests.cancel(ticket);
             return Err(match refused {
                 Refused::Stopped => EngineError::new(ADXL_FAILED, "the engine is finalizing"),
                 Refused::Full => EngineError::new(ADXL_RESOURCE_EXHAUSTED, "the transfer queue is full"),
@@ -673,39 +669,23 @@ impl Engine {
         if req == 0 {
             return (None, Err(EngineError::new(ADXL_FAILED, "the transfer request is NULL")));
         }
-        let request = match Request::resolve(req, "transfer request") {
-            Ok(r) if r.owner == Arc::as_ptr(&core) as usize => r,
-            Ok(_) => {
-                return (
-                    None,
-                    Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine")),
-                );
-            }
+        let (outcome, remote) = match core.requests.poll(req) {
+            Ok(Poll::Waiting) => return (Some(TRANSFER_WAITING), Ok(())),
+            Ok(Poll::Done { outcome, remote }) => (outcome, remote),
             Err(e) => return (None, Err(e)),
         };
-        let outcome = request.outcome();
-        if !matches!(outcome, Outcome::Waiting) {
-            // Freed here, or by a batched poll in the meantime, which reported it.
-            if let Err(e) = Request::release(req, "transfer request") {
-                return (None, Err(e));
-            }
-        }
+        let reported = outcome.status();
         match outcome {
-            Outcome::Waiting => (Some(TRANSFER_WAITING), Ok(())),
-            Outcome::Completed => (Some(TRANSFER_COMPLETED), Ok(())),
             Outcome::Failed { status, message, link_gone } => {
-                log::debug!(target: TARGET, "transfer request to {} failed ({status}): {message}", request.remote);
-                let reported = if status == ADXL_TIMEOUT { TRANSFER_TIMEOUT } else { TRANSFER_FAILED };
+                log::debug!(target: TARGET, "transfer request to {remote} failed ({status}): {message}");
                 if link_gone {
-                    let e = EngineError::new(
-                        ADXL_NOT_CONNECTED,
-                        format!("the link to {} went away: {message}", request.remote),
-                    );
+                    let e = EngineError::new(ADXL_NOT_CONNECTED, format!("the link to {remote} went away: {message}"));
                     (Some(reported), Err(e))
                 } else {
                     (Some(reported), Ok(()))
                 }
             }
+            _ => (Some(reported), Ok(())),
         }
     }
 
@@ -736,13 +716,11 @@ impl Engine {
             }
         }
         let link = Self::resolve_link(&core, remote, deadline)?;
-        for r in core.requests.in_flight_to(remote) {
-            if !r.wait(deadline) {
-                return Err(EngineError::new(
-                    ADXL_TIMEOUT,
-                    format!("notify to {remote}: earlier transfers did not finish in time"),
-                ));
-            }
+        if !core.requests.wait_in_flight_to(remote, deadline) {
+            return Err(EngineError::new(
+                ADXL_TIMEOUT,
+                format!("notify to {remote}: earlier transfers did not finish in time"),
+            ));
         }
         tcp::notify(&core.dialer(), &link, name, msg, deadline)
     }

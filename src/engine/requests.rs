@@ -9,22 +9,38 @@
 //! it COMPLETED, TIMEOUT or FAILED (and freed it). A request whose time limit passes fails with
 //! the TIMEOUT status in its job (the paths stop at the deadline), so it is reported TIMEOUT
 //! only once nothing touches the caller's memory any more.
+//!
+//! # A slab of request slots, not a handle table
+//! Collecting completions is the hot path of an application with many requests in flight, so
+//! a request is not an object of its own: it is a slot of its engine's slab, reused.
+//! - What the caller's thread reads and writes (each slot's generation, `user_data` and place
+//!   in the submission-order list, and the free list) is the [`Book`], behind one lock the
+//!   workers never take.
+//! - What a worker writes when a request ends is its slot's status word, in one dense array,
+//!   sixteen to a cache line, and its outcome (the failure's message), which only a single
+//!   GetTransferStatus reads.
+//!
+//! So the batched GetTransferStatus is one walk of a linked list under one lock, reading a
+//! status word per request and freeing what it reports by moving the slot to the free list:
+//! no lookups, no allocation, nothing freed to the allocator. A request's handle is the usual
+//! 64-bit handle (see [`crate::handle`]) whose id names the engine's tag, the slot's generation
+//! and the slot: a handle of another engine, or one already reported done (the slot moved to
+//! a later generation), is refused as PARAM_INVALID. Generations have 20 bits and slots are
+//! reused oldest-free first, so a stale handle is recognised until its slot has served about
+//! 2^20 more requests (4 billion requests of the engine when all slots are used in turn).
 
 use std::collections::VecDeque;
 use std::io;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
-use crate::error::engine_status::ADXL_FAILED;
+use crate::error::engine_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_TIMEOUT};
 use crate::error::{EngineError, EngineResult};
+use crate::handle::FromHandleError;
+use crate::handle::{self, HandleKind, ID_BITS};
 use crate::sync::{Job, Pool, PoolOptions, Refused, lock, wait_timeout};
-
-crate::handle_kind!(
-    /// Every engine's requests, by handle.
-    /// (A NULL, stale or foreign request handle is PARAM_INVALID.)
-    pub static REQUESTS: TransferRequest => Request, EngineError);
 
 /// The values of `adxl::TransferStatus` (the vendor's enum class, in its order) that
 /// GetTransferStatus reports.
@@ -37,20 +53,85 @@ pub const TRANSFER_FAILED: i32 = 3;
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);
 
-/// The requests service: how many requests this engine holds, the ones in flight, and the
-/// workers that run them.
+/// A request handle's id: `tag << (GEN_BITS + SLOT_BITS) | generation << SLOT_BITS | slot`.
+const SLOT_BITS: u32 = 12;
+const GEN_BITS: u32 = 20;
+const TAG_BITS: u32 = ID_BITS - GEN_BITS - SLOT_BITS;
+const GEN_MASK: u32 = (1 << GEN_BITS) - 1;
+const _: () = assert!(MAX_REQUESTS <= 1 << SLOT_BITS);
+
+/// Slots are made a chunk at a time, as an engine first holds that many requests.
+const CHUNK: usize = 256;
+const CHUNKS: usize = MAX_REQUESTS.div_ceil(CHUNK);
+
+/// The end of the submission-order list.
+const NIL: u32 = u32::MAX;
+
+/// Each engine's requests carry a tag of their own, so a handle of another engine is refused.
+static NEXT_TAG: AtomicU32 = AtomicU32::new(1);
+
+/// A request as its engine names it: its slot and the slot's generation while it holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticket {
+    slot: u32,
+    generation: u32,
+}
+
+/// The requests service: the slab of request slots and the workers that run them.
 pub struct Requests {
-    /// Requests held (submitted and not yet reported done), at most [`MAX_REQUESTS`].
-    held: Arc<AtomicUsize>,
+    /// This engine's tag in its request handles (never 0, so a handle's id is never 0).
+    tag: u64,
+    book: Mutex<Book>,
+    /// The `TRANSFER_*` value of each slot: written by the worker that ends the request, read
+    /// without a lock by the polls (the Book says which slots hold requests).
+    status: Box<[AtomicI32]>,
+    /// Requests ended and not yet reported: a batched poll that skips the WAITING ones stops
+    /// walking once it has met this many (the rest are still waiting).
+    ended: AtomicUsize,
+    /// What a worker writes besides the status (made a chunk at a time).
+    chunks: [OnceLock<Box<[Slot]>>; CHUNKS],
     /// The workers; a job that panics is logged and its worker takes the next one.
     workers: Pool,
-    /// Requests not yet done, so a notify can wait for the transfers submitted before it.
-    inflight: Mutex<Vec<Arc<Request>>>,
-    /// Every request held, by handle, in submission order: the batched GetTransferStatus
-    /// walks this once instead of looking each request up in the handle table. Weak, so a
-    /// request the single GetTransferStatus freed is gone from here too (its entry is dropped
-    /// when met, or when the list is compacted).
-    submitted: Mutex<VecDeque<(u64, Weak<Request>)>>,
+}
+
+/// What the caller's threads keep of the slots: one lock, never taken by a worker.
+#[derive(Default)]
+struct Book {
+    /// One per slot made so far.
+    entries: Vec<Entry>,
+    /// Slots free for a new request, the longest-free first (spreads the generations).
+    free: VecDeque<u32>,
+    /// The requests held, oldest first: a list linked through the entries.
+    head: u32,
+    tail: u32,
+    held: usize,
+}
+
+struct Entry {
+    /// The generation of the request in the slot, or of the next one when the slot is free.
+    generation: u32,
+    held: bool,
+    user_data: usize,
+    prev: u32,
+    next: u32,
+}
+
+/// What a request's worker writes besides its status word.
+#[derive(Default)]
+struct Slot {
+    state: Mutex<SlotState>,
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct SlotState {
+    /// The generation of the request these fields describe.
+    generation: u32,
+    remote: String,
+    outcome: Outcome,
+    /// Threads waiting in [`Requests::wait_in_flight_to`]: a worker wakes them only when
+    /// there are some (a wake-up is a system call).
+    waiters: u32,
 }
 
 /// One request reported by [`Requests::poll_batch`]: its handle, the caller's `user_data`
@@ -60,6 +141,65 @@ pub struct Polled {
     pub handle: u64,
     pub user_data: usize,
     pub status: i32,
+}
+
+/// What a single GetTransferStatus found.
+#[derive(Debug, Clone)]
+pub enum Poll {
+    Waiting,
+    /// Done, and freed: its outcome and, when it failed, the engine it went to.
+    Done { outcome: Outcome, remote: String },
+}
+
+/// The outcome of a request.
+#[derive(Debug, Clone, Default)]
+pub enum Outcome {
+    #[default]
+    Waiting,
+    Completed,
+    /// The transfer failed; `link_gone` when the link to the peer went away (Disconnect,
+    /// peer death, Finalize).
+    Failed {
+        status: u32,
+        message: String,
+        link_gone: bool,
+    },
+}
+
+impl Outcome {
+    /// The `TRANSFER_*` value to report (a time-out is TIMEOUT, any other failure FAILED).
+    pub fn status(&self) -> i32 {
+        match self {
+            Outcome::Waiting => TRANSFER_WAITING,
+            Outcome::Completed => TRANSFER_COMPLETED,
+            Outcome::Failed { status, .. } if *status == ADXL_TIMEOUT => TRANSFER_TIMEOUT,
+            Outcome::Failed { .. } => TRANSFER_FAILED,
+        }
+    }
+}
+
+impl Book {
+    fn unlink(&mut self, slot: u32) {
+        let Entry { prev, next, .. } = self.entries[slot as usize];
+        match prev {
+            NIL => self.head = next,
+            p => self.entries[p as usize].next = next,
+        }
+        match next {
+            NIL => self.tail = prev,
+            n => self.entries[n as usize].prev = prev,
+        }
+    }
+
+    /// Frees the slot of a request reported done: a later handle to it is stale.
+    fn free(&mut self, slot: u32) {
+        self.unlink(slot);
+        let e = &mut self.entries[slot as usize];
+        e.held = false;
+        e.generation = (e.generation + 1) & GEN_MASK;
+        self.free.push_back(slot);
+        self.held -= 1;
+    }
 }
 
 impl Requests {
@@ -76,95 +216,214 @@ impl Requests {
             // Every queued job is a request held, so the queue never holds more.
             capacity: MAX_REQUESTS,
             idle_exit: Some(IDLE_EXIT),
+            max_idle: usize::MAX,
         })?;
+        let tag = loop {
+            let t = u64::from(NEXT_TAG.fetch_add(1, Ordering::Relaxed)) & ((1 << TAG_BITS) - 1);
+            if t != 0 {
+                break t;
+            }
+        };
         Ok(Requests {
-            held: Arc::default(),
+            tag,
+            book: Mutex::new(Book { head: NIL, tail: NIL, ..Book::default() }),
+            status: (0..MAX_REQUESTS).map(|_| AtomicI32::new(TRANSFER_WAITING)).collect(),
+            ended: AtomicUsize::new(0),
+            chunks: Default::default(),
             workers,
-            inflight: Mutex::default(),
-            submitted: Mutex::default(),
         })
     }
 
-    /// A new request to `remote` of the engine `owner`, carrying `user_data`, counted as held
-    /// and tracked as in flight; `None` at [`MAX_REQUESTS`].
-    pub fn start(&self, remote: &str, owner: usize, user_data: usize) -> Option<Arc<Request>> {
-        let mut request = Request::new(remote, owner, &self.held)?;
-        request.user_data = user_data;
-        let request = Arc::new(request);
-        lock(&self.inflight).push(request.clone());
-        Some(request)
+    fn slot(&self, slot: u32) -> &Slot {
+        let chunk = self.chunks[slot as usize / CHUNK].get_or_init(|| (0..CHUNK).map(|_| Slot::default()).collect());
+        &chunk[slot as usize % CHUNK]
     }
 
-    /// Records the request's handle, in submission order, for [`Requests::poll_batch`].
-    pub fn track(&self, handle: u64, request: &Arc<Request>) {
-        let mut list = lock(&self.submitted);
-        while list.front().is_some_and(|(_, w)| w.strong_count() == 0) {
-            list.pop_front();
+    /// The handle the caller holds for `t`.
+    pub fn handle(&self, t: Ticket) -> u64 {
+        let id = (self.tag << (GEN_BITS + SLOT_BITS)) | (u64::from(t.generation) << SLOT_BITS) | u64::from(t.slot);
+        handle::compose(HandleKind::TransferRequest, id)
+    }
+
+    /// The request `raw` names if it is a handle of this engine's requests (held or not).
+    fn ticket(&self, raw: u64) -> EngineResult<Ticket> {
+        let what = "transfer request";
+        let id = handle::id_of(raw, HandleKind::TransferRequest).map_err(|e| EngineError::from_handle_error(what, e))?;
+        if id >> (GEN_BITS + SLOT_BITS) != self.tag {
+            return Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine"));
         }
-        // Requests freed out of order by single polls leave dead entries behind the first
-        // live one: compact once they are as many as the live ones (amortised O(1)).
-        if list.len() > 64 && list.len() > 2 * self.held.load(Ordering::Acquire) {
-            list.retain(|(_, w)| w.strong_count() > 0);
+        Ok(Ticket { slot: (id & ((1 << SLOT_BITS) - 1)) as u32, generation: ((id >> SLOT_BITS) as u32) & GEN_MASK })
+    }
+
+    /// A new request to `remote` carrying `user_data`, held and WAITING, last in submission
+    /// order; `None` when [`MAX_REQUESTS`] are held.
+    pub fn start(&self, remote: &str, user_data: usize) -> Option<Ticket> {
+        let mut book = lock(&self.book);
+        let slot = match book.free.pop_front() {
+            Some(s) => s,
+            None if book.entries.len() < MAX_REQUESTS => {
+                book.entries.push(Entry { generation: 0, held: false, user_data: 0, prev: NIL, next: NIL });
+                (book.entries.len() - 1) as u32
+            }
+            None => return None,
+        };
+        let tail = book.tail;
+        let e = &mut book.entries[slot as usize];
+        let t = Ticket { slot, generation: e.generation };
+        *e = Entry { generation: t.generation, held: true, user_data, prev: tail, next: NIL };
+        match tail {
+            NIL => book.head = slot,
+            p => book.entries[p as usize].next = slot,
         }
-        list.push_back((handle, Arc::downgrade(request)));
+        book.tail = slot;
+        book.held += 1;
+        // Before the slot is in the list a batched poll walks (under this lock).
+        self.status[slot as usize].store(TRANSFER_WAITING, Ordering::Release);
+        drop(book);
+        let mut state = lock(&self.slot(slot).state);
+        state.generation = t.generation;
+        state.remote.clear();
+        state.remote.push_str(remote);
+        state.outcome = Outcome::Waiting;
+        Some(t)
+    }
+
+    /// A request whose job never ran (the queue refused it): freed without being reported.
+    pub fn cancel(&self, t: Ticket) {
+        let mut book = lock(&self.book);
+        if book.entries[t.slot as usize].held && book.entries[t.slot as usize].generation == t.generation {
+            book.free(t.slot);
+        }
+    }
+
+    /// Records the outcome of `t`'s job (a failure because the link went away is
+    /// `link_gone`), then wakes who waits for it.
+    pub fn finish(&self, t: Ticket, result: EngineResult<()>, link_gone: bool) {
+        let outcome = match result {
+            Ok(()) => Outcome::Completed,
+            Err(e) => Outcome::Failed { status: e.status, message: e.message, link_gone },
+        };
+        let slot = self.slot(t.slot);
+        let mut state = lock(&slot.state);
+        // Counted before it shows: a poll that sees the status and takes the count down
+        // never takes it below zero.
+        self.ended.fetch_add(1, Ordering::Relaxed);
+        self.status[t.slot as usize].store(outcome.status(), Ordering::Release);
+        state.outcome = outcome;
+        if state.waiters > 0 {
+            slot.done.notify_all();
+        }
+    }
+
+    /// The single GetTransferStatus: the status of the request `raw` names; one reported done
+    /// is freed (asking again: PARAM_INVALID).
+    pub fn poll(&self, raw: u64) -> EngineResult<Poll> {
+        let t = self.ticket(raw)?;
+        let mut book = lock(&self.book);
+        let e = book.entries.get(t.slot as usize);
+        if !e.is_some_and(|e| e.held && e.generation == t.generation) {
+            return Err(EngineError::new(
+                ADXL_PARAM_INVALID,
+                "the transfer request is not held (already reported done, or never handed out)",
+            ));
+        }
+        if self.status[t.slot as usize].load(Ordering::Acquire) == TRANSFER_WAITING {
+            return Ok(Poll::Waiting);
+        }
+        // Read before the slot is free for a new request to overwrite (and left in place for
+        // those waiting on it to see).
+        let state = lock(&self.slot(t.slot).state);
+        let done = match &state.outcome {
+            Outcome::Completed => Poll::Done { outcome: Outcome::Completed, remote: String::new() },
+            failed => Poll::Done { outcome: failed.clone(), remote: state.remote.clone() },
+        };
+        drop(state);
+        book.free(t.slot);
+        self.ended.fetch_sub(1, Ordering::Relaxed);
+        Ok(done)
     }
 
     /// The batched GetTransferStatus: one pass over the requests held, oldest first, reporting
     /// each (the WAITING ones only unless `skip_waiting`) until `max` are reported. A request
-    /// reported COMPLETED, TIMEOUT or FAILED is freed (its handle released) and not reported
-    /// again; a failure because the link went away is FAILED here (the caller learns of it
-    /// from the status, not from an error).
+    /// reported COMPLETED, TIMEOUT or FAILED is freed and not reported again; a failure because
+    /// the link went away is FAILED here (the caller learns of it from the status, not from an
+    /// error).
     pub fn poll_batch(&self, max: usize, skip_waiting: bool) -> Vec<Polled> {
         let mut out = Vec::new();
         if max == 0 {
             return out;
         }
-        // The requests found done (their positions in `out`, handles and references): freed
-        // together after the walk, one lock per handle-table shard rather than one per request.
-        let (mut done_at, mut done, mut held) = (Vec::new(), Vec::new(), Vec::new());
-        let mut list = lock(&self.submitted);
-        list.retain(|(handle, weak)| {
-            if out.len() >= max {
-                return true;
-            }
-            let Some(request) = weak.upgrade() else { return false };
-            let status = request.status_now();
-            if status == TRANSFER_WAITING {
-                if !skip_waiting {
-                    out.push(Polled { handle: *handle, user_data: request.user_data, status });
-                }
-                return true;
-            }
-            done_at.push(out.len());
-            done.push(*handle);
-            out.push(Polled { handle: *handle, user_data: request.user_data, status });
-            held.push(request);
-            false
-        });
-        drop(list);
-        // A request a single poll freed in the meantime was reported there: not again here.
-        let missed: Vec<usize> = (done_at.into_iter().zip(REQUESTS.remove_each(&done)))
-            .filter_map(|(at, freed)| freed.is_none().then_some(at))
-            .collect();
-        if !missed.is_empty() {
-            let mut i = 0;
-            out.retain(|_| {
-                i += 1;
-                missed.binary_search(&(i - 1)).is_err()
-            });
+        let mut book = lock(&self.book);
+        // Those that end during the walk may be missed: the next poll reports them.
+        let ended = self.ended.load(Ordering::Relaxed);
+        if skip_waiting && ended == 0 {
+            return out;
         }
-        drop(held);
+        out.reserve(if skip_waiting { ended.min(book.held) } else { book.held }.min(max));
+        let mut found = 0;
+        let mut at = book.head;
+        while at != NIL && out.len() < max && !(skip_waiting && found >= ended) {
+            let Entry { generation, user_data, next, .. } = book.entries[at as usize];
+            let status = self.status[at as usize].load(Ordering::Acquire);
+            let handle = self.handle(Ticket { slot: at, generation });
+            if status != TRANSFER_WAITING {
+                out.push(Polled { handle, user_data, status });
+                book.free(at);
+                found += 1;
+            } else if !skip_waiting {
+                out.push(Polled { handle, user_data, status });
+            }
+            at = next;
+        }
+        self.ended.fetch_sub(found, Ordering::Relaxed);
         out
     }
 
-    /// The request is done: no longer in flight.
-    pub fn finished(&self, request: &Arc<Request>) {
-        lock(&self.inflight).retain(|r| !Arc::ptr_eq(r, request));
+    /// Waits, until `deadline`, for every request to `remote` held now and not yet done;
+    /// whether they all ended in time.
+    pub fn wait_in_flight_to(&self, remote: &str, deadline: Instant) -> bool {
+        let waiting: Vec<Ticket> = {
+            let book = lock(&self.book);
+            let mut list = Vec::new();
+            let mut at = book.head;
+            while at != NIL {
+                let e = &book.entries[at as usize];
+                if self.status[at as usize].load(Ordering::Acquire) == TRANSFER_WAITING {
+                    list.push(Ticket { slot: at, generation: e.generation });
+                }
+                at = e.next;
+            }
+            list
+        };
+        waiting.into_iter().all(|t| self.wait(t, remote, deadline))
     }
 
-    /// The requests to `remote` in flight now.
-    pub fn in_flight_to(&self, remote: &str) -> Vec<Arc<Request>> {
-        lock(&self.inflight).iter().filter(|r| r.remote == remote).cloned().collect()
+    /// Waits until `t` (if it goes to `remote`) has ended or `deadline` passes.
+    fn wait(&self, t: Ticket, remote: &str, deadline: Instant) -> bool {
+        let slot = self.slot(t.slot);
+        let mut state = lock(&slot.state);
+        if state.remote != remote {
+            return true;
+        }
+        state.waiters += 1;
+        let ended = loop {
+            // The slot now holds a later request: this one ended.
+            if state.generation != t.generation || !matches!(state.outcome, Outcome::Waiting) {
+                break true;
+            }
+            let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+                break false;
+            };
+            state = wait_timeout(&slot.done, state, left).0;
+        };
+        state.waiters -= 1;
+        ended
+    }
+
+    /// How many requests are held (submitted and not reported done).
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        lock(&self.book).held
     }
 
     /// Queues `job` for the workers (started on demand, up to [`MAX_WORKERS`]); refused after
@@ -180,148 +439,144 @@ impl Requests {
     }
 }
 
-/// A request while its job runs: [`Running::finish`] records the outcome and ends its time in
-/// flight. Dropped unfinished (the job panicked; the pool logs the panic and goes on), it fails
-/// the request, which GetTransferStatus then reports instead of WAITING for ever.
+/// A request while its job runs: [`Running::finish`] records the outcome. Dropped unfinished
+/// (the job panicked; the pool logs the panic and goes on), it fails the request, which
+/// GetTransferStatus then reports instead of WAITING for ever.
 pub struct Running<'a> {
     requests: &'a Requests,
-    request: &'a Arc<Request>,
+    ticket: Ticket,
     finished: bool,
 }
 
 impl<'a> Running<'a> {
-    pub fn new(requests: &'a Requests, request: &'a Arc<Request>) -> Running<'a> {
-        Running { requests, request, finished: false }
+    pub fn new(requests: &'a Requests, ticket: Ticket) -> Running<'a> {
+        Running { requests, ticket, finished: false }
     }
 
-    /// The job's outcome (see [`Request::finish`]).
+    /// The job's outcome (see [`Requests::finish`]).
     pub fn finish(mut self, result: EngineResult<()>, link_gone: bool) {
         self.finished = true;
-        self.request.finish(result, link_gone);
-        self.requests.finished(self.request);
+        self.requests.finish(self.ticket, result, link_gone);
     }
 }
 
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         if !self.finished {
-            self.request.finish(Err(EngineError::new(ADXL_FAILED, "the transfer job panicked")), false);
-            self.requests.finished(self.request);
+            let e = EngineError::new(ADXL_FAILED, "the transfer job panicked");
+            self.requests.finish(self.ticket, Err(e), false);
         }
-    }
-}
-
-/// The outcome of a request.
-#[derive(Debug, Clone)]
-pub enum Outcome {
-    Waiting,
-    Completed,
-    /// The transfer failed; `link_gone` when the link to the peer went away (Disconnect,
-    /// peer death, Finalize).
-    Failed {
-        status: u32,
-        message: String,
-        link_gone: bool,
-    },
-}
-
-/// One TransferAsync request.
-pub struct Request {
-    pub remote: String,
-    /// Which engine made it (the address of its core; requests are checked against it).
-    pub(super) owner: usize,
-    state: Mutex<Outcome>,
-    /// The `TRANSFER_*` value of `state`, set with it: the batched poll reads this without
-    /// taking the lock.
-    status: AtomicI32,
-    done: Condvar,
-    /// The engine's count of requests held; decremented when the request is dropped.
-    held: Arc<AtomicUsize>,
-    /// `TransferArgs::user_data`, handed back by the batched GetTransferStatus.
-    pub user_data: usize,
-}
-
-impl Drop for Request {
-    fn drop(&mut self) {
-        self.held.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-impl Request {
-    /// A request counted in `held`, or `None` at [`MAX_REQUESTS`].
-    pub fn new(remote: &str, owner: usize, held: &Arc<AtomicUsize>) -> Option<Request> {
-        held.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < MAX_REQUESTS).then_some(n + 1))
-            .ok()?;
-        Some(Request {
-            remote: remote.to_owned(),
-            owner,
-            state: Mutex::new(Outcome::Waiting),
-            status: AtomicI32::new(TRANSFER_WAITING),
-            done: Condvar::new(),
-            held: held.clone(),
-            user_data: 0,
-        })
-    }
-
-    pub fn outcome(&self) -> Outcome {
-        lock(&self.state).clone()
-    }
-
-    /// The `TRANSFER_*` value to report now (a time-out is TIMEOUT, any other failure FAILED),
-    /// without copying the outcome's message.
-    pub fn status_now(&self) -> i32 {
-        self.status.load(Ordering::Acquire)
-    }
-
-    pub fn finish(&self, result: EngineResult<()>, link_gone: bool) {
-        let (outcome, status) = match result {
-            Ok(()) => (Outcome::Completed, TRANSFER_COMPLETED),
-            Err(e) => {
-                let reported = if e.status == crate::error::engine_status::ADXL_TIMEOUT {
-                    TRANSFER_TIMEOUT
-                } else {
-                    TRANSFER_FAILED
-                };
-                (Outcome::Failed { status: e.status, message: e.message.clone(), link_gone }, reported)
-            }
-        };
-        let mut state = lock(&self.state);
-        *state = outcome;
-        self.status.store(status, Ordering::Release);
-        drop(state);
-        self.done.notify_all();
-    }
-
-    /// Waits until the request is done or `deadline` passes; whether it is done.
-    pub fn wait(&self, deadline: Instant) -> bool {
-        let mut state = lock(&self.state);
-        while matches!(*state, Outcome::Waiting) {
-            let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
-                return false;
-            };
-            state = wait_timeout(&self.done, state, left).0;
-        }
-        true
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
+    fn done(p: EngineResult<Poll>) -> Outcome {
+        match p.unwrap() {
+            Poll::Done { outcome, .. } => outcome,
+            Poll::Waiting => panic!("still waiting"),
+        }
+    }
+
     #[test]
-    fn requests_are_counted_up_to_the_limit_and_released_on_drop() {
-        let held = Arc::new(AtomicUsize::new(0));
-        let all: Vec<Request> = (0..MAX_REQUESTS).map(|_| Request::new("x", 1, &held).unwrap()).collect();
-        assert!(Request::new("x", 1, &held).is_none());
-        drop(all);
-        assert_eq!(held.load(Ordering::Acquire), 0);
-        let r = Request::new("x", 1, &held).unwrap();
-        assert!(matches!(r.outcome(), Outcome::Waiting));
-        assert!(!r.wait(Instant::now() + Duration::from_millis(10)));
-        r.finish(Err(EngineError::new(503900, "gone")), true);
-        assert!(r.wait(Instant::now()));
-        assert!(matches!(r.outcome(), Outcome::Failed { status: 503900, link_gone: true, .. }));
+    fn requests_are_held_up_to_the_limit_and_freed_when_reported() {
+        let r = Requests::new().unwrap();
+        let all: Vec<Ticket> = (0..MAX_REQUESTS).map(|i| r.start("x", i).unwrap()).collect();
+        assert!(r.start("x", 0).is_none());
+        assert_eq!(r.held(), MAX_REQUESTS);
+        let first = r.handle(all[0]);
+        assert!(matches!(r.poll(first).unwrap(), Poll::Waiting));
+        r.finish(all[0], Err(EngineError::new(503900, "gone")), true);
+        assert!(matches!(done(r.poll(first)), Outcome::Failed { status: 503900, link_gone: true, .. }));
+        assert_eq!(r.held(), MAX_REQUESTS - 1);
+        // Reported once: the handle is stale, and the slot's next request has another handle.
+        assert_eq!(r.poll(first).unwrap_err().status, ADXL_PARAM_INVALID);
+        let again = r.start("x", 0).unwrap();
+        assert_eq!(again.slot, all[0].slot);
+        assert_ne!(r.handle(again), first);
+        assert_eq!(r.poll(first).unwrap_err().status, ADXL_PARAM_INVALID);
+    }
+
+    #[test]
+    fn handles_of_another_engine_or_kind_are_refused() {
+        let (a, b) = (Requests::new().unwrap(), Requests::new().unwrap());
+        let t = a.start("x", 0).unwrap();
+        let err = b.poll(a.handle(t)).unwrap_err();
+        assert_eq!(err.status, ADXL_PARAM_INVALID);
+        assert!(err.message.contains("another engine"), "{}", err.message);
+        let stream = handle::compose(HandleKind::Stream, 1);
+        for raw in [0, 0x7fff_0000_1000, stream] {
+            assert_eq!(a.poll(raw).unwrap_err().status, ADXL_PARAM_INVALID, "{raw:#x}");
+        }
+        assert!(matches!(a.poll(a.handle(t)).unwrap(), Poll::Waiting));
+    }
+
+    #[test]
+    fn the_batched_poll_reports_in_submission_order_and_frees_what_is_done() {
+        let r = Requests::new().unwrap();
+        let t: Vec<Ticket> = (0..6).map(|i| r.start("x", 100 + i).unwrap()).collect();
+        r.finish(t[1], Ok(()), false);
+        r.finish(t[3], Err(EngineError::new(ADXL_TIMEOUT, "late")), false);
+        r.finish(t[4], Err(EngineError::new(ADXL_FAILED, "bad")), true);
+        // A single poll freed t[4] first: not reported again by the batch.
+        assert!(matches!(done(r.poll(r.handle(t[4]))), Outcome::Failed { link_gone: true, .. }));
+        let all = r.poll_batch(usize::MAX, false);
+        let seen: Vec<(usize, i32)> = all.iter().map(|p| (p.user_data, p.status)).collect();
+        assert_eq!(
+            seen,
+            [(100, 0), (101, TRANSFER_COMPLETED), (102, 0), (103, TRANSFER_TIMEOUT), (105, 0)]
+        );
+        assert_eq!(all[1].handle, r.handle(t[1]));
+        assert_eq!(r.held(), 3);
+        assert_eq!(r.poll(r.handle(t[1])).unwrap_err().status, ADXL_PARAM_INVALID);
+        // skip_waiting and max.
+        assert!(r.poll_batch(usize::MAX, true).is_empty());
+        r.finish(t[0], Ok(()), false);
+        r.finish(t[5], Ok(()), false);
+        assert_eq!(r.poll_batch(1, true).iter().map(|p| p.user_data).collect::<Vec<_>>(), [100]);
+        assert_eq!(r.poll_batch(0, true), []);
+        assert_eq!(r.poll_batch(5, true).iter().map(|p| p.user_data).collect::<Vec<_>>(), [105]);
+        assert_eq!(r.held(), 1);
+        // A request started now goes last, in a reused slot.
+        let late = r.start("x", 7).unwrap();
+        assert_eq!(r.poll_batch(9, false).iter().map(|p| p.user_data).collect::<Vec<_>>(), [102, 7]);
+        assert_ne!(r.handle(late), r.handle(t[0]));
+    }
+
+    #[test]
+    fn a_cancelled_request_is_freed_without_a_report() {
+        let r = Requests::new().unwrap();
+        let t = r.start("x", 1).unwrap();
+        r.cancel(t);
+        assert_eq!(r.held(), 0);
+        assert!(r.poll_batch(9, false).is_empty());
+        assert_eq!(r.poll(r.handle(t)).unwrap_err().status, ADXL_PARAM_INVALID);
+    }
+
+    #[test]
+    fn waiting_for_the_requests_to_one_peer() {
+        let r = Arc::new(Requests::new().unwrap());
+        let a = r.start("a", 0).unwrap();
+        let b = r.start("b", 0).unwrap();
+        let soon = Instant::now() + Duration::from_millis(20);
+        assert!(!r.wait_in_flight_to("a", soon));
+        assert!(r.wait_in_flight_to("c", Instant::now()));
+        let ender = {
+            let r = r.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(20));
+                r.finish(a, Ok(()), false);
+            })
+        };
+        assert!(r.wait_in_flight_to("a", Instant::now() + Duration::from_secs(10)));
+        ender.join().unwrap();
+        assert!(!r.wait_in_flight_to("b", Instant::now()));
+        r.finish(b, Ok(()), false);
+        assert!(r.wait_in_flight_to("b", Instant::now()));
     }
 
     fn wait_for(n: &AtomicUsize, want: usize) -> usize {
@@ -365,23 +620,17 @@ mod tests {
     }
 
     #[test]
-    fn a_request_whose_job_panics_fails_and_leaves_the_in_flight_list() {
+    fn a_request_whose_job_panics_fails() {
         let w = Arc::new(Requests::with_workers(1).unwrap());
-        let request = w.start("peer", 1, 0).unwrap();
-        let (service, r) = (w.clone(), request.clone());
+        let t = w.start("peer", 0).unwrap();
+        let service = w.clone();
         w.submit(Box::new(move || {
-            let _running = Running::new(&service, &r);
+            let _running = Running::new(&service, t);
             panic!("a bug in a transfer job");
         }))
         .unwrap();
-        assert!(request.wait(Instant::now() + Duration::from_secs(10)));
-        assert!(matches!(request.outcome(), Outcome::Failed { status: ADXL_FAILED, link_gone: false, .. }));
-        // Taken off the list just after the outcome is recorded.
-        let t = Instant::now();
-        while !w.in_flight_to("peer").is_empty() && t.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        assert!(w.in_flight_to("peer").is_empty());
+        assert!(w.wait_in_flight_to("peer", Instant::now() + Duration::from_secs(10)));
+        assert!(matches!(done(w.poll(w.handle(t))), Outcome::Failed { status: ADXL_FAILED, link_gone: false, .. }));
         w.stop();
     }
 }

@@ -192,6 +192,7 @@ impl Stream {
             // are not bounded, as on the device.
             capacity: 1,
             idle_exit: None,
+            max_idle: usize::MAX,
         })
         .map_err(|e| {
             AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream worker thread: {e}"))
