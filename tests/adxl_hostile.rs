@@ -123,10 +123,11 @@ impl Server {
         (n("task"), n("fd"))
     }
 
-    /// Waits (at most `bound`) until the counts are back to `before`.
+    /// Waits (at most `bound`) until the descriptors are back to `before` and the threads to
+    /// `before` or fewer (a serving thread idle at `before` may have ended since).
     fn settles_to(&self, before: (usize, usize), bound: Duration) {
         let start = Instant::now();
-        while self.counts() != before {
+        while !matches!(self.counts(), (threads, fds) if threads <= before.0 && fds == before.1) {
             assert!(
                 start.elapsed() < bound,
                 "threads and descriptors {:?}, before the attackers {before:?}",
