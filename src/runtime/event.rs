@@ -161,10 +161,13 @@ impl Event {
         stream.submit(Box::new(move |_| {
             let mut record = record;
             record.ran = true;
-            record.event.stamp_ns.store(now_ns(), Ordering::Release);
+            // Other processes first: they wait on this store, and the clock read and the
+            // local bookkeeping after it are this process's alone (the time stamp is read
+            // here only once the local completion below is seen).
             if let (Some(ipc), Some(shared)) = (&record.event.ipc, record.shared) {
                 ipc.complete(shared);
             }
+            record.event.stamp_ns.store(now_ns(), Ordering::Release);
             record.event.complete(seq);
             Ok(())
         }))?;
