@@ -25,12 +25,13 @@ use std::time::{Duration, Instant};
 use super::errors::{ipc_error, param_invalid};
 use super::exports::{Decision, Exports};
 use super::key::{Key, broker_name};
-use super::offer::Offer;
+use super::offer::{ExportKind, Offer};
 use super::shareable::{directory_name, make_id};
 use super::wire::{REQUEST_LEN, Reply, Request, Status, WireError};
 use crate::error::AclResult;
 use crate::logging::TARGET;
 use crate::sync;
+use crate::sys::sleepers;
 use crate::sys::socket::{Conn, Listener, poll_ready};
 
 /// How long a new connection may take to send its request.
@@ -380,7 +381,13 @@ impl Serve {
                 return refuse(status, &format!("process {} asked for {key:?}: {status:?}", peer.pid));
             }
         };
-        if let Err(e) = conn.try_send(&reply.encode(), &[fd.as_fd()]) {
+        // Memory goes with the page where its users count their sleepers (sys::sleepers).
+        let page = matches!(reply.kind, Some(ExportKind::Memory | ExportKind::Physical))
+            .then(|| sleepers::for_file(&fd))
+            .flatten();
+        let mut fds = vec![fd.as_fd()];
+        fds.extend(page.as_ref().map(|p| p.file().as_fd()));
+        if let Err(e) = conn.try_send(&reply.encode(), &fds) {
             self.broker.exports().link_closed(key.secret(), false);
             log::warn!(target: TARGET, "IPC broker: could not answer process {} for {key:?}: {e}", peer.pid);
             return None;

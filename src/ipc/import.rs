@@ -164,7 +164,7 @@ fn attempt_import(target: &Target, deadline: Instant, timeout: Duration) -> Resu
     conn.set_read_timeout(Some(left())).map_err(|e| step("setting up the connection to", e))?;
     // Room for more than a reply, so that a longer message is reported as the wrong length.
     let mut buf = [0u8; 2 * REPLY_LEN];
-    let message = conn.recv(&mut buf, 1).map_err(|e| step("reading the answer of", e))?.ok_or_else(|| {
+    let message = conn.recv(&mut buf, 2).map_err(|e| step("reading the answer of", e))?.ok_or_else(|| {
         Failure::Unanswered(ipc_error(format!(
             "exporting process {exporter} closed the connection without answering"
         )))
@@ -175,13 +175,19 @@ fn attempt_import(target: &Target, deadline: Instant, timeout: Duration) -> Resu
         return Err(Failure::Final(refused));
     }
 
-    let mut fds = message.fds;
-    let (Some(fd), true, Some(kind)) = (fds.pop(), fds.is_empty(), reply.kind) else {
+    // The export's descriptor, and for memory the exporter's sleeper page.
+    let mut fds = message.fds.into_iter();
+    let memory = matches!(reply.kind, Some(ExportKind::Memory | ExportKind::Physical));
+    let (Some(fd), page, None, Some(kind)) = (fds.next(), fds.next().filter(|_| memory), fds.next(), reply.kind)
+    else {
         return Err(Failure::Final(ipc_error(format!(
-            "exporting process {exporter} answered without exactly one descriptor"
+            "exporting process {exporter} answered without its descriptor, or with others than expected"
         ))));
     };
     let fd = MemFd::from(fd);
+    if let Some(page) = page {
+        fd.adopt_sleeper_page(MemFd::from(page));
+    }
     let size = fd.size().map_err(|e| ipc_error(format!("cannot read the size of the imported file: {e}")))?;
     if reply.len == 0 || reply.offset.checked_add(reply.len).is_none_or(|end| end > size) {
         return Err(Failure::Final(ipc_error(format!(

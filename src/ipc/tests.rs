@@ -61,6 +61,28 @@ fn a_process_imports_its_own_export_and_shares_its_pages() {
 }
 
 #[test]
+fn imported_memory_counts_its_sleepers_in_the_exporters_page() {
+    use std::sync::atomic::Ordering;
+    let (fd, offer) = memory_offer(false);
+    let key = export(offer).unwrap();
+    let imported = import(&key.to_string(), T).unwrap();
+    let (theirs, ours) =
+        (crate::sys::sleepers::for_file(&fd).unwrap(), crate::sys::sleepers::for_file(&imported.fd).unwrap());
+    assert!(!Arc::ptr_eq(&theirs, &ours), "the importer maps the page it was handed");
+    // The same file and the same counter in both: a sleeper counted by one is seen by the other.
+    let id = fd.id().unwrap();
+    assert_eq!(imported.fd.id().unwrap(), id);
+    ours.counter(id, 4096).fetch_add(1, Ordering::SeqCst);
+    assert_eq!(theirs.counter(id, 4096).load(Ordering::SeqCst), 1);
+    ours.counter(id, 4096).fetch_sub(1, Ordering::SeqCst);
+    // A notify's cell goes alone (no page with it).
+    let cell = Arc::new(MemFd::create("ascendless-ipc-test", 4096).unwrap());
+    let notify = Offer { kind: ExportKind::Notify, fd: cell, offset: 0, len: 64, ..memory_offer(false).1 };
+    let got = import(&export(notify).unwrap().to_string(), T).unwrap();
+    assert_eq!(got.kind, ExportKind::Notify);
+}
+
+#[test]
 fn keys_are_short_and_every_export_gets_its_own() {
     let a = export(memory_offer(true).1).unwrap();
     let b = export(memory_offer(true).1).unwrap();

@@ -22,7 +22,8 @@
 //! importer knows only the id, and asks the exporter's directory socket (see `shareable.rs`);
 //! the broker finds the export the id was published for and decides as for op 1.
 //!
-//! Reply, exporter to importer (32 bytes), with the export's descriptor attached iff status is 0:
+//! Reply, exporter to importer (32 bytes), with the export's descriptor attached iff status is 0
+//! (and, for memory, a second: the exporter's page of sleeper counts, see `sys::sleepers`):
 //! ```text
 //!      8    4  device id (i32)      12    4  notify id (notify), memory attribute (physical)
 //!     16    8  offset      24    8  length

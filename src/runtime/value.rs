@@ -24,6 +24,7 @@ use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_PARAM_INVALID, ACL_ERROR_RT_WAIT_TIMEOUT,
 };
 use crate::error::{AclError, AclResult};
+use crate::sys::sleepers;
 use crate::sys::word::SharedWord;
 
 pub const WAIT_GEQ: u32 = 0;
@@ -60,9 +61,16 @@ pub fn word_at(addr: usize) -> AclResult<SharedWord> {
     if !matches!(b.placement, Placement::Device(_)) {
         return Err(invalid(format!("devAddr {addr:#x} is not device memory (use aclrtMalloc)")));
     }
-    memory::runtime_span(addr, 8).and_then(SharedWord::new).ok_or_else(|| {
+    let span = memory::runtime_span(addr, 8).ok_or_else(|| {
         invalid(format!("the 8 bytes at devAddr {addr:#x} run past the end of the allocation"))
-    })
+    })?;
+    // Sleepers are counted where every process using the word counts them (see sys::sleepers).
+    let offset = b.file_offset + (addr - b.start) as u64;
+    let counted = match (sleepers::for_file(&b.fd), b.fd.id()) {
+        (Some(page), Ok(id)) => SharedWord::counted(span, page, id, offset),
+        _ => SharedWord::new(span),
+    };
+    counted.ok_or_else(|| invalid(format!("devAddr {addr:#x} is not a writable word")))
 }
 
 /// `aclrtValueWrite`: queues the store of `value` at `addr` on `stream` (recorded when the

@@ -7,12 +7,21 @@
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::{Arc, OnceLock};
 
 use rustix::fs;
 
 /// An anonymous file of a fixed size, closed on drop (close-on-exec, so children never inherit it).
 #[derive(Debug)]
-pub struct MemFd(OwnedFd);
+pub struct MemFd(OwnedFd, Sleepers);
+
+/// What [`crate::sys::sleepers`] needs of a file: the file of the page that counts sleepers on
+/// its words when another process handed one on with it, and the file's identity.
+#[derive(Debug, Default)]
+struct Sleepers {
+    page: OnceLock<Arc<MemFd>>,
+    id: OnceLock<u64>,
+}
 
 impl MemFd {
     /// Creates a file named `name` (shown as `/memfd:<name>` in `/proc/<pid>/maps`, which helps
@@ -20,7 +29,7 @@ impl MemFd {
     pub fn create(name: &str, len: usize) -> io::Result<MemFd> {
         let name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         let size = i64::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        let file = MemFd(fs::memfd_create(&name, fs::MemfdFlags::CLOEXEC | fs::MemfdFlags::ALLOW_SEALING)?);
+        let file = MemFd::from(fs::memfd_create(&name, fs::MemfdFlags::CLOEXEC | fs::MemfdFlags::ALLOW_SEALING)?);
         fs::ftruncate(&file.0, size as u64)?;
         // The size never changes again: sealed, so a process it is passed to can check that
         // its mapping can never lose pages under it (a shrink would turn accesses into SIGBUS).
@@ -37,6 +46,26 @@ impl MemFd {
     /// The descriptor, e.g. to pass to another process.
     pub fn as_fd(&self) -> BorrowedFd<'_> {
         self.0.as_fd()
+    }
+
+    /// The file of the sleeper page handed on with this file by the process that exported it
+    /// (`None` for a file of this process's own).
+    pub fn sleeper_page(&self) -> Option<&Arc<MemFd>> {
+        self.1.page.get()
+    }
+
+    /// Records `page` as this file's sleeper page (an import); ignored if one is recorded.
+    pub fn adopt_sleeper_page(&self, page: MemFd) {
+        let _ = self.1.page.set(Arc::new(page));
+    }
+
+    /// The file's identity, the same in every process that has it (its inode number).
+    pub fn id(&self) -> io::Result<u64> {
+        if let Some(id) = self.1.id.get() {
+            return Ok(*id);
+        }
+        let id = fs::fstat(&self.0)?.st_ino;
+        Ok(*self.1.id.get_or_init(|| id))
     }
 
     /// The file's current size in bytes.
@@ -56,7 +85,7 @@ impl AsFd for MemFd {
 /// so a short file cannot turn into a fault on access.
 impl From<OwnedFd> for MemFd {
     fn from(fd: OwnedFd) -> Self {
-        MemFd(fd)
+        MemFd(fd, Sleepers::default())
     }
 }
 

@@ -36,6 +36,7 @@ pub mod mapping;
 pub mod memfd;
 pub(crate) mod random;
 pub mod reservation;
+pub mod sleepers;
 pub(crate) mod safe_copy;
 pub mod socket;
 pub mod span;

@@ -37,6 +37,8 @@ pub struct Allocation {
     /// policies), reported by `aclrtPointerGetAttributes`.
     pub page_size: usize,
     fd: Arc<MemFd>,
+    /// Where `start` lies in the file (an import may be of a part of another process's file).
+    pub file_offset: u64,
     /// The read-write view every runtime copy goes through; the user's view too, unless strict.
     runtime: Arc<Mapping>,
     /// Strict mode's inaccessible user view; unmapped when the allocation is dropped.
@@ -68,7 +70,7 @@ impl Allocation {
         addr >= self.start && addr.checked_add(len).is_some_and(|end| end <= self.end())
     }
 
-    /// The file holding the bytes (offset 0 is `start`).
+    /// The file holding the bytes (at [`Allocation::file_offset`] is `start`).
     pub fn file(&self) -> Arc<MemFd> {
         Arc::clone(&self.fd)
     }
@@ -110,7 +112,7 @@ pub fn map_file(
         None
     };
     let start = user.as_ref().map_or(runtime.addr(), Mapping::addr);
-    Ok(Allocation { start, len, placement, origin, page_size: align, fd, runtime, _user: user })
+    Ok(Allocation { start, len, placement, origin, page_size: align, fd, file_offset: offset, runtime, _user: user })
 }
 
 /// The registry's record of `len` bytes of `fd` (from offset 0) that a virtual-memory mapping
@@ -126,7 +128,7 @@ pub fn map_view(
 ) -> AclResult<Allocation> {
     let runtime = Arc::new(Mapping::shared_rw_at(&fd, 0, len, 0).map_err(|e| os_failure(len, e))?);
     let origin = Origin::Mapped { imported };
-    Ok(Allocation { start, len, placement, origin, page_size, fd, runtime, _user: None })
+    Ok(Allocation { start, len, placement, origin, page_size, fd, file_offset: 0, runtime, _user: None })
 }
 
 fn os_failure(len: usize, e: io::Error) -> AclError {

@@ -39,8 +39,9 @@ pub struct Backing {
     /// Start and length of the whole allocation (user addresses).
     pub start: usize,
     pub len: usize,
-    /// The file holding its bytes; offset 0 is `start`.
+    /// The file holding its bytes; `start` is at `file_offset` of it.
     pub fd: Arc<MemFd>,
+    pub file_offset: u64,
     pub imported: bool,
 }
 
@@ -350,6 +351,7 @@ impl Registry {
             start: a.start,
             len: a.len,
             fd: a.file(),
+            file_offset: a.file_offset,
             imported: matches!(a.origin, Origin::Imported | Origin::Mapped { imported: true }),
         })
     }
