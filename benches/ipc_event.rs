@@ -192,6 +192,9 @@ fn value_child(key: &str, n: usize) {
 
 // ---- report ----
 
+/// One round's (p50, p99) of the raw, event and value exchanges, in microseconds.
+type Row = [(f64, f64); 3];
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)].as_secs_f64() * 1e6
 }
@@ -223,7 +226,7 @@ fn main() {
         });
         rows.push(p);
     }
-    let median = |f: &dyn Fn(&[(f64, f64); 3]) -> f64| {
+    let median = |f: &dyn Fn(&Row) -> f64| {
         let mut v: Vec<f64> = rows.iter().map(f).collect();
         v.sort_by(f64::total_cmp);
         v[v.len() / 2]
@@ -232,19 +235,32 @@ fn main() {
         "IPC event ping-pong between two processes ({reps} rounds of {} round trips after {warm} warm-up; medians over the rounds):",
         n - warm
     );
-    println!("  raw futex ping-pong          p50 {:8.2} us   p99 {:8.2} us", median(&|r| r[0].0), median(&|r| r[0].1));
-    println!("  ascendless IPC event+stream  p50 {:8.2} us   p99 {:8.2} us", median(&|r| r[1].0), median(&|r| r[1].1));
+    println!(
+        "  raw futex ping-pong          p50 {:8.2} us   p99 {:8.2} us",
+        median(&|r| r[0].0),
+        median(&|r| r[0].1)
+    );
+    println!(
+        "  ascendless IPC event+stream  p50 {:8.2} us   p99 {:8.2} us",
+        median(&|r| r[1].0),
+        median(&|r| r[1].1)
+    );
     println!(
         "  ratio (ascendless / raw)     p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
         median(&|r| r[1].0 / r[0].0),
         median(&|r| r[1].1 / r[0].1)
     );
-    println!("  ascendless value wait/write  p50 {:8.2} us   p99 {:8.2} us   (IPC memory)", median(&|r| r[2].0), median(&|r| r[2].1));
+    println!(
+        "  ascendless value wait/write  p50 {:8.2} us   p99 {:8.2} us   (IPC memory)",
+        median(&|r| r[2].0),
+        median(&|r| r[2].1)
+    );
     println!(
         "  ratio (value / raw)          p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
         median(&|r| r[2].0 / r[0].0),
         median(&|r| r[2].1 / r[0].1)
     );
-    let each = |i: usize| rows.iter().map(|r| format!("{:.2}", r[i].0 / r[0].0)).collect::<Vec<_>>().join(" ");
+    let each =
+        |i: usize| rows.iter().map(|r| format!("{:.2}", r[i].0 / r[0].0)).collect::<Vec<_>>().join(" ");
     println!("  p50 ratios of the rounds: IPC event {}; value {}", each(1), each(2));
 }

@@ -679,7 +679,10 @@ impl Engine {
             Outcome::Failed { status, message, link_gone } => {
                 log::debug!(target: TARGET, "transfer request to {remote} failed ({status}): {message}");
                 if link_gone {
-                    let e = EngineError::new(ADXL_NOT_CONNECTED, format!("the link to {remote} went away: {message}"));
+                    let e = EngineError::new(
+                        ADXL_NOT_CONNECTED,
+                        format!("the link to {remote} went away: {message}"),
+                    );
                     (Some(reported), Err(e))
                 } else {
                     (Some(reported), Ok(()))

@@ -148,7 +148,10 @@ pub struct Polled {
 pub enum Poll {
     Waiting,
     /// Done, and freed: its outcome and, when it failed, the engine it went to.
-    Done { outcome: Outcome, remote: String },
+    Done {
+        outcome: Outcome,
+        remote: String,
+    },
 }
 
 /// The outcome of a request.
@@ -235,24 +238,30 @@ impl Requests {
     }
 
     fn slot(&self, slot: u32) -> &Slot {
-        let chunk = self.chunks[slot as usize / CHUNK].get_or_init(|| (0..CHUNK).map(|_| Slot::default()).collect());
+        let chunk =
+            self.chunks[slot as usize / CHUNK].get_or_init(|| (0..CHUNK).map(|_| Slot::default()).collect());
         &chunk[slot as usize % CHUNK]
     }
 
     /// The handle the caller holds for `t`.
     pub fn handle(&self, t: Ticket) -> u64 {
-        let id = (self.tag << (GEN_BITS + SLOT_BITS)) | (u64::from(t.generation) << SLOT_BITS) | u64::from(t.slot);
+        let id =
+            (self.tag << (GEN_BITS + SLOT_BITS)) | (u64::from(t.generation) << SLOT_BITS) | u64::from(t.slot);
         handle::compose(HandleKind::TransferRequest, id)
     }
 
     /// The request `raw` names if it is a handle of this engine's requests (held or not).
     fn ticket(&self, raw: u64) -> EngineResult<Ticket> {
         let what = "transfer request";
-        let id = handle::id_of(raw, HandleKind::TransferRequest).map_err(|e| EngineError::from_handle_error(what, e))?;
+        let id = handle::id_of(raw, HandleKind::TransferRequest)
+            .map_err(|e| EngineError::from_handle_error(what, e))?;
         if id >> (GEN_BITS + SLOT_BITS) != self.tag {
             return Err(EngineError::new(ADXL_PARAM_INVALID, "the request belongs to another engine"));
         }
-        Ok(Ticket { slot: (id & ((1 << SLOT_BITS) - 1)) as u32, generation: ((id >> SLOT_BITS) as u32) & GEN_MASK })
+        Ok(Ticket {
+            slot: (id & ((1 << SLOT_BITS) - 1)) as u32,
+            generation: ((id >> SLOT_BITS) as u32) & GEN_MASK,
+        })
     }
 
     /// A new request to `remote` carrying `user_data`, held and WAITING, last in submission
@@ -526,10 +535,7 @@ mod tests {
         assert!(matches!(done(r.poll(r.handle(t[4]))), Outcome::Failed { link_gone: true, .. }));
         let all = r.poll_batch(usize::MAX, false);
         let seen: Vec<(usize, i32)> = all.iter().map(|p| (p.user_data, p.status)).collect();
-        assert_eq!(
-            seen,
-            [(100, 0), (101, TRANSFER_COMPLETED), (102, 0), (103, TRANSFER_TIMEOUT), (105, 0)]
-        );
+        assert_eq!(seen, [(100, 0), (101, TRANSFER_COMPLETED), (102, 0), (103, TRANSFER_TIMEOUT), (105, 0)]);
         assert_eq!(all[1].handle, r.handle(t[1]));
         assert_eq!(r.held(), 3);
         assert_eq!(r.poll(r.handle(t[1])).unwrap_err().status, ADXL_PARAM_INVALID);
@@ -630,7 +636,10 @@ mod tests {
         }))
         .unwrap();
         assert!(w.wait_in_flight_to("peer", Instant::now() + Duration::from_secs(10)));
-        assert!(matches!(done(w.poll(w.handle(t))), Outcome::Failed { status: ADXL_FAILED, link_gone: false, .. }));
+        assert!(matches!(
+            done(w.poll(w.handle(t))),
+            Outcome::Failed { status: ADXL_FAILED, link_gone: false, .. }
+        ));
         w.stop();
     }
 }

@@ -178,7 +178,8 @@ fn attempt_import(target: &Target, deadline: Instant, timeout: Duration) -> Resu
     // The export's descriptor, and for memory the exporter's sleeper page.
     let mut fds = message.fds.into_iter();
     let memory = matches!(reply.kind, Some(ExportKind::Memory | ExportKind::Physical));
-    let (Some(fd), page, None, Some(kind)) = (fds.next(), fds.next().filter(|_| memory), fds.next(), reply.kind)
+    let (Some(fd), page, None, Some(kind)) =
+        (fds.next(), fds.next().filter(|_| memory), fds.next(), reply.kind)
     else {
         return Err(Failure::Final(ipc_error(format!(
             "exporting process {exporter} answered without its descriptor, or with others than expected"

@@ -29,7 +29,8 @@ impl MemFd {
     pub fn create(name: &str, len: usize) -> io::Result<MemFd> {
         let name = CString::new(name).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
         let size = i64::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        let file = MemFd::from(fs::memfd_create(&name, fs::MemfdFlags::CLOEXEC | fs::MemfdFlags::ALLOW_SEALING)?);
+        let file =
+            MemFd::from(fs::memfd_create(&name, fs::MemfdFlags::CLOEXEC | fs::MemfdFlags::ALLOW_SEALING)?);
         fs::ftruncate(&file.0, size as u64)?;
         // The size never changes again: sealed, so a process it is passed to can check that
         // its mapping can never lose pages under it (a shrink would turn accesses into SIGBUS).

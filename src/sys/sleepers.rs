@@ -56,7 +56,8 @@ impl SleeperPage {
     /// The counter of the word at `offset` of the file whose identity is `file_id`.
     pub fn counter(&self, file_id: u64, offset: u64) -> &AtomicU32 {
         // Fibonacci hashing of the pair; a word's neighbours land on different counters.
-        let h = (file_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (offset / 8)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h =
+            (file_id.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (offset / 8)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let index = (h >> 32) % COUNTERS;
         self.map.atomic_u32(index as usize * 4).expect("an index below COUNTERS is inside the page")
     }

@@ -29,7 +29,8 @@ pub struct SharedWord {
 impl SharedWord {
     /// The word a span of exactly 8 writable, 8-aligned bytes holds; `None` otherwise.
     pub fn new(span: RawSpan) -> Option<SharedWord> {
-        (span.len() == 8 && span.addr() % 8 == 0 && span.is_writable()).then_some(SharedWord { span, sleepers: None })
+        (span.len() == 8 && span.addr() % 8 == 0 && span.is_writable())
+            .then_some(SharedWord { span, sleepers: None })
     }
 
     /// As [`SharedWord::new`], counting sleepers in `page` under the word's place: the

@@ -13,10 +13,10 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::engine::conn::admit::{Admission, Slot};
+use crate::engine::limits::{MAX_PENDING, MAX_SERVED};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
-use crate::engine::limits::{MAX_PENDING, MAX_SERVED};
 use crate::sync::{Pool, PoolOptions, spawn_named};
 
 /// Connections the kernel may complete before the listener accepts them (capped by

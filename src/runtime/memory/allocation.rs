@@ -112,7 +112,17 @@ pub fn map_file(
         None
     };
     let start = user.as_ref().map_or(runtime.addr(), Mapping::addr);
-    Ok(Allocation { start, len, placement, origin, page_size: align, fd, file_offset: offset, runtime, _user: user })
+    Ok(Allocation {
+        start,
+        len,
+        placement,
+        origin,
+        page_size: align,
+        fd,
+        file_offset: offset,
+        runtime,
+        _user: user,
+    })
 }
 
 /// The registry's record of `len` bytes of `fd` (from offset 0) that a virtual-memory mapping
