@@ -65,6 +65,20 @@ fn calls_outside_initialize_and_finalize_fail() {
 }
 
 #[test]
+fn finalize_does_not_wait_for_the_same_host_listeners_tick() {
+    // The same-host listener accepts with a 100 ms tick; Finalize wakes it instead of waiting.
+    let start = std::time::Instant::now();
+    for _ in 0..5 {
+        let (s, name) = server(&[]);
+        let c = client(&[]);
+        c.connect(&name, 5000).unwrap();
+        c.finalize();
+        s.finalize();
+    }
+    assert!(start.elapsed() < std::time::Duration::from_millis(400), "took {:?}", start.elapsed());
+}
+
+#[test]
 fn registration_checks_its_arguments() {
     let e = client(&[]);
     assert_eq!(status(e.register_mem(0, 8, MemType::Host, no_vouch)), ADXL_PARAM_INVALID);

@@ -161,13 +161,16 @@ pub struct Server {
     thread: Mutex<Option<JoinHandle<()>>>,
     /// Set by [`Server::stop`]: the accepting thread ends.
     stopping: AtomicBool,
+    /// The socket's name, to wake the accepting thread when stopping.
+    name: Vec<u8>,
 }
 
 impl Server {
     /// Binds the engine's socket and starts accepting; `None` (logged) if it cannot bind. New
     /// peers get the memory of `registry` (held weakly: the thread ends without it).
     pub fn start(registry: &Arc<Registry>, port: u16) -> Option<Arc<Server>> {
-        let listener = match Listener::bind(&socket_name(std::process::id(), port), 64) {
+        let name = socket_name(std::process::id(), port);
+        let listener = match Listener::bind(&name, 64) {
             Ok(l) => l,
             Err(e) => {
                 log::debug!(target: TARGET, "no same-host socket for port {port}: {e}");
@@ -179,6 +182,7 @@ impl Server {
             tickets: Mutex::new(Vec::new()),
             thread: Mutex::new(None),
             stopping: AtomicBool::new(false),
+            name,
         });
         let (weak, s) = (Arc::downgrade(registry), server.clone());
         let thread = spawn_named("adxl-shm-listen", move || {
@@ -191,6 +195,7 @@ impl Server {
                     // Every tick, so a closed channel's descriptor goes even if no one connects.
                     s.prune();
                     let conn = match listener.accept(Some(TICK)) {
+                        Ok(Some(_)) if s.stopping.load(Ordering::Acquire) => break,
                         Ok(Some(conn)) => conn,
                         Ok(None) => continue,
                         Err(_) => {
@@ -330,6 +335,9 @@ impl Server {
     /// Closes every same-host connection (their initiators see the peer gone) and stops.
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
+        // Wakes the thread from its accept now rather than at its next tick (Finalize waits
+        // for it); if the connect fails, the tick ends the wait anyway.
+        let _ = Conn::connect(&self.name, Duration::from_millis(100));
         if let Some(t) = lock(&self.thread).take() {
             let _ = t.join();
         }
