@@ -3,21 +3,22 @@
 //! HELLO) and hands each to a serving thread ([`crate::engine::conn::serve`]). It knows nothing
 //! of the engine beyond its name.
 //!
-//! A connection is served by one thread for its life. The threads are a pool that keeps a few
-//! idle ones ([`KEEP_IDLE`]) rather than one spawned per connection: starting and ending a
-//! thread costs more than the rest of a loopback Connect's work on the serving side, and
-//! Connect, Disconnect, Connect again is what a serving engine sees most.
+//! A connection is served by one thread for its life. The threads are one pool for the whole
+//! process that keeps a few idle ones ([`KEEP_IDLE`]) rather than one spawned per connection:
+//! starting and ending a thread costs more than the rest of a loopback Connect's work on the
+//! serving side, and Connect, Disconnect, Connect again, or a new engine in place of the last,
+//! is what a process sees most.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::OnceLock;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::engine::conn::admit::{Admission, Slot};
-use crate::engine::limits::{MAX_PENDING, MAX_SERVED};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
-use crate::sync::{Pool, PoolOptions, spawn_named};
+use crate::sync::{Job, Pool, PoolOptions, spawn_named};
 
 /// Connections the kernel may complete before the listener accepts them (capped by
 /// `net.core.somaxconn`): a burst from a flood is queued rather than answered by dropping
@@ -25,11 +26,33 @@ use crate::sync::{Pool, PoolOptions, spawn_named};
 /// takes them quickly: each only evicts the oldest pending handshake ([`crate::engine::conn::admit`]).
 pub const BACKLOG: u32 = 4096;
 
-/// Idle serving threads kept for the next connections.
-const KEEP_IDLE: usize = 4;
+/// Idle serving threads kept for the next connections (as many as a burst of connections to
+/// the engines of a process usually needs at once).
+const KEEP_IDLE: usize = 64;
 /// Idle serving threads end after this long (well within the time tests give a server's
 /// thread count to settle after a flood).
 const IDLE_EXIT: Duration = Duration::from_secs(2);
+/// Serving threads at most, over all engines: far above what engines admit (each bounds its
+/// own connections, served and in their handshake); a connection beyond waits for a thread.
+const MAX_SERVING: usize = 16384;
+
+/// Runs `job` (serving one connection) on the process's serving threads; `false` if refused.
+fn serve_on_a_thread(job: Job) -> bool {
+    static SERVING: OnceLock<Option<Pool>> = OnceLock::new();
+    let pool = SERVING.get_or_init(|| {
+        Pool::new(PoolOptions {
+            name: "adxl-serve".into(),
+            min_workers: 0,
+            max_workers: MAX_SERVING,
+            capacity: MAX_SERVING,
+            idle_exit: Some(IDLE_EXIT),
+            max_idle: KEEP_IDLE,
+        })
+        .inspect_err(|e| log::warn!(target: TARGET, "cannot make the serving threads' pool: {e}"))
+        .ok()
+    });
+    pool.as_ref().is_some_and(|p| p.submit(job).is_ok())
+}
 
 /// Binds `addr` and starts accepting for the engine `name`: each connection admitted is given
 /// to `serve` on a thread of its own, with its place among the pending handshakes. Returns the
@@ -48,17 +71,6 @@ where
     if let Err(e) = crate::sys::stream_io::set_backlog(&listener, BACKLOG) {
         log::debug!(target: TARGET, "{addr}: the listen backlog stays at the default: {e}");
     }
-    let serving = Pool::new(PoolOptions {
-        name: "adxl-serve".into(),
-        min_workers: 0,
-        // Connections served and in their handshake are bounded (admission and MAX_SERVED);
-        // the rest is room for threads still ending after their connection closed.
-        max_workers: MAX_SERVED + 2 * MAX_PENDING,
-        capacity: MAX_SERVED + 2 * MAX_PENDING,
-        idle_exit: Some(IDLE_EXIT),
-        max_idle: KEEP_IDLE,
-    })
-    .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the serving threads: {e}")))?;
     spawn_named("adxl-listen", move || {
         let mut admission = Admission::default();
         for stream in listener.incoming() {
@@ -74,12 +86,10 @@ where
             // a byte is read.
             let Some(slot) = admission.admit(&stream, &name) else { continue };
             let serve = serve.clone();
-            // Refused (more connections than can be served): the stream is dropped, closed.
-            let _ = serving.submit(Box::new(move || serve(stream, slot)));
+            // Refused: the stream is dropped, closed.
+            serve_on_a_thread(Box::new(move || serve(stream, slot)));
         }
         admission.close_all();
-        // The serving threads end as their connections close (the engine shuts them down).
-        drop(serving);
     })
     .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the listener thread: {e}")))
 }
