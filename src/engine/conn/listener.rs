@@ -55,7 +55,7 @@ fn serve_on_a_thread(job: Job) -> bool {
 }
 
 /// Binds `addr` and starts accepting for the engine `name`: each connection admitted is given
-/// to `serve` on a thread of its own, with its place among the pending handshakes. Returns the
+/// to `serve` on a serving thread, with its place among the pending handshakes. Returns the
 /// listener's thread; it ends when `stopping()` says so and a connection wakes it ([`wake`]).
 pub fn listen<S>(
     addr: SocketAddr,
