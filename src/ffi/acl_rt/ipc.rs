@@ -48,6 +48,25 @@ pub(crate) unsafe fn read_pids<'a>(pid: *const i32, num: usize) -> AclResult<&'a
     Ok(unsafe { slice(pid, num, "pid") }?)
 }
 
+/// The pids of every server in `serverPids[0..num]` (the `...InterServer` calls), together.
+///
+/// # Safety
+/// `servers` is NULL or points to `num` readable entries whose `pid` arrays hold their `num`
+/// readable values each.
+unsafe fn read_server_pids(servers: *const aclrtServerPid, num: usize) -> AclResult<Vec<i32>> {
+    if num == 0 {
+        return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty array"));
+    }
+    // SAFETY: `num` readable entries by this function's contract.
+    let servers = unsafe { slice(servers, num, "serverPids") }?;
+    let mut pids = Vec::new();
+    for s in servers {
+        // SAFETY: each entry's array is readable for its `num` values by the contract.
+        pids.extend_from_slice(unsafe { read_pids(s.pid, s.num) }?);
+    }
+    Ok(pids)
+}
+
 /// Exports `notify` for other processes and writes its key (at most 64 characters and a NUL)
 /// into `key` (`len` at least 65, else 107000). `flags`: `ACL_RT_NOTIFY_EXPORT_FLAG_DEFAULT`
 /// (only pids given to `aclrtNotifySetImportPid` may import) or
@@ -107,16 +126,8 @@ pub unsafe extern "C" fn aclrtNotifySetImportPidInterServer(
 ) -> aclError {
     acl_call("aclrtNotifySetImportPidInterServer", || {
         let n = resolve::<Notify>(notify, "notify")?;
-        if num == 0 {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty array"));
-        }
-        // SAFETY: `num` readable entries by this function's contract.
-        let servers = unsafe { slice(serverPids, num, "serverPids") }?;
-        let mut pids = Vec::new();
-        for s in servers {
-            // SAFETY: each entry's array is readable for its `num` values by the contract.
-            pids.extend_from_slice(unsafe { read_pids(s.pid, s.num) }?);
-        }
+        // SAFETY: forwarded from this function's contract.
+        let pids = unsafe { read_server_pids(serverPids, num) }?;
         share::allow_notify_pids_inter_server(&n, &pids, settings())
     })
 }
@@ -246,16 +257,8 @@ pub unsafe extern "C" fn aclrtIpcMemImportPidInterServer(
     acl_call("aclrtIpcMemImportPidInterServer", || {
         // SAFETY: forwarded from this function's contract.
         let key = unsafe { required_str(key, "key") }?;
-        if num == 0 {
-            return Err(AclError::new(ACL_ERROR_INVALID_PARAM, "serverPids must be a non-empty array"));
-        }
-        // SAFETY: `num` readable entries by this function's contract.
-        let servers = unsafe { slice(serverPids, num, "serverPids") }?;
-        let mut pids = Vec::new();
-        for s in servers {
-            // SAFETY: each entry's array is readable for its `num` values by the contract.
-            pids.extend_from_slice(unsafe { read_pids(s.pid, s.num) }?);
-        }
+        // SAFETY: forwarded from this function's contract.
+        let pids = unsafe { read_server_pids(serverPids, num) }?;
         share::allow_memory_pids_inter_server(key, &pids, settings())
     })
 }

@@ -16,7 +16,7 @@ use crate::error::{AclError, AclResult};
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_call;
 use crate::ffi::acl_rt::device_words;
-use crate::ffi::acl_rt::memory::{MemcpyKindArg, prepare_copy};
+use crate::ffi::acl_rt::memory::MemcpyKindArg;
 use crate::ffi::handles::raw;
 use crate::ffi::ptr::Out;
 use crate::runtime::context;
@@ -147,7 +147,8 @@ pub extern "C" fn aclrtMemcpyAsyncWithOffset(
     })
 }
 
-/// Deprecated by the vendor for `aclrtMemcpyAsync`, and the same here.
+/// Deprecated by the vendor for `aclrtMemcpyAsync`, and the same here: it is that call
+/// (recorded alike when the stream is captured).
 ///
 /// # Safety
 /// As for `aclrtMemcpyAsync`: host ends are valid for `count` bytes until the stream has run
@@ -161,13 +162,6 @@ pub unsafe extern "C" fn aclrtMemcpyAsyncWithCondition(
     kind: MemcpyKindArg,
     stream: aclrtStream,
 ) -> aclError {
-    acl_call("aclrtMemcpyAsyncWithCondition", || {
-        let s = context::stream_for_work(raw(stream))?;
-        // SAFETY: forwarded from this function's contract.
-        let copy = unsafe { prepare_copy(dst, destMax, src, count, kind) }?;
-        s.submit(Box::new(move |_| {
-            copy.run();
-            Ok(())
-        }))
-    })
+    // SAFETY: the same contract.
+    unsafe { super::memory::aclrtMemcpyAsync(dst, destMax, src, count, kind, stream) }
 }
