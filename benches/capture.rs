@@ -10,7 +10,6 @@
 
 use std::ffi::c_void;
 use std::ptr::null_mut;
-use std::time::{Duration, Instant};
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::capture::{
@@ -31,37 +30,9 @@ fn check(rc: i32, what: &str) {
     assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
 }
 
-struct Stats {
-    p50: Duration,
-    p99: Duration,
-}
-
-fn stats(mut times: Vec<Duration>) -> Stats {
-    times.sort();
-    Stats { p50: times[times.len() / 2], p99: times[(times.len() * 99 / 100).min(times.len() - 1)] }
-}
-
-/// Runs `a` and `b` alternately, round by round, so both see the same machine load.
-fn measure_pair(reps: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Stats, Stats) {
-    for _ in 0..reps.min(50) {
-        a();
-        b();
-    }
-    let (mut ta, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-    for _ in 0..reps {
-        let t = Instant::now();
-        a();
-        ta.push(t.elapsed());
-        let t = Instant::now();
-        b();
-        tb.push(t.elapsed());
-    }
-    (stats(ta), stats(tb))
-}
-
-fn micros(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
+#[path = "common/paired.rs"]
+mod paired;
+use paired::{measure_pair, micros};
 
 /// Queues the 100 copies: block `i` of `host` to block `i` of `dev`.
 fn copies(host: *mut c_void, dev: *mut c_void, stream: *mut c_void) {
@@ -102,6 +73,7 @@ fn main() {
 
     let (replay, live) = measure_pair(
         reps,
+        reps.min(50),
         || {
             check(aclmdlRIExecuteAsync(m as *mut c_void, s as *mut c_void), "aclmdlRIExecuteAsync");
             check(aclrtSynchronizeStream(s as *mut c_void), "aclrtSynchronizeStream");

@@ -12,7 +12,6 @@ use std::ffi::c_void;
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, mpsc};
-use std::time::{Duration, Instant};
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::callback::{
@@ -87,37 +86,9 @@ impl Drop for Handoff {
     }
 }
 
-struct Stats {
-    p50: Duration,
-    p99: Duration,
-}
-
-fn stats(mut times: Vec<Duration>) -> Stats {
-    times.sort();
-    Stats { p50: times[times.len() / 2], p99: times[(times.len() * 99 / 100).min(times.len() - 1)] }
-}
-
-/// Runs `a` and `b` alternately, call by call, so both see the same machine load.
-fn measure_pair(reps: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Stats, Stats) {
-    for _ in 0..reps.min(100) {
-        a();
-        b();
-    }
-    let (mut ta, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-    for _ in 0..reps {
-        let t = Instant::now();
-        a();
-        ta.push(t.elapsed());
-        let t = Instant::now();
-        b();
-        tb.push(t.elapsed());
-    }
-    (stats(ta), stats(tb))
-}
-
-fn micros(d: Duration) -> f64 {
-    d.as_secs_f64() * 1e6
-}
+#[path = "common/paired.rs"]
+mod paired;
+use paired::{Stats, measure_pair, micros};
 
 fn line(name: &str, s: &Stats, base: &Stats) {
     println!(
@@ -148,6 +119,7 @@ fn main() {
     );
     let (host_func, base) = measure_pair(
         reps,
+        reps.min(100),
         || {
             let s = stream_addr as *mut c_void;
             check(aclrtLaunchHostFunc(s, Some(empty), null_mut()), "aclrtLaunchHostFunc");
@@ -174,6 +146,7 @@ fn main() {
     check(aclrtSubscribeReport(tid, stream), "aclrtSubscribeReport");
     let (callback, base) = measure_pair(
         reps,
+        reps.min(100),
         || {
             let s = stream_addr as *mut c_void;
             let block = aclrtCallbackBlockType::ACL_CALLBACK_BLOCK as i32;
