@@ -3915,7 +3915,8 @@ aclError aclrtMemcpyAsyncWithOffset(void **dst,
                                     aclrtStream stream);
 
 /*
- Deprecated by the vendor for `aclrtMemcpyAsync`, and the same here.
+ Deprecated by the vendor for `aclrtMemcpyAsync`, and the same here: it is that call
+ (recorded alike when the stream is captured).
 
  # Safety
  As for `aclrtMemcpyAsync`: host ends are valid for `count` bytes until the stream has run
