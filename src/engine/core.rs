@@ -5,10 +5,8 @@
 //! and UCX.
 
 use std::io;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::access::Access;
@@ -37,7 +35,7 @@ pub(crate) struct Core {
     pub(super) links: Arc<Links>,
     pub(super) served: ServedConns,
     pub(super) stopping: AtomicBool,
-    pub(super) listener: Mutex<Option<(SocketAddr, JoinHandle<()>)>>,
+    pub(super) listener: Mutex<Option<listener::Listening>>,
     /// `adxl.Transport`, else `ASCENDLESS_TRANSPORT`.
     pub(super) transport: Transport,
     /// `adxl.Secret` and `adxl.RemoteAccess`, else their variables.
@@ -100,9 +98,8 @@ impl Core {
     pub(super) fn shutdown(&self) {
         self.stopping.store(true, Ordering::Release);
         self.served.close();
-        if let Some((addr, thread)) = lock(&self.listener).take() {
-            listener::wake(addr);
-            let _ = thread.join();
+        if let Some(listening) = lock(&self.listener).take() {
+            listening.stop();
         }
         if let Some(s) = lock(&self.shm).take() {
             s.stop();

@@ -12,7 +12,9 @@
 //!   SendNotify/GetNotifies queue; not `aclrtNotify`, which is `crate::runtime::notify`);
 //! - [`registry`] (registered memory), [`heartbeat`] (the heartbeat of engines with
 //!   AutoConnect, which needs only the links), [`limits`] (every count the engine bounds);
-//!   locks, threads and workers come from the crate's shared layer, [`crate::sync`];
+//!   [`threads`] (the process's pool of threads engines block on: serving, accepting,
+//!   following a same-host peer); locks and workers come from the crate's shared layer,
+//!   [`crate::sync`];
 //! - [`conn`]: connections, the ones this engine makes (links, the [`conn::dialer`] they are
 //!   given instead of the whole core, the secret's handshake, redialling) and the ones it
 //!   serves (listener, admission, serving, served connections);
@@ -63,6 +65,7 @@ mod path;
 mod peer_notify;
 mod registry;
 mod requests;
+mod threads;
 pub mod wire;
 
 use std::sync::atomic::Ordering;
@@ -264,8 +267,7 @@ impl Engine {
             .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot start the connect workers: {e}")))?;
         let _ = core.connects.set(pool);
         if let Some(addr) = core.name.listen_addr() {
-            let thread = serve::start(&core, addr)?;
-            *lock(&core.listener) = Some((addr, thread));
+            *lock(&core.listener) = Some(serve::start(&core, addr)?);
             if matches!(transport, Transport::Auto | Transport::Shm) {
                 *lock(&core.shm) = shm::Server::start(&core.registry, addr.port());
             }
@@ -403,7 +405,12 @@ impl Engine {
         let dialer = core.dialer();
         let link = Link::open(&dialer, remote, addr, deadline)?;
         // A peer that does not share this host may be reached over UCX.
-        if link.shm.is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
+        // A peer on this host is reached through shared memory (the channel opens with the
+        // first transfer); if that fails, TCP.
+        if link.shm().is_none()
+            && !(core.transport == Transport::Auto && link.peer_on_this_host())
+            && matches!(core.transport, Transport::Auto | Transport::Ucx)
+        {
             if let Err(e) = ucx::open(&core.ucx, &dialer, &link, deadline) {
                 link.close();
                 return Err(e);
@@ -524,7 +531,7 @@ impl Engine {
         // A same-host peer whose channel closed is gone (finalized, exited, killed): dial
         // again, as TCP does after a dead connection, so a restarted peer is reached and a
         // dead one fails here (FAILED), never through its old memory.
-        if link.shm.as_ref().is_some_and(|s| !s.alive()) {
+        if link.shm().is_some_and(|s| !s.alive()) {
             match Self::connect_core(core, remote, deadline) {
                 Ok(()) | Err(EngineError { status: ADXL_ALREADY_CONNECTED, .. }) => {}
                 Err(e) => return Err(e),
@@ -743,10 +750,11 @@ impl Engine {
         locals: &[Local],
         deadline: Instant,
     ) -> EngineResult<()> {
+        let dialer = core.dialer();
+        link.same_host(&dialer, deadline);
         if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
             return result;
         }
-        let dialer = core.dialer();
         if let Some(result) = ucx::try_run(&core.ucx, &dialer, &core.counters, link, op, locals, deadline) {
             return result;
         }

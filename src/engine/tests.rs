@@ -78,6 +78,64 @@ fn finalize_does_not_wait_for_the_same_host_listeners_tick() {
     assert!(start.elapsed() < std::time::Duration::from_millis(400), "took {:?}", start.elapsed());
 }
 
+/// Finalize shuts its listening sockets down without waiting for their loops to close them:
+/// an engine initialized again at once on the same port gets it, same-host socket included.
+#[test]
+fn an_engine_initialized_again_on_the_port_it_finalized_serves_at_once() {
+    let port = free_port();
+    let name = format!("127.0.0.1:{port}");
+    for transport in ["auto", "tcp"] {
+        let options = [("adxl.Transport", transport)];
+        let remote = host(4096, 3);
+        let local = host(4096, 0);
+        let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+        for round in 0..20 {
+            let s = Engine::new();
+            s.initialize(&name, &options).unwrap_or_else(|e| panic!("{transport} round {round}: {e:?}"));
+            s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+            let c = client(&options);
+            c.register_mem(local, 4096, MemType::Host, no_vouch).unwrap();
+            c.connect(&name, 1000).unwrap();
+            c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+            let n = c.counters();
+            let paths = (n.direct_calls, n.tcp_calls);
+            assert_eq!(paths, if transport == "auto" { (1, 0) } else { (0, 1) }, "{transport} round {round}");
+            c.finalize();
+            s.finalize();
+        }
+        assert_eq!(bytes(local, 4096), vec![3; 4096]);
+    }
+}
+
+/// Connect to a same-host peer costs what a TCP Connect does: the shared-memory channel is
+/// opened by the first transfer, with a fresh ticket when the one of HELLO_ACK is old.
+#[test]
+fn the_same_host_channel_opens_with_the_first_transfer() {
+    let (s, name) = server(&[]);
+    let remote = host(4096, 4);
+    s.register_mem(remote, 4096, MemType::Host, no_vouch).unwrap();
+    let local = host(4096, 0);
+    let d = [TransferDesc { local_addr: local, remote_addr: remote, len: 4096 }];
+    let c = client(&[]);
+    c.register_mem(local, 4096, MemType::Host, no_vouch).unwrap();
+    c.connect(&name, 1000).unwrap();
+    let link = c.core().unwrap().link(&name).unwrap();
+    assert!(link.peer_on_this_host() && link.shm().is_none());
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert!(link.shm().is_some_and(|l| l.alive()));
+    assert_eq!((c.counters().direct_calls, link.open_connections()), (1, 1));
+    drop(link);
+    c.disconnect(&name, 1000).unwrap();
+    // A ticket too old to be trusted is renewed by dialling another connection first.
+    c.connect(&name, 1000).unwrap();
+    let link = c.core().unwrap().link(&name).unwrap();
+    link.age_ticket(shm::TICKET_LIFE);
+    c.transfer_sync(&name, TransferOp::Read, &d, 1000, no_vouch).unwrap();
+    assert!(link.shm().is_some_and(|l| l.alive()));
+    assert_eq!((c.counters().direct_calls, link.open_connections()), (2, 2));
+    assert_eq!(bytes(local, 4096), vec![4; 4096]);
+}
+
 #[test]
 fn registration_checks_its_arguments() {
     let e = client(&[]);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use std::sync::Arc;
@@ -62,10 +62,14 @@ pub struct Link {
     /// The peer's memory, as its HELLO_ACK said (informational: the peer decides each request
     /// with its own registry).
     pub peer_regions: Mutex<Vec<Region>>,
-    /// Where the peer runs, as its HELLO_ACK said (absent: it would not share memory).
-    peer_host: Mutex<Option<Host>>,
-    /// The same-host channel, when the peer shares this host (see [`shm`]).
-    pub shm: Option<Arc<shm::Local>>,
+    /// Where the peer runs, as its latest HELLO_ACK said (absent: it would not share memory),
+    /// and when that came (its ticket expires).
+    peer_host: Mutex<Option<(Host, Instant)>>,
+    /// The same-host channel, when the peer shares this host (see [`shm`]): `None` when it
+    /// could not be opened. Opened by the first transfer that could use it
+    /// ([`Link::same_host`]), not by Connect, which then costs what a TCP Connect does;
+    /// Connect opens it only with `adxl.Transport=shm`, which fails without it.
+    shm: OnceLock<Option<Arc<shm::Local>>>,
     /// The UCX endpoint and keys, when the link uses UCX (see [`crate::engine::path::ucx`],
     /// which sets it up after [`Link::open`]).
     pub ucx: PeerSlot,
@@ -83,42 +87,99 @@ impl Link {
             closed: AtomicBool::new(false),
             peer_regions: Mutex::new(Vec::new()),
             peer_host: Mutex::new(None),
-            shm: None,
+            shm: OnceLock::new(),
             ucx: Default::default(),
         };
         let conn = link.dial(dialer, deadline)?;
         link.give_back(conn);
-        let mut link = link;
-        if dialer.may_share() {
-            let host = lock(&link.peer_host).clone();
-            let tried = match host {
-                Some(h) => shm::Local::open(remote, &h, addr.port(), deadline),
-                None => {
-                    Err("the peer does not offer shared memory (forced to TCP, or an older engine)".into())
-                }
-            };
-            match tried {
-                Ok(local) => {
-                    log::debug!(target: crate::logging::TARGET, "{remote}: same host, shared memory (pid {})", local.pid);
-                    link.shm = Some(local);
-                }
-                Err(why) if dialer.transport == Transport::Shm => {
-                    link.close();
-                    return Err(EngineError::new(
-                        ADXL_FAILED,
-                        format!("connect to {remote}: the transport is shm but {why}"),
-                    ));
-                }
-                Err(why) => log::debug!(target: crate::logging::TARGET, "{remote}: not on this host ({why})"),
+        if dialer.transport == Transport::Shm {
+            let mut why = String::new();
+            let opened =
+                link.shm.get_or_init(|| link.open_same_host(dialer, deadline).map_err(|e| why = e).ok());
+            if opened.is_none() {
+                link.close();
+                return Err(EngineError::new(
+                    ADXL_FAILED,
+                    format!("connect to {remote}: the transport is shm but {why}"),
+                ));
             }
         }
         Ok(link)
     }
 
+    /// The same-host channel, if it is open.
+    pub fn shm(&self) -> Option<&Arc<shm::Local>> {
+        self.shm.get().and_then(Option::as_ref)
+    }
+
+    /// Whether the peer said it runs on this host and offered its same-host socket (the
+    /// channel may still fail to open: another network namespace, say).
+    pub fn peer_on_this_host(&self) -> bool {
+        lock(&self.peer_host).as_ref().is_some_and(|(h, _)| shm::offers(h))
+    }
+
+    /// The same-host channel, opened now (once, under `deadline`) if it was not: what a
+    /// transfer calls first. `None`: the peer is elsewhere, or the channel failed to open
+    /// (logged; transfers use the network).
+    pub fn same_host(&self, dialer: &Dialer, deadline: Instant) -> Option<&Arc<shm::Local>> {
+        if !dialer.may_share() {
+            return None;
+        }
+        let opened = self.shm.get_or_init(|| {
+            self.open_same_host(dialer, deadline)
+                .inspect_err(|why| log::debug!(target: crate::logging::TARGET, "{}: not on this host ({why})", self.remote))
+                .ok()
+        });
+        // Closed while it was opening: the channel goes with the link.
+        if self.closed.load(Ordering::Acquire) {
+            if let Some(local) = opened {
+                local.close();
+            }
+        }
+        opened.as_ref()
+    }
+
+    /// Makes the latest HELLO_ACK look `by` older (tests of the ticket's renewal).
+    #[cfg(test)]
+    pub fn age_ticket(&self, by: Duration) {
+        if let Some((_, when)) = lock(&self.peer_host).as_mut() {
+            *when = when.checked_sub(by).expect("the clock goes back that far");
+        }
+    }
+
+    /// How many connections the link has open, idle or lent.
+    #[cfg(test)]
+    pub fn open_connections(&self) -> usize {
+        lock(&self.pool).open.len()
+    }
+
+    /// Opens the same-host channel with the ticket of the latest HELLO_ACK, after dialling
+    /// another connection for a fresh one when it is about to expire.
+    fn open_same_host(&self, dialer: &Dialer, deadline: Instant) -> Result<Arc<shm::Local>, String> {
+        let stale =
+            lock(&self.peer_host).as_ref().is_some_and(|(_, when)| when.elapsed() > shm::TICKET_LIFE / 2);
+        if stale {
+            match self.dial_once(dialer, deadline) {
+                Ok(conn) => self.give_back(conn),
+                Err(e) => return Err(format!("no fresh ticket: {}", e.into_error().message)),
+            }
+        }
+        let host = lock(&self.peer_host).as_ref().map(|(h, _)| h.clone());
+        let Some(host) = host.filter(shm::offers) else {
+            return Err(
+                "the peer does not offer shared memory (another host, forced to TCP, or an older engine)"
+                    .into(),
+            );
+        };
+        let local = shm::Local::open(&self.remote, &host, self.addr.port(), deadline)?;
+        log::debug!(target: crate::logging::TARGET, "{}: same host, shared memory (pid {})", self.remote, local.pid);
+        Ok(local)
+    }
+
     /// A peer that reset or closed a connection is taken to be gone: the next Connect replaces
     /// the link.
     pub fn is_broken(&self) -> bool {
-        self.broken.load(Ordering::Acquire) || self.shm.as_ref().is_some_and(|s| !s.alive())
+        self.broken.load(Ordering::Acquire) || self.shm().is_some_and(|s| !s.alive())
     }
 
     /// Applies the peer's announcement of a registration change.
@@ -196,7 +257,7 @@ impl Link {
         match Message::read_from(&mut &stream).map_err(|e| redial::wire(&self.remote, what, e))? {
             Message::HelloAck { status: 0, mut regions, host, .. } => {
                 regions.sort_by_key(|r| r.addr);
-                *lock(&self.peer_host) = host;
+                *lock(&self.peer_host) = host.map(|h| (h, Instant::now()));
                 *lock(&self.peer_regions) = regions;
             }
             Message::HelloAck { status, message, .. } => {
@@ -325,7 +386,7 @@ impl Link {
     /// this link fail at once.
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
-        if let Some(s) = &self.shm {
+        if let Some(s) = self.shm() {
             s.close();
         }
         self.ucx.clear(self.is_broken());

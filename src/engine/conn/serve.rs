@@ -11,7 +11,6 @@ use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::engine::access::RemoteAccess;
@@ -38,9 +37,9 @@ use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 /// payload, loses its connection (a send or receive makes no progress).
 pub const STALL: Duration = Duration::from_secs(10);
 
-/// Listens on `addr` for the engine and serves every connection admitted; returns the
-/// listener's thread (it ends when the engine is stopping and [`listener::wake`] wakes it).
-pub fn start(core: &Arc<Core>, addr: SocketAddr) -> EngineResult<JoinHandle<()>> {
+/// Listens on `addr` for the engine and serves every connection admitted; the loop ends when
+/// the engine is stopping and [`listener::Listening::stop`] is called.
+pub fn start(core: &Arc<Core>, addr: SocketAddr) -> EngineResult<listener::Listening> {
     let (watched, serving) = (core.clone(), core.clone());
     listener::listen(
         addr,

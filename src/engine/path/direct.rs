@@ -130,7 +130,7 @@ pub fn try_run(
     op: TransferOp,
     locals: &[Local],
 ) -> Option<EngineResult<()>> {
-    let shm = link.shm.as_ref()?;
+    let shm = link.shm()?;
     if !shm.alive() {
         return Some(Err(EngineError::new(
             ADXL_FAILED,

@@ -26,15 +26,15 @@ use std::io;
 use std::os::fd::AsFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::MAX_SAME_HOST_PEERS;
 use crate::engine::registry::{Registered, Registry};
+use crate::engine::threads;
 use crate::engine::wire::{Host, TICKET_LEN};
 use crate::logging::TARGET;
 use crate::runtime::memory;
-use crate::sync::{lock, read, spawn_named, write};
+use crate::sync::{lock, read, write};
 use crate::sys::mapping::Mapping;
 use crate::sys::memfd::MemFd;
 use crate::sys::socket::{Conn, Listener};
@@ -52,7 +52,7 @@ const DONE: u32 = 3;
 const ACK: u32 = 4;
 const TICKET: u32 = 5;
 /// How long a ticket of HELLO_ACK may wait to be presented.
-const TICKET_LIFE: Duration = Duration::from_secs(10);
+pub const TICKET_LIFE: Duration = Duration::from_secs(10);
 /// Most tickets waiting at once (a link dials up to 8 connections, each gets one; the oldest
 /// is dropped first).
 const MAX_TICKETS: usize = 1024;
@@ -72,6 +72,11 @@ pub fn boot_id() -> Option<&'static str> {
 /// What this engine says about its host in HELLO / HELLO_ACK (no ticket).
 pub fn host() -> Option<Host> {
     Some(Host { pid: std::process::id(), boot_id: boot_id()?.to_owned(), ticket: [0; TICKET_LEN] })
+}
+
+/// Whether a peer's HELLO_ACK says it runs on this host and offers its same-host socket.
+pub fn offers(peer: &Host) -> bool {
+    boot_id() == Some(peer.boot_id.as_str()) && peer.ticket != [0; TICKET_LEN]
 }
 
 /// The initiator's first packet: the ticket in the seq and addr fields.
@@ -158,11 +163,10 @@ impl Peer {
 pub struct Server {
     peers: Mutex<Vec<Arc<Peer>>>,
     tickets: Mutex<Vec<Ticket>>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// Set by [`Server::stop`]: the accepting thread ends.
+    /// The accept loop's socket (a second hold on it), to shut it down when stopping.
+    accepting: Mutex<Option<Arc<Listener>>>,
+    /// Set by [`Server::stop`]: the accept loop ends.
     stopping: AtomicBool,
-    /// The socket's name, to wake the accepting thread when stopping.
-    name: Vec<u8>,
 }
 
 impl Server {
@@ -170,8 +174,8 @@ impl Server {
     /// peers get the memory of `registry` (held weakly: the thread ends without it).
     pub fn start(registry: &Arc<Registry>, port: u16) -> Option<Arc<Server>> {
         let name = socket_name(std::process::id(), port);
-        let listener = match Listener::bind(&name, 64) {
-            Ok(l) => l,
+        let listener = match bind(&name) {
+            Ok(l) => Arc::new(l),
             Err(e) => {
                 log::debug!(target: TARGET, "no same-host socket for port {port}: {e}");
                 return None;
@@ -180,46 +184,49 @@ impl Server {
         let server = Arc::new(Server {
             peers: Mutex::new(Vec::new()),
             tickets: Mutex::new(Vec::new()),
-            thread: Mutex::new(None),
+            accepting: Mutex::new(None),
             stopping: AtomicBool::new(false),
-            name,
         });
-        let (weak, s) = (Arc::downgrade(registry), server.clone());
-        let thread = spawn_named("adxl-shm-listen", move || {
-                let uid = crate::sys::effective_uid();
-                loop {
-                    let Some(registry) = weak.upgrade() else { break };
-                    if s.stopping.load(Ordering::Acquire) {
-                        break;
-                    }
-                    // Every tick, so a closed channel's descriptor goes even if no one connects.
-                    s.prune();
-                    let conn = match listener.accept(Some(TICK)) {
-                        Ok(Some(_)) if s.stopping.load(Ordering::Acquire) => break,
-                        Ok(Some(conn)) => conn,
-                        Ok(None) => continue,
-                        Err(_) => {
-                            // E.g. out of descriptors: do not spin.
-                            std::thread::sleep(TICK);
-                            continue;
-                        }
-                    };
-                    match conn.peer_credentials() {
-                        Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_SAME_HOST_PEERS => {
-                            s.welcome(&registry, conn, c.pid)
-                        }
-                        Ok(c) if c.uid == uid => {
-                            log::warn!(target: TARGET, "{MAX_SAME_HOST_PEERS} same-host peers already; one more refused (it uses TCP)")
-                        }
-                        Ok(c) => {
-                            log::warn!(target: TARGET, "same-host connection from uid {} refused", c.uid)
-                        }
-                        Err(_) => {}
-                    }
+        let (weak, s, socket) = (Arc::downgrade(registry), server.clone(), listener.clone());
+        let accept = Box::new(move || {
+            let uid = crate::sys::effective_uid();
+            loop {
+                let Some(registry) = weak.upgrade() else { break };
+                if s.stopping.load(Ordering::Acquire) {
+                    break;
                 }
-            })
-            .ok()?;
-        *lock(&server.thread) = Some(thread);
+                // Every tick, so a closed channel's descriptor goes even if no one connects.
+                s.prune();
+                let conn = match listener.accept(Some(TICK)) {
+                    Ok(Some(_)) if s.stopping.load(Ordering::Acquire) => break,
+                    Ok(Some(conn)) => conn,
+                    Ok(None) => continue,
+                    Err(_) if s.stopping.load(Ordering::Acquire) => break,
+                    Err(_) => {
+                        // E.g. out of descriptors: do not spin.
+                        std::thread::sleep(TICK);
+                        continue;
+                    }
+                };
+                match conn.peer_credentials() {
+                    Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_SAME_HOST_PEERS => {
+                        s.welcome(&registry, conn, c.pid)
+                    }
+                    Ok(c) if c.uid == uid => {
+                        log::warn!(target: TARGET, "{MAX_SAME_HOST_PEERS} same-host peers already; one more refused (it uses TCP)")
+                    }
+                    Ok(c) => {
+                        log::warn!(target: TARGET, "same-host connection from uid {} refused", c.uid)
+                    }
+                    Err(_) => {}
+                }
+            }
+        });
+        if !threads::run(accept) {
+            log::debug!(target: TARGET, "no same-host listener for port {port}: no thread for it");
+            return None;
+        }
+        *lock(&server.accepting) = Some(socket);
         Some(server)
     }
 
@@ -332,16 +339,34 @@ impl Server {
         }
     }
 
-    /// Closes every same-host connection (their initiators see the peer gone) and stops.
+    /// Stops accepting (the loop, woken at once rather than at its next tick, closes the
+    /// socket; not waited for: [`bind`] waits for it if this process binds the name again)
+    /// and closes every same-host connection (their initiators see the peer gone).
     pub fn stop(&self) {
         self.stopping.store(true, Ordering::Release);
-        // Wakes the thread from its accept now rather than at its next tick (Finalize waits
-        // for it); if the connect fails, the tick ends the wait anyway.
-        let _ = Conn::connect(&self.name, Duration::from_millis(100));
-        if let Some(t) = lock(&self.thread).take() {
-            let _ = t.join();
+        if let Some(socket) = lock(&self.accepting).take() {
+            // If this fails, the loop's tick ends it anyway.
+            let _ = crate::sys::socket::stop_accepting(&*socket);
         }
         lock(&self.peers).clear();
+    }
+}
+
+/// How long [`bind`] waits for this process's previous socket of the same name to close.
+const REBIND_WAIT: Duration = Duration::from_millis(200);
+
+/// Binds the engine's same-host socket. The name holds this process's pid, so a name in use is
+/// the socket of an engine of this process that finalized on the same port and whose loop has
+/// not closed it yet (microseconds, or a tick if its wake failed): waited for, briefly.
+fn bind(name: &[u8]) -> io::Result<Listener> {
+    let deadline = Instant::now() + REBIND_WAIT;
+    loop {
+        match Listener::bind(name, 64) {
+            Err(e) if e.kind() == io::ErrorKind::AddrInUse && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_micros(100));
+            }
+            bound => return bound,
+        }
     }
 }
 
@@ -437,7 +462,6 @@ pub struct Local {
     closed: AtomicBool,
     /// Cleared when the kernel refused a cross-process copy (then TCP is used).
     pub kernel_copy: AtomicBool,
-    thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Local {
@@ -468,7 +492,6 @@ impl Local {
             gone: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             kernel_copy: AtomicBool::new(true),
-            thread: Mutex::new(None),
         });
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -484,9 +507,9 @@ impl Local {
         }
         let _ = conn.set_read_timeout(Some(TICK));
         let (l, remote) = (local.clone(), remote.to_owned());
-        let thread =
-            spawn_named("adxl-shm-peer", move || l.follow(&remote, &conn)).map_err(|e| e.to_string())?;
-        *lock(&local.thread) = Some(thread);
+        if !threads::run(Box::new(move || l.follow(&remote, &conn))) {
+            return Err("no thread to follow the peer's memory".into());
+        }
         Ok(local)
     }
 
@@ -553,10 +576,9 @@ impl Local {
 
     /// Stops the reader thread and drops every mapping.
     pub fn close(&self) {
-        // The reader sees the flag within a tick and ends by itself (not joined: closing
+        // The reader sees the flag within a tick and ends by itself (not waited for: closing
         // many links must not wait a tick each).
         self.closed.store(true, Ordering::Release);
-        drop(lock(&self.thread).take());
         self.gone.store(true, Ordering::Release);
         write(&self.regions).0.clear();
     }
