@@ -111,6 +111,11 @@ impl Registry {
         lock(&self.by_addr).values().filter(|r| !r.local_only).cloned().collect()
     }
 
+    /// How many registrations there are (local-only ones included).
+    pub fn len(&self) -> usize {
+        lock(&self.by_addr).len()
+    }
+
     pub fn clear(&self) {
         lock(&self.by_addr).clear();
     }

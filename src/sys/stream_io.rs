@@ -107,6 +107,12 @@ pub fn peer_closed(stream: &TcpStream) -> bool {
     }
 }
 
+/// Copies into `buf` what has arrived on the stream and not been read, without consuming it
+/// or waiting (`recv` with `MSG_PEEK | MSG_DONTWAIT`); how many bytes (0: none, or an error).
+pub fn peek(stream: &TcpStream, buf: &mut [u8]) -> usize {
+    net::recv(stream, buf, RecvFlags::PEEK | RecvFlags::DONTWAIT).map_or(0, |(n, _)| n)
+}
+
 /// What of `events` (plus hang-up and error) is pending on the stream now (`poll` with a zero
 /// timeout, never waiting); nothing if the poll failed.
 fn pending(stream: &TcpStream, events: PollFlags) -> PollFlags {
@@ -119,7 +125,6 @@ fn pending(stream: &TcpStream, events: PollFlags) -> PollFlags {
 
 /// Whether bytes (or the end of the stream) wait to be read now (`poll` for `POLLIN`, no
 /// waiting).
-#[cfg_attr(not(feature = "ucx"), allow(dead_code))] // used by the UCX transport only
 pub fn readable(stream: &TcpStream) -> bool {
     pending(stream, PollFlags::IN).intersects(PollFlags::IN | PollFlags::HUP | PollFlags::ERR)
 }

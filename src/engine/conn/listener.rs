@@ -19,6 +19,7 @@ use crate::engine::threads;
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
+use crate::sync::Job;
 
 /// Connections the kernel may complete before the listener accepts them (capped by
 /// `net.core.somaxconn`): a burst from a flood is queued rather than answered by dropping
@@ -46,12 +47,21 @@ impl Listening {
 }
 
 /// Binds `addr` and starts accepting for the engine `name`: each connection admitted is given
-/// to `serve`, with its place among the pending handshakes. The loop ends when `stopping()`
+/// to `handshake`, with its place among the pending handshakes, and what it returns (serving
+/// the connection's requests) runs next. When `at_once` says the handshake cannot wait, the
+/// thread that accepted runs it before it hands the loop on. The loop ends when `stopping()`
 /// says so and [`Listening::stop`] wakes it.
-pub fn listen<St, S>(addr: SocketAddr, name: String, stopping: St, serve: S) -> EngineResult<Listening>
+pub fn listen<St, A, H>(
+    addr: SocketAddr,
+    name: String,
+    stopping: St,
+    at_once: A,
+    handshake: H,
+) -> EngineResult<Listening>
 where
     St: Fn() -> bool + Send + 'static,
-    S: Fn(TcpStream, Slot) + Clone + Send + 'static,
+    A: Fn(&TcpStream) -> bool + Send + 'static,
+    H: Fn(TcpStream, Slot) -> Option<Job> + Clone + Send + 'static,
 {
     let listener = TcpListener::bind(addr)
         .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot listen on {addr}: {e}")))?;
@@ -61,7 +71,7 @@ where
     let socket = listener
         .try_clone()
         .map_err(|e| EngineError::new(ADXL_FAILED, format!("cannot listen on {addr}: {e}")))?;
-    let accept = AcceptLoop { listener, admission: Admission::default(), name, stopping, serve };
+    let accept = AcceptLoop { listener, admission: Admission::default(), name, stopping, at_once, handshake };
     if threads::hand_over(accept, AcceptLoop::run).is_err() {
         return Err(EngineError::new(ADXL_FAILED, "cannot start the listener: no thread for it"));
     }
@@ -71,18 +81,20 @@ where
 /// The accept loop's state, which moves from thread to thread: the thread that accepts a
 /// connection serves it and hands the loop to another ([`threads::hand_over`]), so a new
 /// connection's HELLO is answered by the thread that was woken for it, not by one woken next.
-struct AcceptLoop<St, S> {
+struct AcceptLoop<St, A, H> {
     listener: TcpListener,
     admission: Admission,
     name: String,
     stopping: St,
-    serve: S,
+    at_once: A,
+    handshake: H,
 }
 
-impl<St, S> AcceptLoop<St, S>
+impl<St, A, H> AcceptLoop<St, A, H>
 where
     St: Fn() -> bool + Send + 'static,
-    S: Fn(TcpStream, Slot) + Clone + Send + 'static,
+    A: Fn(&TcpStream) -> bool + Send + 'static,
+    H: Fn(TcpStream, Slot) -> Option<Job> + Clone + Send + 'static,
 {
     fn run(mut self) {
         loop {
@@ -98,15 +110,32 @@ where
             // Out of descriptors for its clone: the stream is dropped here, closed before
             // a byte is read.
             let Some(slot) = self.admission.admit(&stream, &self.name) else { continue };
-            let serve = self.serve.clone();
-            // Handed over before serving: a peer slow with its HELLO must not hold the accepts.
+            // The handshake runs here before the loop moves on only when nothing in it waits
+            // (the peer has sent all of its part): the peer has its answer one hand-over
+            // sooner. Otherwise the loop moves on first: a peer slow with its HELLO must not
+            // hold the accepts.
+            let rest: Job = if (self.at_once)(&stream) {
+                let serving = (self.handshake)(stream, slot);
+                Box::new(move || {
+                    if let Some(serve) = serving {
+                        serve()
+                    }
+                })
+            } else {
+                let handshake = self.handshake.clone();
+                Box::new(move || {
+                    if let Some(serve) = handshake(stream, slot) {
+                        serve()
+                    }
+                })
+            };
             match threads::hand_over(self, Self::run) {
-                Ok(()) => return serve(stream, slot),
+                Ok(()) => return rest(),
                 Err(back) => {
                     self = back;
                     // No thread to spare: this one goes on accepting; refused, the stream is
                     // dropped, closed.
-                    threads::run(Box::new(move || serve(stream, slot)));
+                    threads::run(rest);
                 }
             }
         }

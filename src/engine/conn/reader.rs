@@ -14,6 +14,15 @@ use crate::sys::stream_io::recv_scatter;
 /// Read-ahead size: larger than any common small response, small against a payload.
 const AHEAD: usize = 64 * 1024;
 
+/// Whether a whole frame of at most 4 KiB has arrived on `stream` and waits to be read
+/// (looked at, not consumed, without waiting): reading it then cannot block.
+pub fn small_frame_arrived(stream: &TcpStream) -> bool {
+    let mut buf = [0u8; 4096];
+    let n = crate::sys::stream_io::peek(stream, &mut buf);
+    let Some(header) = buf.first_chunk::<HEADER_LEN>().filter(|_| n >= HEADER_LEN) else { return false };
+    parse_header(header).is_ok_and(|(_, body)| n >= HEADER_LEN + body)
+}
+
 pub struct FrameReader {
     buf: Vec<u8>,
     start: usize,
@@ -153,6 +162,33 @@ mod tests {
         r.read_exact(&b, &mut tail).unwrap();
         assert_eq!(&tail, b"xyz");
         assert!(matches!(r.frame(&b), Err(WireError::Io(_))));
+    }
+
+    #[test]
+    fn a_small_frame_has_arrived_only_when_all_of_it_has() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (b, _) = l.accept().unwrap();
+        let hello = Message::Hello { name: "127.0.0.1".into(), regions: vec![], host: None }.encode();
+        let arrived = |expected: bool| {
+            // Loopback delivers within the send; a little room for a loaded machine.
+            let start = Instant::now();
+            while small_frame_arrived(&b) != expected && start.elapsed().as_secs() < 2 {
+                std::thread::yield_now();
+            }
+            assert_eq!(small_frame_arrived(&b), expected);
+        };
+        arrived(false);
+        send_all(&a, &hello[..hello.len() - 1]).unwrap();
+        arrived(false);
+        send_all(&a, &hello[hello.len() - 1..]).unwrap();
+        arrived(true);
+        // Looked at, not consumed.
+        assert!(matches!(FrameReader::default().frame(&b).unwrap(), Message::Hello { .. }));
+        arrived(false);
+        send_all(&a, b"not a frame at all").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        arrived(false);
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::error::EngineResult;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, ADXL_RESOURCE_EXHAUSTED};
 use crate::logging::TARGET;
 use crate::runtime::memory;
-use crate::sync::lock;
+use crate::sync::{Job, lock};
 use crate::sys::safe_copy;
 use crate::sys::stream_io::{Part, send_all, send_from, send_gather};
 
@@ -40,33 +40,47 @@ pub const STALL: Duration = Duration::from_secs(10);
 /// Listens on `addr` for the engine and serves every connection admitted; the loop ends when
 /// the engine is stopping and [`listener::Listening::stop`] is called.
 pub fn start(core: &Arc<Core>, addr: SocketAddr) -> EngineResult<listener::Listening> {
-    let (watched, serving) = (core.clone(), core.clone());
+    let (watched, quick, serving) = (core.clone(), core.clone(), core.clone());
     listener::listen(
         addr,
         core.name.text.clone(),
         move || watched.stopping.load(Ordering::Acquire),
-        move |stream, slot| serve(&serving, stream, slot),
+        move |stream: &TcpStream| answers_at_once(&quick, stream),
+        move |stream, slot| handshake(&serving, stream, slot),
     )
 }
 
-/// Serves one accepted connection; `slot` (its place among the pending handshakes) is given
-/// back once its HELLO has arrived. The stream is shut down if the slot is evicted before.
-fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
+/// Most registrations for which HELLO_ACK (16 bytes a region, plus names) surely fits the send
+/// buffer of a new connection (at least 16 KiB), so sending it cannot wait.
+const QUICK_REGIONS: usize = 256;
+
+/// Whether the handshake of a new connection can run to its end without waiting: the engine
+/// has no secret (one message each way), the peer's whole HELLO has arrived, and HELLO_ACK is
+/// small. Then the thread that accepted it answers before it does anything else.
+fn answers_at_once(core: &Core, stream: &TcpStream) -> bool {
+    if core.access.secret.is_some() || core.registry.len() > QUICK_REGIONS {
+        return false;
+    }
+    crate::engine::conn::reader::small_frame_arrived(stream)
+}
+
+/// Runs the handshake of one accepted connection: `Some` (serving its requests, to run next)
+/// once HELLO_ACK went out. `slot` (its place among the pending handshakes) is given back once
+/// its HELLO has arrived; the stream is shut down if the slot is evicted before.
+fn handshake(core: &Arc<Core>, stream: TcpStream, slot: Slot) -> Option<Job> {
     let _ = stream.set_nodelay(true);
     // HELLO_ACK (up to 16384 regions) is sent under the write lock: a peer that reads nothing
     // must not hold it, and the thread, for ever.
     let _ = stream.set_write_timeout(Some(STALL));
     // One deadline for the whole handshake (authentication and HELLO), not one per read.
     let mut until = Until { stream: &stream, deadline: Instant::now() + HELLO_DEADLINE };
-    let Some(hello) = auth::accept(&stream, &mut until, core.access.secret.as_ref(), &core.name.text) else {
-        return;
-    };
+    let hello = auth::accept(&stream, &mut until, core.access.secret.as_ref(), &core.name.text)?;
     // From here the connection is bounded by MAX_SERVED, no longer by the pending places.
     if !slot.settle() {
-        return;
+        return None;
     }
     let peer = hello.name;
-    let Ok(clone) = stream.try_clone() else { return };
+    let clone = stream.try_clone().ok()?;
     let served = Arc::new(Served::new(clone));
     // Registered and answered under the write lock, so no announcement precedes HELLO_ACK;
     // the memory list is read after registering, so no registration is missed either.
@@ -80,7 +94,7 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
             host: None,
         };
         let _ = send_all(&stream, &ack.encode());
-        return;
+        return None;
     };
     let ack = Message::HelloAck {
         status: 0,
@@ -91,13 +105,21 @@ fn serve(core: &Arc<Core>, stream: TcpStream, slot: Slot) {
     };
     let ok = send_all(&stream, &ack.encode()).is_ok() && stream.set_read_timeout(None).is_ok();
     drop(turn);
-    if ok {
-        if let Err(e) = requests(core, &stream, &served, &peer) {
+    let core = core.clone();
+    let end = move |core: &Core, stream: &TcpStream| {
+        let _ = stream.shutdown(Shutdown::Both);
+        core.served.remove(id);
+    };
+    if !ok {
+        end(&core, &stream);
+        return None;
+    }
+    Some(Box::new(move || {
+        if let Err(e) = requests(&core, &stream, &served, &peer) {
             log::debug!(target: TARGET, "connection from {peer} closed: {e}");
         }
-    }
-    let _ = stream.shutdown(Shutdown::Both);
-    core.served.remove(id);
+        end(&core, &stream);
+    }))
 }
 
 /// Answers requests until BYE, end of file or a malformed frame.
