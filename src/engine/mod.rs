@@ -50,6 +50,7 @@
 //! reset, not the time-out); the next transfer or Connect dials again, so a restarted peer is
 //! reachable without a Disconnect.
 
+mod acceptor;
 pub(crate) mod access;
 pub(crate) mod capability;
 mod conn;

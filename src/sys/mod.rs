@@ -13,6 +13,8 @@
 //!   requests, descriptors and the kernel's word on who the peer is;
 //! - [`futex`]: cross-process wait and wake on a word of shared memory;
 //! - [`random`]: the kernel's random numbers, for secrets;
+//! - [`readiness::Readiness`]: waiting for any of many descriptors (`epoll`), for the one
+//!   thread that waits for connections to every listening engine;
 //! - [`safe_copy`]: copies at addresses nobody vouches for, where a bad one is `EFAULT`;
 //! - [`word`]: a 64-bit word of shared memory that stream tasks write and sleep on;
 //! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`], and the
@@ -35,6 +37,7 @@ pub mod futex;
 pub mod mapping;
 pub mod memfd;
 pub(crate) mod random;
+pub mod readiness;
 pub mod reservation;
 pub(crate) mod safe_copy;
 pub mod sleepers;

@@ -10,7 +10,6 @@
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::engine::access::RemoteAccess;
@@ -40,11 +39,10 @@ pub const STALL: Duration = Duration::from_secs(10);
 /// Listens on `addr` for the engine and serves every connection admitted; the loop ends when
 /// the engine is stopping and [`listener::Listening::stop`] is called.
 pub fn start(core: &Arc<Core>, addr: SocketAddr) -> EngineResult<listener::Listening> {
-    let (watched, quick, serving) = (core.clone(), core.clone(), core.clone());
+    let (quick, serving) = (core.clone(), core.clone());
     listener::listen(
         addr,
         core.name.text.clone(),
-        move || watched.stopping.load(Ordering::Acquire),
         move |stream: &TcpStream| answers_at_once(&quick, stream),
         move |stream, slot| handshake(&serving, stream, slot),
     )
@@ -127,6 +125,10 @@ fn requests(core: &Core, s: &TcpStream, served: &Served, peer: &str) -> io::Resu
     let mut reader = FrameReader::default();
     loop {
         let m = reader.frame(s).map_err(|e| io::Error::other(e.to_string()))?;
+        // Finalize left this connection to its thread (input was waiting): it ends here.
+        if core.served.is_closed() {
+            return Ok(());
+        }
         match m {
             Message::Write { id, descs } => {
                 // The payload is read without the write lock (announcements may go out

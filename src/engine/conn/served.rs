@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use crate::engine::limits::MAX_SERVED;
 use crate::engine::wire::Message;
 use crate::sync::{lock, try_lock};
-use crate::sys::stream_io::{send_all, writable};
+use crate::sys::stream_io::{readable, send_all, writable};
 
 /// The served-connections service: every connection this engine serves, by id.
 #[derive(Default)]
@@ -60,11 +60,21 @@ impl ServedConns {
         self.closed.store(true, Ordering::Release);
     }
 
-    /// Shuts every served connection down (Finalize, once the listener stopped).
+    /// Whether [`ServedConns::close`] was called: a serving thread ends after the frame it read.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Shuts every served connection down (Finalize, once the listener stopped), except those
+    /// with input waiting (a peer's BYE or end, mostly): their threads are awake and end after
+    /// that frame, seeing the engine closed, and shut their connection down themselves. (A
+    /// shutdown there raced the woken thread for the socket and took Finalize tens of µs.)
     pub fn close_all(&self) {
         self.close();
         for (_, s) in lock(&self.map).1.drain() {
-            let _ = s.stream.shutdown(Shutdown::Both);
+            if !readable(&s.stream) {
+                let _ = s.stream.shutdown(Shutdown::Both);
+            }
         }
     }
 }

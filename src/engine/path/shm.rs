@@ -23,11 +23,12 @@
 
 use std::collections::BTreeMap;
 use std::io;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, BorrowedFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, Weak};
 use std::time::{Duration, Instant};
 
+use crate::engine::acceptor::{self, Accept, Found, Registration};
 use crate::engine::limits::MAX_SAME_HOST_PEERS;
 use crate::engine::registry::{Registered, Registry};
 use crate::engine::threads;
@@ -163,19 +164,69 @@ impl Peer {
 pub struct Server {
     peers: Mutex<Vec<Arc<Peer>>>,
     tickets: Mutex<Vec<Ticket>>,
-    /// The accept loop's socket (a second hold on it), to shut it down when stopping.
-    accepting: Mutex<Option<Arc<Listener>>>,
-    /// Set by [`Server::stop`]: the accept loop ends.
-    stopping: AtomicBool,
+    /// The socket's place in the process's wait for connections, until [`Server::stop`].
+    accepting: Mutex<Option<Registration>>,
+}
+
+/// The server's socket in the process's wait for connections ([`acceptor`]).
+struct Source {
+    server: Arc<Server>,
+    /// New peers get this memory; held weakly (a finalized engine's socket has no more).
+    registry: Weak<Registry>,
+    /// `None` once closed.
+    listener: Mutex<Option<Listener>>,
+}
+
+impl Accept for Source {
+    fn accept(&self) -> Found {
+        let accepted = match lock(&self.listener).as_ref().map(Listener::try_accept) {
+            None | Some(Ok(None)) => return Found::Nothing,
+            Some(Ok(Some(conn))) => conn,
+            // E.g. out of descriptors.
+            Some(Err(_)) => return Found::Failed,
+        };
+        let s = &self.server;
+        s.prune();
+        let Some(registry) = self.registry.upgrade() else { return Found::Nothing };
+        let uid = crate::sys::effective_uid();
+        match accepted.peer_credentials() {
+            Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_SAME_HOST_PEERS => {
+                let server = s.clone();
+                // Not at once: the peer's ticket may take a while (at most ACK_WAIT).
+                let work = Box::new(move || {
+                    server.welcome(&registry, accepted, c.pid);
+                    None
+                });
+                return Found::Connection { at_once: false, work };
+            }
+            Ok(c) if c.uid == uid => {
+                log::warn!(target: TARGET, "{MAX_SAME_HOST_PEERS} same-host peers already; one more refused (it uses TCP)")
+            }
+            Ok(c) => log::warn!(target: TARGET, "same-host connection from uid {} refused", c.uid),
+            Err(_) => {}
+        }
+        Found::Nothing
+    }
+
+    fn close(&self, unwatch: &dyn Fn(BorrowedFd<'_>)) {
+        if let Some(l) = lock(&self.listener).take() {
+            unwatch(l.as_fd());
+        }
+    }
+
+    /// So a closed channel's descriptor goes even if no one connects.
+    fn tick(&self) {
+        self.server.prune();
+    }
 }
 
 impl Server {
-    /// Binds the engine's socket and starts accepting; `None` (logged) if it cannot bind. New
-    /// peers get the memory of `registry` (held weakly: the thread ends without it).
+    /// Binds the engine's socket and starts accepting; `None` (logged) if it cannot. New
+    /// peers get the memory of `registry`.
     pub fn start(registry: &Arc<Registry>, port: u16) -> Option<Arc<Server>> {
         let name = socket_name(std::process::id(), port);
-        let listener = match bind(&name) {
-            Ok(l) => Arc::new(l),
+        let listener = match Listener::bind(&name, 64) {
+            Ok(l) => l,
             Err(e) => {
                 log::debug!(target: TARGET, "no same-host socket for port {port}: {e}");
                 return None;
@@ -185,48 +236,24 @@ impl Server {
             peers: Mutex::new(Vec::new()),
             tickets: Mutex::new(Vec::new()),
             accepting: Mutex::new(None),
-            stopping: AtomicBool::new(false),
         });
-        let (weak, s, socket) = (Arc::downgrade(registry), server.clone(), listener.clone());
-        let accept = Box::new(move || {
-            let uid = crate::sys::effective_uid();
-            loop {
-                let Some(registry) = weak.upgrade() else { break };
-                if s.stopping.load(Ordering::Acquire) {
-                    break;
-                }
-                // Every tick, so a closed channel's descriptor goes even if no one connects.
-                s.prune();
-                let conn = match listener.accept(Some(TICK)) {
-                    Ok(Some(_)) if s.stopping.load(Ordering::Acquire) => break,
-                    Ok(Some(conn)) => conn,
-                    Ok(None) => continue,
-                    Err(_) if s.stopping.load(Ordering::Acquire) => break,
-                    Err(_) => {
-                        // E.g. out of descriptors: do not spin.
-                        std::thread::sleep(TICK);
-                        continue;
-                    }
-                };
-                match conn.peer_credentials() {
-                    Ok(c) if c.uid == uid && lock(&s.peers).len() < MAX_SAME_HOST_PEERS => {
-                        s.welcome(&registry, conn, c.pid)
-                    }
-                    Ok(c) if c.uid == uid => {
-                        log::warn!(target: TARGET, "{MAX_SAME_HOST_PEERS} same-host peers already; one more refused (it uses TCP)")
-                    }
-                    Ok(c) => {
-                        log::warn!(target: TARGET, "same-host connection from uid {} refused", c.uid)
-                    }
-                    Err(_) => {}
-                }
+        let source = Arc::new(Source {
+            server: server.clone(),
+            registry: Arc::downgrade(registry),
+            listener: Mutex::new(Some(listener)),
+        });
+        let added = {
+            let listener = lock(&source.listener);
+            let fd = listener.as_ref().expect("the socket was just put there").as_fd();
+            acceptor::add(fd, source.clone())
+        };
+        match added {
+            Ok(registration) => *lock(&server.accepting) = Some(registration),
+            Err(e) => {
+                log::debug!(target: TARGET, "no same-host listener for port {port}: {e}");
+                return None;
             }
-        });
-        if !threads::run(accept) {
-            log::debug!(target: TARGET, "no same-host listener for port {port}: no thread for it");
-            return None;
         }
-        *lock(&server.accepting) = Some(socket);
         Some(server)
     }
 
@@ -235,6 +262,7 @@ impl Server {
     pub fn offer(&self, peer: Option<&Host>) -> Option<Host> {
         let mut me = host()?;
         let Some(peer) = peer.filter(|p| p.boot_id == me.boot_id) else { return Some(me) };
+        self.prune();
         if crate::sys::random::fill(&mut me.ticket).is_err() {
             me.ticket = [0; TICKET_LEN];
             return Some(me);
@@ -339,34 +367,13 @@ impl Server {
         }
     }
 
-    /// Stops accepting (the loop, woken at once rather than at its next tick, closes the
-    /// socket; not waited for: [`bind`] waits for it if this process binds the name again)
-    /// and closes every same-host connection (their initiators see the peer gone).
+    /// Closes the socket (at once: a new engine of this process can bind the same name
+    /// right after) and every same-host connection (their initiators see the peer gone).
     pub fn stop(&self) {
-        self.stopping.store(true, Ordering::Release);
-        if let Some(socket) = lock(&self.accepting).take() {
-            // If this fails, the loop's tick ends it anyway.
-            let _ = crate::sys::socket::stop_accepting(&*socket);
+        if let Some(registration) = lock(&self.accepting).take() {
+            registration.remove();
         }
         lock(&self.peers).clear();
-    }
-}
-
-/// How long [`bind`] waits for this process's previous socket of the same name to close.
-const REBIND_WAIT: Duration = Duration::from_millis(200);
-
-/// Binds the engine's same-host socket. The name holds this process's pid, so a name in use is
-/// the socket of an engine of this process that finalized on the same port and whose loop has
-/// not closed it yet (microseconds, or a tick if its wake failed): waited for, briefly.
-fn bind(name: &[u8]) -> io::Result<Listener> {
-    let deadline = Instant::now() + REBIND_WAIT;
-    loop {
-        match Listener::bind(name, 64) {
-            Err(e) if e.kind() == io::ErrorKind::AddrInUse && Instant::now() < deadline => {
-                std::thread::sleep(Duration::from_micros(100));
-            }
-            bound => return bound,
-        }
     }
 }
 
