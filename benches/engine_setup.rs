@@ -1,64 +1,20 @@
 //! Setting up and tearing down a pair of engines on one host, against a raw TCP connect and
 //! close measured in the same run (issue 23's first figure: <= 5x at the median, <= 20x at p99).
 //!
-//! One round: a serving engine is initialized on a free loopback port, a client engine is
-//! initialized, connects, disconnects, and both finalize. The baseline round: a listener is
-//! bound, a socket connects, the listener accepts, and all three close. Rounds alternate between
+//! The rounds are `ascendless-bench setup`'s (`setup_rounds.rs`): a serving engine initialized
+//! on a free loopback port, a client engine initialized, Connect, Disconnect, both Finalize;
+//! the baseline, a raw TCP listen, connect, accept and close. Rounds alternate between
 //! the two, so both see the same machine; the first round of each (a process's first engine
 //! starts threads and maps its files) is reported on its own. Transports: the default (same
 //! host: shared memory) and TCP. `cargo bench --bench engine_setup` measures; under
 //! `cargo test` a few rounds only, to prove it still works.
 
-use std::net::{TcpListener, TcpStream};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use ascendless::engine::Engine;
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn raw_round() -> Duration {
-    let t = Instant::now();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let a = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
-    let (b, _) = listener.accept().unwrap();
-    drop((a, b, listener));
-    t.elapsed()
-}
-
-/// The steps of an engine round, in order.
-const STEPS: [&str; 6] =
-    ["server Initialize", "client Initialize", "Connect", "Disconnect", "client Finalize", "server Finalize"];
-
-/// One engine round: its total time and each step's.
-fn engine_round(transport: &str, port: u16) -> (Duration, [Duration; 6]) {
-    let options = [("adxl.Transport", transport)];
-    let name = format!("127.0.0.1:{port}");
-    let mut steps = [Duration::ZERO; 6];
-    let start = Instant::now();
-    let mut last = start;
-    let mut mark = |i: usize| {
-        let now = Instant::now();
-        steps[i] = now - last;
-        last = now;
-    };
-    let server = Engine::new();
-    server.initialize(&name, &options).unwrap();
-    mark(0);
-    let client = Engine::new();
-    client.initialize("127.0.0.1", &options).unwrap();
-    mark(1);
-    client.connect(&name, 5000).unwrap();
-    mark(2);
-    client.disconnect(&name, 5000).unwrap();
-    mark(3);
-    client.finalize();
-    mark(4);
-    server.finalize();
-    mark(5);
-    (start.elapsed(), steps)
-}
+// The rounds `ascendless-bench setup` measures too.
+#[path = "../src/bin/ascendless-bench/modes/setup_rounds.rs"]
+mod setup_rounds;
+use setup_rounds::{STEPS, engine_round, free_port, raw_round};
 
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)].as_secs_f64() * 1e6
@@ -71,11 +27,11 @@ fn main() {
         let (mut raw, mut ours) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
         let mut steps: [Vec<Duration>; 6] = Default::default();
         let first_raw = raw_round();
-        let (first, _) = engine_round(transport, free_port());
+        let (first, _) = engine_round(transport, free_port()).unwrap();
         for _ in 0..rounds {
             let port = free_port();
             raw.push(raw_round());
-            let (total, each) = engine_round(transport, port);
+            let (total, each) = engine_round(transport, port).unwrap();
             ours.push(total);
             for (all, one) in steps.iter_mut().zip(each) {
                 all.push(one);

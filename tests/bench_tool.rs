@@ -91,6 +91,17 @@ fn notify_ping_pong() {
 }
 
 #[test]
+fn engine_setup_per_transport() {
+    for transport in ["auto", "tcp"] {
+        let v = run(&["setup", "--transport", transport, "--duration", "0.2", "--json"]);
+        check(&v, "setup", "raw TCP listen+connect+accept+close");
+        let r = &v["results"][0];
+        assert!(r["name"].as_str().unwrap().contains(transport), "{r}");
+        assert!(r["note"].as_str().unwrap().contains("Connect"), "the steps' medians: {r}");
+    }
+}
+
+#[test]
 fn memcpy_and_stream_tasks() {
     let v = run(&["memcpy", "--block", "64K", "--duration", "0.3", "--json"]);
     check(&v, "memcpy", "memcpy");

@@ -101,13 +101,6 @@ impl Listener {
     }
 }
 
-/// Makes every `accept` on the listening socket `fd` (Unix or TCP), the one blocked now and
-/// any later one, fail at once, and `poll` see it readable (`shutdown`): how an accept loop is
-/// told to look at its stop flag without a connection made to wake it.
-pub fn stop_accepting(fd: impl AsFd) -> io::Result<()> {
-    Ok(net::shutdown(fd, net::Shutdown::Both)?)
-}
-
 impl AsFd for Listener {
     fn as_fd(&self) -> BorrowedFd<'_> {
         self.fd.as_fd()

@@ -29,6 +29,9 @@ pub enum Mode {
     /// aclrtMemcpy H2D/D2H, aclrtMemcpyAsync+synchronise and one stream task; baselines: memcpy
     /// of the same size, a bare cross-thread hand-off
     Memcpy,
+    /// Initialize, Connect, Disconnect and Finalize of a pair of engines in this process;
+    /// baseline: a raw TCP listen, connect, accept and close
+    Setup,
     /// adxl per transport plus the baselines for sizes 8 B to 64 MiB (powers of 4); writes a CSV
     /// and, when python3 has matplotlib, a PNG plot of throughput against size
     Sweep,

@@ -4,6 +4,8 @@ pub mod adxl;
 pub mod baseline;
 pub mod memcpy;
 pub mod notify;
+pub mod setup;
+mod setup_rounds;
 pub mod sweep;
 
 use serde_json::json;
@@ -86,6 +88,15 @@ pub fn run(o: &Opts) -> Result<(), String> {
             drop(p);
             let params = json!({ "size": o.block, "duration": o.duration });
             emit(o, &Report { mode: "memcpy", params, rows });
+            Ok(())
+        }
+        Mode::Setup => {
+            let p = Progress::start("setup", o.duration);
+            let row = setup::row(&o.transport, o.duration);
+            drop(p);
+            let row = row?;
+            let params = json!({ "transport": o.transport, "duration": o.duration, "unit": "round" });
+            emit(o, &Report { mode: "setup", params, rows: vec![row] });
             Ok(())
         }
         Mode::Sweep => sweep::run(o),
