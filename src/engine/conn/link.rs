@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -39,9 +39,35 @@ const IDLE_CHECK: Duration = Duration::from_millis(200);
 /// while the kernel wakes the reader, the reader waits for a CPU).
 const WATCH_REPLY: Duration = Duration::from_micros(100);
 
+/// Connections of this process in their handshake now (see [`watch_for_reply`]).
+static DIALLING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts a connection in its handshake while it lives.
+struct Dialling;
+
+impl Dialling {
+    fn start() -> Dialling {
+        DIALLING.fetch_add(1, Ordering::Relaxed);
+        Dialling
+    }
+}
+
+impl Drop for Dialling {
+    fn drop(&mut self) {
+        DIALLING.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 /// Waits for the peer's reply without sleeping, for at most [`WATCH_REPLY`] (a read follows,
-/// which sleeps if nothing came).
+/// which sleeps if nothing came). Only for the process's one handshake in progress, on more
+/// than one CPU: Connects made side by side (ConnectAsync) sleep, so none takes a CPU their
+/// servers or the other handshakes need; their latency overlaps anyway.
 fn watch_for_reply(stream: &TcpStream) {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if cpus < 2 || DIALLING.load(Ordering::Relaxed) > 1 {
+        return;
+    }
     let start = Instant::now();
     while !readable(stream) && start.elapsed() < WATCH_REPLY {
         std::hint::spin_loop();
@@ -249,6 +275,7 @@ impl Link {
 
     /// One try of [`Link::dial`].
     fn dial_once(&self, dialer: &Dialer, deadline: Instant) -> Result<Conn, Attempt> {
+        let _dialling = Dialling::start();
         let what = "connect to";
         let left = remaining(deadline, &self.remote, what)?;
         let stream = TcpStream::connect_timeout(&self.addr, left).map_err(|e| match e.kind() {
