@@ -98,6 +98,7 @@ impl ConnectPool {
             capacity,
             idle_exit: Some(Duration::from_secs(5)),
             max_idle: usize::MAX,
+            watch: Duration::ZERO,
         })?;
         let shared = Arc::new(Shared { table: Mutex::default(), runner, capacity });
         Ok(ConnectPool { shared, workers })

@@ -52,6 +52,9 @@ pub const TRANSFER_FAILED: i32 = 3;
 
 /// A worker idle this long ends.
 const IDLE_EXIT: Duration = Duration::from_secs(5);
+/// How long a worker that ran out of requests watches for the next before it sleeps: about
+/// what waking it would cost (see [`crate::sync::PoolOptions::watch`]).
+const WORKER_WATCH: Duration = Duration::from_micros(50);
 
 /// A request handle's id: `tag << (GEN_BITS + SLOT_BITS) | generation << SLOT_BITS | slot`.
 const SLOT_BITS: u32 = 12;
@@ -220,6 +223,9 @@ impl Requests {
             capacity: MAX_REQUESTS,
             idle_exit: Some(IDLE_EXIT),
             max_idle: usize::MAX,
+            // A caller that keeps one request in flight submits the next as soon as it sees
+            // the last one end: the worker that ran it takes it without being woken.
+            watch: WORKER_WATCH,
         })?;
         let tag = loop {
             let t = u64::from(NEXT_TAG.fetch_add(1, Ordering::Relaxed)) & ((1 << TAG_BITS) - 1);

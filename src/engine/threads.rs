@@ -33,6 +33,7 @@ pub fn run(job: Job) -> bool {
             capacity: MAX_THREADS,
             idle_exit: Some(IDLE_EXIT),
             max_idle: KEEP_IDLE,
+            watch: Duration::ZERO,
         })
         .inspect_err(|e| log::warn!(target: TARGET, "cannot make the engine threads' pool: {e}"))
         .ok()

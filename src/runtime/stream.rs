@@ -193,6 +193,7 @@ impl Stream {
             capacity: 1,
             idle_exit: None,
             max_idle: usize::MAX,
+            watch: Duration::ZERO,
         })
         .map_err(|e| {
             AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream worker thread: {e}"))
