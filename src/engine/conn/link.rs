@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -20,6 +20,7 @@ use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::reader::FrameReader;
 use crate::engine::conn::redial::{self, Attempt};
 use crate::engine::conn::status::{io_status, remaining};
+use crate::engine::conn::watch::Conversation;
 use crate::engine::limits::MAX_CONNS;
 use crate::engine::options::Transport;
 use crate::engine::path::shm;
@@ -28,51 +29,10 @@ use crate::engine::wire::{Host, Message, Region};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::sync::{lock, wait_timeout};
-use crate::sys::stream_io::{peer_closed, readable, send_all};
+use crate::sys::stream_io::{peer_closed, send_all};
 
 /// A connection idle this long is checked for a closed peer before it is used again.
 const IDLE_CHECK: Duration = Duration::from_millis(200);
-
-/// How long the initiator watches for HELLO_ACK before it sleeps on the socket: longer than a
-/// loopback handshake takes. A reader asleep is woken by the peer's send, which costs both
-/// sides more than a Connect's watching does (on a 2-vCPU VM, tens of µs: the sender waits
-/// while the kernel wakes the reader, the reader waits for a CPU).
-const WATCH_REPLY: Duration = Duration::from_micros(100);
-
-/// Connections of this process in their handshake now (see [`watch_for_reply`]).
-static DIALLING: AtomicUsize = AtomicUsize::new(0);
-
-/// Counts a connection in its handshake while it lives.
-struct Dialling;
-
-impl Dialling {
-    fn start() -> Dialling {
-        DIALLING.fetch_add(1, Ordering::Relaxed);
-        Dialling
-    }
-}
-
-impl Drop for Dialling {
-    fn drop(&mut self) {
-        DIALLING.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Waits for the peer's reply without sleeping, for at most [`WATCH_REPLY`] (a read follows,
-/// which sleeps if nothing came). Only for the process's one handshake in progress, on more
-/// than one CPU: Connects made side by side (ConnectAsync) sleep, so none takes a CPU their
-/// servers or the other handshakes need; their latency overlaps anyway.
-fn watch_for_reply(stream: &TcpStream) {
-    static CPUS: OnceLock<usize> = OnceLock::new();
-    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if cpus < 2 || DIALLING.load(Ordering::Relaxed) > 1 {
-        return;
-    }
-    let start = Instant::now();
-    while !readable(stream) && start.elapsed() < WATCH_REPLY {
-        std::hint::spin_loop();
-    }
-}
 
 /// One connection of a link, lent to one transfer at a time.
 pub struct Conn {
@@ -275,7 +235,7 @@ impl Link {
 
     /// One try of [`Link::dial`].
     fn dial_once(&self, dialer: &Dialer, deadline: Instant) -> Result<Conn, Attempt> {
-        let _dialling = Dialling::start();
+        let talking = Conversation::start();
         let what = "connect to";
         let left = remaining(deadline, &self.remote, what)?;
         let stream = TcpStream::connect_timeout(&self.addr, left).map_err(|e| match e.kind() {
@@ -296,7 +256,7 @@ impl Link {
         let host = if dialer.may_share() { shm::host() } else { None };
         let hello = Message::Hello { name: dialer.name.to_owned(), regions: dialer.registry.regions(), host };
         send_all(&stream, &hello.encode()).map_err(io)?;
-        watch_for_reply(&stream);
+        talking.watch_for_reply(&stream);
         match Message::read_from(&mut &stream).map_err(|e| redial::wire(&self.remote, what, e))? {
             Message::HelloAck { status: 0, mut regions, host, .. } => {
                 regions.sort_by_key(|r| r.addr);

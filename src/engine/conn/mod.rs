@@ -10,6 +10,7 @@
 //! - [`served`]: one served connection, shared by its serving thread and announcements.
 //! - [`reader`]: frames read from a connection with few system calls.
 //! - [`status`]: the statuses a connection's failures become (a leaf every part may use).
+//! - [`watch`]: watching for a reply instead of sleeping, for the process's one conversation.
 
 pub mod admit;
 pub mod auth;
@@ -21,3 +22,4 @@ pub mod redial;
 pub mod serve;
 pub mod served;
 pub mod status;
+pub mod watch;

@@ -41,7 +41,6 @@ impl FrameReader {
     }
 
     /// Whether bytes read ahead wait here (a frame may be ready without a system call).
-    #[cfg_attr(not(feature = "ucx"), allow(dead_code))] // used by the UCX transport only
     pub fn has_buffered(&self) -> bool {
         self.buffered() > 0
     }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use crate::engine::conn::dialer::Dialer;
 use crate::engine::conn::link::{Conn, Link};
 use crate::engine::conn::status::{io_status, remaining, wire_status};
+use crate::engine::conn::watch::Conversation;
 use crate::engine::wire::{Desc, MAX_DESCS, Message};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_NOTIFY_FAILED, ADXL_TIMEOUT};
 use crate::error::{EngineError, EngineResult};
@@ -264,6 +265,7 @@ fn converse(
     let remote = link.remote.as_str();
     let io = |e: io::Error| from_io(remote, e);
     let batches: Vec<&[Piece]> = pieces.chunks(MAX_DESCS).collect();
+    let talking = Conversation::start();
     set_timeouts(conn, remote, deadline)?;
     match op {
         TransferOp::Write => {
@@ -295,6 +297,9 @@ fn converse(
         // Each wait gets what is left of the time-out: the socket's, set for an earlier wait,
         // would let a late one run that long again, past the deadline.
         set_timeouts(conn, remote, deadline)?;
+        if !conn.reader.has_buffered() {
+            talking.watch_for_reply(&conn.stream);
+        }
         let mut msg = next(conn, link)?;
         if let (TransferOp::Read, Message::ReadData { id: got, len }) = (op, &msg) {
             let expected: u64 = batch.iter().map(|p| p.len as u64).sum();
