@@ -79,6 +79,9 @@ fn adxl_shm_and_async() {
     let v = run(&["adxl", "--async", "4", "--block", "4K", "--duration", "0.2", "--json"]);
     check(&v, "adxl", "raw TCP socket pair");
     assert_eq!(v["params"]["in_flight_per_thread"], 4, "{v}");
+    let first = &v["results"][0]["baselines"][0];
+    assert_eq!(first["name"], "TransferSync, the same calls", "async is compared with TransferSync first");
+    assert!(first["ratio"]["gbps"].as_f64().unwrap() > 0.0, "{first}");
     assert!(v["results"][0]["gbps"].as_f64().unwrap() > 0.0);
     let out =
         Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(["adxl", "--async", "0"]).output().unwrap();

@@ -88,10 +88,11 @@ struct Cli {
     /// initiator threads, each with its own memory
     #[arg(long, value_name = "N", default_value = "1", value_parser = count)]
     threads: usize,
-    /// one call in flight per thread (the default and only mode today)
+    /// one TransferSync call at a time per thread (the default)
     #[arg(long, overrides_with = "in_flight")]
     sync: bool,
-    /// N TransferAsync calls in flight per thread (GetTransferStatus polling)
+    /// N TransferAsync calls kept in flight per thread (a new one as soon as the oldest
+    /// completes, polled with GetTransferStatus); adds a TransferSync baseline
     #[arg(long = "async", value_name = "N", value_parser = count, overrides_with = "sync")]
     in_flight: Option<usize>,
     /// auto|shm|tcp|ucx: sets ASCENDLESS_TRANSPORT for the spawned processes (default auto;
@@ -133,7 +134,7 @@ pub struct Opts {
     pub block: usize,
     pub batch: usize,
     pub threads: usize,
-    /// TransferAsync requests in flight per thread; 1 means TransferSync (`--sync`).
+    /// TransferAsync requests kept in flight per thread; 0 means TransferSync (`--sync`).
     pub in_flight: usize,
     pub transport: String,
     pub duration: f64,
@@ -219,7 +220,7 @@ pub fn parse(args: &[String]) -> Result<Opts, clap::Error> {
         block: cli.block,
         batch: cli.batch,
         threads: cli.threads,
-        in_flight: if cli.sync { 1 } else { cli.in_flight.unwrap_or(1) },
+        in_flight: if cli.sync { 0 } else { cli.in_flight.unwrap_or(0) },
         transport: cli.transport.unwrap_or_else(|| if sweep { "tcp,shm" } else { "auto" }.into()),
         duration: cli.duration.unwrap_or(if sweep { 0.3 } else { 2.0 }),
         json: cli.json,
@@ -282,7 +283,7 @@ mod tests {
     fn defaults() {
         let o = opts(&["adxl"]);
         assert_eq!((o.mode, o.role, o.op), (Mode::Adxl, Role::Spawn, Op::Write));
-        assert_eq!((o.block, o.batch, o.threads, o.in_flight), (1 << 20, 1, 1, 1));
+        assert_eq!((o.block, o.batch, o.threads, o.in_flight), (1 << 20, 1, 1, 0));
         assert_eq!((o.transport.as_str(), o.duration, o.json, o.baseline), ("auto", 2.0, false, true));
         assert_eq!(o.csv, PathBuf::from("ascendless-sweep.csv"));
         assert!(o.plot.is_none() && o.remote.is_none() && o.remote_addr.is_none() && o.listen.is_none());
@@ -338,7 +339,8 @@ mod tests {
     #[test]
     fn async_sets_requests_in_flight() {
         assert_eq!(opts(&["adxl", "--async", "4"]).in_flight, 4);
-        assert_eq!(opts(&["adxl", "--async", "4", "--sync"]).in_flight, 1);
+        assert_eq!(opts(&["adxl", "--async", "4", "--sync"]).in_flight, 0);
+        assert_eq!(opts(&["adxl", "--async", "1"]).in_flight, 1, "one TransferAsync, not TransferSync");
         assert_eq!(opts(&["adxl", "--sync", "--async", "4"]).in_flight, 4, "the last one wins");
     }
 

@@ -1,6 +1,7 @@
 //! ADXL: a target serving registered memory, an initiator calling TransferSync on it, and both
 //! spawned as two local processes.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
@@ -110,7 +111,8 @@ pub fn target(o: &Opts) -> Result<(), String> {
 }
 
 /// Transfers for `o.duration` seconds: per thread one TransferSync at a time, or with
-/// `--async N` N TransferAsync requests submitted together and polled to completion.
+/// `--async N` N TransferAsync requests kept in flight (one submitted as the oldest completes;
+/// each figure is then per completed request).
 pub fn initiator(o: &Opts) -> Result<Figures, String> {
     let remote = o.remote.clone().ok_or("no --remote")?;
     let remote_base = o.remote_addr.ok_or("no --remote-addr")?;
@@ -121,7 +123,7 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
         Op::Write => TransferOp::Write,
     };
     let per_thread = o.block * o.batch;
-    let mode = if o.in_flight > 1 { format!(" async{}", o.in_flight) } else { String::new() };
+    let mode = if o.in_flight > 0 { format!(" async{}", o.in_flight) } else { String::new() };
     let name = format!("adxl {} {} x{} x{}thr{mode}", o.op.name(), human(o.block), o.batch, o.threads);
     let in_flight = o.in_flight;
     let failure = std::sync::Mutex::new(None);
@@ -133,11 +135,12 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
             })
             .collect();
         let (engine, remote, failure) = (&engine, &remote, &failure);
+        let mut window = VecDeque::with_capacity(in_flight);
         move || {
-            let result = if in_flight <= 1 {
+            let result = if in_flight == 0 {
                 engine.transfer_sync(remote, op, &descs, TIMEOUT_MS, runtime_only).map(|()| 1)
             } else {
-                run_async(engine, remote, op, &descs, in_flight)
+                keep_in_flight(engine, remote, op, &descs, &mut window, in_flight)
             };
             match result {
                 Ok(calls) => (per_thread * calls) as u64,
@@ -158,18 +161,19 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
     Ok(f)
 }
 
-/// Submits `n` TransferAsync requests of `descs` and polls them to completion; returns how
-/// many completed.
-fn run_async(
+/// Submits one TransferAsync request of `descs`, first waiting (polling GetTransferStatus)
+/// for the oldest of `window` when `n` are in flight; returns how many completed (0 or 1).
+fn keep_in_flight(
     engine: &Engine,
     remote: &str,
     op: TransferOp,
     descs: &[TransferDesc],
+    window: &mut VecDeque<u64>,
     n: usize,
 ) -> ascendless::error::EngineResult<usize> {
-    let reqs: Vec<u64> =
-        (0..n).map(|_| engine.transfer_async(remote, op, descs, runtime_only)).collect::<Result<_, _>>()?;
-    for req in reqs {
+    let mut completed = 0;
+    if window.len() >= n {
+        let req = window.pop_front().expect("a full window");
         loop {
             match engine.transfer_status(req) {
                 (Some(0), Ok(())) => std::hint::spin_loop(),
@@ -183,8 +187,10 @@ fn run_async(
                 }
             }
         }
+        completed = 1;
     }
-    Ok(n)
+    window.push_back(engine.transfer_async(remote, op, descs, runtime_only)?);
+    Ok(completed)
 }
 
 fn me() -> Command {
@@ -197,7 +203,11 @@ fn shape(o: &Opts) -> Vec<String> {
         .map(|s| s.to_string())
         .collect();
     v.extend(["--threads".into(), o.threads.to_string(), "--op".into(), o.op.name().into()]);
-    v.extend(["--async".into(), o.in_flight.to_string()]);
+    if o.in_flight == 0 {
+        v.push("--sync".into());
+    } else {
+        v.extend(["--async".into(), o.in_flight.to_string()]);
+    }
     v
 }
 

@@ -27,14 +27,24 @@ fn adxl_params(o: &Opts) -> serde_json::Value {
             "transport": o.transport, "duration": o.duration, "in_flight_per_thread": o.in_flight })
 }
 
-/// The baselines of an ADXL case: raw TCP doing the same exchange, and memcpy of the same bytes.
-fn adxl_baselines(o: &Opts) -> Vec<crate::measure::Figures> {
+/// The baselines of an ADXL case: raw TCP doing the same exchange, and memcpy of the same bytes;
+/// with `--async N`, first TransferSync of the same calls (`sync` measures it as the case was).
+fn adxl_baselines(
+    o: &Opts,
+    sync: impl FnOnce(&Opts) -> Result<crate::measure::Figures, String>,
+) -> Result<Vec<crate::measure::Figures>, String> {
     let len = o.block * o.batch;
     let mut tcp = baseline::tcp(o.op, len, o.threads, o.duration);
     tcp.note = format!("{} bytes per call", len);
     let mem = baseline::memcpy(len, o.threads, o.duration);
     // The matching one first: memcpy for shared memory, raw TCP otherwise.
-    if o.transport == "shm" { vec![mem, tcp] } else { vec![tcp, mem] }
+    let mut all = if o.transport == "shm" { vec![mem, tcp] } else { vec![tcp, mem] };
+    if o.in_flight > 0 {
+        let mut one_by_one = sync(&Opts { in_flight: 0, ..o.clone() })?;
+        one_by_one.name = "TransferSync, the same calls".into();
+        all.insert(0, one_by_one);
+    }
+    Ok(all)
 }
 
 pub fn run(o: &Opts) -> Result<(), String> {
@@ -44,7 +54,7 @@ pub fn run(o: &Opts) -> Result<(), String> {
             Role::Initiator => {
                 let p = Progress::start("adxl initiator", o.duration * if o.baseline { 3.0 } else { 1.0 });
                 let subject = adxl::initiator(o)?;
-                let baselines = if o.baseline { adxl_baselines(o) } else { vec![] };
+                let baselines = if o.baseline { adxl_baselines(o, adxl::initiator)? } else { vec![] };
                 drop(p);
                 emit(
                     o,
@@ -55,7 +65,8 @@ pub fn run(o: &Opts) -> Result<(), String> {
             Role::Spawn => {
                 let p = Progress::start("adxl", o.duration * if o.baseline { 3.0 } else { 1.0 } + 0.5);
                 let subject = adxl::spawned(o, &o.transport)?;
-                let baselines = if o.baseline { adxl_baselines(o) } else { vec![] };
+                let sync = |o: &Opts| adxl::spawned(o, &o.transport);
+                let baselines = if o.baseline { adxl_baselines(o, sync)? } else { vec![] };
                 drop(p);
                 emit(
                     o,
