@@ -405,13 +405,14 @@ impl Engine {
         core.links.room_for(remote)?;
         let dialer = core.dialer();
         let link = Link::open(&dialer, remote, addr, deadline)?;
+        // With UCX built, whether the same-host channel opens decides between it and UCX (a
+        // peer of this host in another network namespace is reached with UCX): opened now.
+        // Otherwise the first transfer opens it.
+        if core.transport == Transport::Auto && ucx::BUILT {
+            link.same_host(&dialer, deadline);
+        }
         // A peer that does not share this host may be reached over UCX.
-        // A peer on this host is reached through shared memory (the channel opens with the
-        // first transfer); if that fails, TCP.
-        if link.shm().is_none()
-            && !(core.transport == Transport::Auto && link.peer_on_this_host())
-            && matches!(core.transport, Transport::Auto | Transport::Ucx)
-        {
+        if link.shm().is_none() && matches!(core.transport, Transport::Auto | Transport::Ucx) {
             if let Err(e) = ucx::open(&core.ucx, &dialer, &link, deadline) {
                 link.close();
                 return Err(e);

@@ -115,6 +115,7 @@ impl Link {
 
     /// Whether the peer said it runs on this host and offered its same-host socket (the
     /// channel may still fail to open: another network namespace, say).
+    #[cfg(test)]
     pub fn peer_on_this_host(&self) -> bool {
         lock(&self.peer_host).as_ref().is_some_and(|(h, _)| shm::offers(h))
     }

@@ -5,7 +5,8 @@
 //! How it fits the engine:
 //! - **Selection** (Connect, once `Link::open` made the link): `adxl.Transport`/`ASCENDLESS_TRANSPORT` `ucx` forces UCX for
 //!   every peer, this host's too; `auto` in a build with the feature tries the same-host path
-//!   first and UCX next, and keeps TCP when the peer does not offer UCX.
+//!   first, at Connect ([`BUILT`]: without UCX the first transfer opens it), and UCX next, and
+//!   keeps TCP when the peer does not offer UCX.
 //! - **Keys**: after HELLO the initiator asks (UCX_QUERY) for the server's worker address and
 //!   the packed remote key of each registered region (UCX_INFO), on the existing, authenticated
 //!   control connection. The server maps its registered memory with `ucp_mem_map` when UCX
