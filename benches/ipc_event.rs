@@ -32,7 +32,10 @@ use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, a
 
 #[path = "common/futex_pingpong.rs"]
 mod futex_pingpong;
+#[path = "common/rounds.rs"]
+mod rounds;
 use futex_pingpong::{raw_child, raw_parent};
+use rounds::{Row, median, side_by_side};
 
 const ROLE: &str = "ASCENDLESS_BENCH_IPC_EVENT_ROLE";
 
@@ -192,13 +195,6 @@ fn value_child(key: &str, n: usize) {
 
 // ---- report ----
 
-/// One round's (p50, p99) of the raw, event and value exchanges, in microseconds.
-type Row = [(f64, f64); 3];
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)].as_secs_f64() * 1e6
-}
-
 fn main() {
     if let Ok(role) = std::env::var(ROLE) {
         let mut parts = role.splitn(2, ':');
@@ -212,53 +208,43 @@ fn main() {
         return;
     }
     let full = std::env::args().any(|a| a == "--bench");
-    // Short rounds of the three, one after the other, several times: the machine's speed drifts
-    // over seconds (a shared VM), so each ratio compares measurements taken side by side, and
-    // the figure is the median over the rounds.
+    // Short rounds of the three side by side (`common/rounds.rs`).
     let (n, reps) = (rounds(full), if full { 21 } else { 1 });
     let warm = n / 10;
-    let mut rows = Vec::new();
-    for _ in 0..reps {
-        let p = [raw_parent(ROLE, n), event_parent(n), value_parent(n)].map(|mut t| {
-            t.drain(..warm.min(t.len()));
-            t.sort();
-            (percentile(&t, 0.5), percentile(&t, 0.99))
-        });
-        rows.push(p);
-    }
-    let median = |f: &dyn Fn(&Row) -> f64| {
-        let mut v: Vec<f64> = rows.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    let rows: Vec<Row<3>> = side_by_side(reps, warm, |i| match i {
+        0 => raw_parent(ROLE, n),
+        1 => event_parent(n),
+        _ => value_parent(n),
+    });
+    let med = |f: &dyn Fn(&Row<3>) -> f64| median(&rows, f);
     println!(
         "IPC event ping-pong between two processes ({reps} rounds of {} round trips after {warm} warm-up; medians over the rounds):",
         n - warm
     );
     println!(
         "  raw futex ping-pong          p50 {:8.2} us   p99 {:8.2} us",
-        median(&|r| r[0].0),
-        median(&|r| r[0].1)
+        med(&|r| r[0].0),
+        med(&|r| r[0].1)
     );
     println!(
         "  ascendless IPC event+stream  p50 {:8.2} us   p99 {:8.2} us",
-        median(&|r| r[1].0),
-        median(&|r| r[1].1)
+        med(&|r| r[1].0),
+        med(&|r| r[1].1)
     );
     println!(
         "  ratio (ascendless / raw)     p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
-        median(&|r| r[1].0 / r[0].0),
-        median(&|r| r[1].1 / r[0].1)
+        med(&|r| r[1].0 / r[0].0),
+        med(&|r| r[1].1 / r[0].1)
     );
     println!(
         "  ascendless value wait/write  p50 {:8.2} us   p99 {:8.2} us   (IPC memory)",
-        median(&|r| r[2].0),
-        median(&|r| r[2].1)
+        med(&|r| r[2].0),
+        med(&|r| r[2].1)
     );
     println!(
         "  ratio (value / raw)          p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.5x)",
-        median(&|r| r[2].0 / r[0].0),
-        median(&|r| r[2].1 / r[0].1)
+        med(&|r| r[2].0 / r[0].0),
+        med(&|r| r[2].1 / r[0].1)
     );
     let each =
         |i: usize| rows.iter().map(|r| format!("{:.2}", r[i].0 / r[0].0)).collect::<Vec<_>>().join(" ");

@@ -23,7 +23,10 @@ use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream}
 
 #[path = "common/futex_pingpong.rs"]
 mod futex_pingpong;
+#[path = "common/rounds.rs"]
+mod rounds;
 use futex_pingpong::{raw_child, raw_parent};
+use rounds::{Row, median, side_by_side};
 
 const ROLE: &str = "ASCENDLESS_BENCH_NOTIFY_ROLE";
 const NO_PID_VALIDATION: u64 = 2;
@@ -31,9 +34,6 @@ const NO_PID_VALIDATION: u64 = 2;
 fn check(rc: i32, what: &str) {
     assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
 }
-
-/// One round's (p50, p99) in µs: the raw exchange's, then the notifies'.
-type Row = [(f64, f64); 2];
 
 /// Round trips per round (the first tenth is warm-up).
 fn rounds(full: bool) -> usize {
@@ -115,10 +115,6 @@ fn notify_child(owner_key: &str, n: usize) {
 
 // ---- report ----
 
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    sorted[((sorted.len() as f64 * p) as usize).min(sorted.len() - 1)].as_secs_f64() * 1e6
-}
-
 fn main() {
     if let Ok(role) = std::env::var(ROLE) {
         let mut parts = role.splitn(2, ':');
@@ -131,50 +127,25 @@ fn main() {
         return;
     }
     let full = std::env::args().any(|a| a == "--bench");
-    // Short rounds of the two, one after the other, several times: the machine's speed drifts
-    // over seconds (a shared VM: single long runs gave the raw exchange 0.06 to 0.33 us), so each
-    // ratio compares measurements taken side by side, and the figure is the median over the
-    // rounds (as `benches/ipc_event.rs`).
     let (n, reps) = (rounds(full), if full { 21 } else { 1 });
     let warm = n / 10;
-    let mut rows = Vec::new();
-    for _ in 0..reps {
-        let p = [raw_parent(ROLE, n), notify_parent(n)].map(|mut t| {
-            t.drain(..warm.min(t.len()));
-            t.sort();
-            (percentile(&t, 0.5), percentile(&t, 0.99))
-        });
-        rows.push(p);
-    }
-    let median = |f: &dyn Fn(&Row) -> f64| {
-        let mut v: Vec<f64> = rows.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
+    let rows: Vec<Row<2>> =
+        side_by_side(reps, warm, |i| if i == 0 { raw_parent(ROLE, n) } else { notify_parent(n) });
+    let med = |f: &dyn Fn(&Row<2>) -> f64| median(&rows, f);
     println!(
         "notify ping-pong between two processes ({reps} rounds of {} round trips after {warm} warm-up; medians over the rounds):",
         n - warm
     );
-    println!(
-        "  raw futex ping-pong       p50 {:8.2} us   p99 {:8.2} us",
-        median(&|r| r[0].0),
-        median(&|r| r[0].1)
-    );
-    println!(
-        "  ascendless notify+stream  p50 {:8.2} us   p99 {:8.2} us",
-        median(&|r| r[1].0),
-        median(&|r| r[1].1)
-    );
+    println!("  raw futex ping-pong       p50 {:8.2} us   p99 {:8.2} us", med(&|r| r[0].0), med(&|r| r[0].1));
+    println!("  ascendless notify+stream  p50 {:8.2} us   p99 {:8.2} us", med(&|r| r[1].0), med(&|r| r[1].1));
     println!(
         "  ratio (ascendless / raw)  p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.2x, p99 <= 3x)",
-        median(&|r| r[1].0 / r[0].0),
-        median(&|r| r[1].1 / r[0].1)
+        med(&|r| r[1].0 / r[0].0),
+        med(&|r| r[1].1 / r[0].1)
     );
-    let each = |p: usize| {
-        rows.iter()
-            .map(|r| format!("{:.2}", if p == 0 { r[1].0 / r[0].0 } else { r[1].1 / r[0].1 }))
-            .collect::<Vec<_>>()
-            .join(" ")
+    let each = |p99: bool| {
+        let ratio = |r: &Row<2>| if p99 { r[1].1 / r[0].1 } else { r[1].0 / r[0].0 };
+        rows.iter().map(|r| format!("{:.2}", ratio(r))).collect::<Vec<_>>().join(" ")
     };
-    println!("  ratios of the rounds: p50 {}; p99 {}", each(0), each(1));
+    println!("  ratios of the rounds: p50 {}; p99 {}", each(false), each(true));
 }
