@@ -12,6 +12,11 @@ use std::ptr::null_mut;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
+// The alternating timer only (its Stats are the capture and host_func benches').
+#[allow(dead_code)]
+#[path = "common/paired.rs"]
+mod paired;
+
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::{aclrtResetDevice, aclrtSetDevice};
 use ascendless::ffi::acl_rt::event::{aclrtCreateEvent, aclrtDestroyEvent, aclrtRecordEvent};
@@ -61,21 +66,9 @@ fn measure(reps: usize, bytes: usize, mut op: impl FnMut()) -> Stats {
     }
 }
 
-/// As [`measure`] for two operations run alternately, call by call.
-fn measure_pair(reps: usize, bytes: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Stats, Stats) {
-    for _ in 0..reps.min(5) {
-        a();
-        b();
-    }
-    let (mut ta, mut tb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
-    for _ in 0..reps {
-        let t = Instant::now();
-        a();
-        ta.push(t.elapsed());
-        let t = Instant::now();
-        b();
-        tb.push(t.elapsed());
-    }
+/// As [`measure`] for two operations run alternately, call by call (`common/paired.rs`).
+fn measure_pair(reps: usize, bytes: usize, a: impl FnMut(), b: impl FnMut()) -> (Stats, Stats) {
+    let (ta, tb) = paired::alternate(reps, reps.min(5), a, b);
     let stats = |mut times: Vec<Duration>| {
         let total: Duration = times.iter().sum();
         times.sort();

@@ -1,5 +1,5 @@
 //! Two operations timed alternately, call by call, so both see the same machine load (the
-//! `capture` and `host_func` benches): p50 and p99 of each.
+//! `capture`, `host_func` and `runtime` benches): p50 and p99 of each.
 
 use std::time::{Duration, Instant};
 
@@ -13,8 +13,14 @@ fn stats(mut times: Vec<Duration>) -> Stats {
     Stats { p50: times[times.len() / 2], p99: times[(times.len() * 99 / 100).min(times.len() - 1)] }
 }
 
-/// Runs `a` and `b` alternately `warm_up` times untimed, then `reps` times timed.
-pub fn measure_pair(reps: usize, warm_up: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (Stats, Stats) {
+/// Runs `a` and `b` alternately `warm_up` times untimed, then `reps` times timed: each call's
+/// time, `a`'s then `b`'s.
+pub fn alternate(
+    reps: usize,
+    warm_up: usize,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> (Vec<Duration>, Vec<Duration>) {
     for _ in 0..warm_up {
         a();
         b();
@@ -28,6 +34,12 @@ pub fn measure_pair(reps: usize, warm_up: usize, mut a: impl FnMut(), mut b: imp
         b();
         tb.push(t.elapsed());
     }
+    (ta, tb)
+}
+
+/// [`alternate`], reported as p50 and p99 of each.
+pub fn measure_pair(reps: usize, warm_up: usize, a: impl FnMut(), b: impl FnMut()) -> (Stats, Stats) {
+    let (ta, tb) = alternate(reps, warm_up, a, b);
     (stats(ta), stats(tb))
 }
 
