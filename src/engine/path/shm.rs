@@ -262,7 +262,6 @@ impl Server {
     pub fn offer(&self, peer: Option<&Host>) -> Option<Host> {
         let mut me = host()?;
         let Some(peer) = peer.filter(|p| p.boot_id == me.boot_id) else { return Some(me) };
-        self.prune();
         if crate::sys::random::fill(&mut me.ticket).is_err() {
             me.ticket = [0; TICKET_LEN];
             return Some(me);
