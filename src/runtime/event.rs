@@ -22,6 +22,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::ipc_event::IpcEvent;
+use super::job::Job;
 use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use super::task::{Op, Params, Task, TaskInfo, TaskType};
@@ -158,19 +159,7 @@ impl Event {
         let seq = s.recorded + 1;
         let shared = self.ipc.as_ref().map(IpcEvent::next_record);
         let record = Record { event: Arc::clone(self), seq, shared, ran: false };
-        stream.submit(Box::new(move |_| {
-            let mut record = record;
-            record.ran = true;
-            // Other processes first: they wait on this store, and the clock read and the
-            // local bookkeeping after it are this process's alone (the time stamp is read
-            // here only once the local completion below is seen).
-            if let (Some(ipc), Some(shared)) = (&record.event.ipc, record.shared) {
-                ipc.complete(shared);
-            }
-            record.event.stamp_ns.store(now_ns(), Ordering::Release);
-            record.event.complete(seq);
-            Ok(())
-        }))?;
+        stream.submit_job(Job::Record(record))?;
         s.recorded = seq;
         Ok(())
     }
@@ -385,16 +374,9 @@ impl Event {
         }
         let target = sync::lock(&self.state).recorded;
         let shared = self.ipc.as_ref().map(IpcEvent::recorded);
-        let guard = WaitCount(Arc::clone(self));
         self.waits_queued.fetch_add(1, Ordering::AcqRel);
-        stream.submit(Box::new(move |ctx| {
-            let event = &guard.0;
-            let deadline = timeout.map(|t| Instant::now() + t);
-            match (&event.ipc, shared) {
-                (Some(ipc), Some(shared)) => event.wait_shared(ipc, shared, deadline, ctx),
-                _ => event.wait_in_task(target, deadline, ctx),
-            }
-        }))
+        let wait = Wait { event: Arc::clone(self), target, shared, timeout, ended: false };
+        stream.submit_job(Job::Wait(wait))
     }
 
     fn wait_shared(
@@ -491,11 +473,60 @@ impl Drop for WaitCount {
 }
 
 /// A queued record: dropped without having run, it tells the event so.
-struct Record {
+pub struct Record {
     event: Arc<Event>,
     seq: u64,
     shared: Option<u32>,
     ran: bool,
+}
+
+impl Record {
+    pub fn run(&mut self) -> AclResult<()> {
+        self.ran = true;
+        // Other processes first: they wait on this store, and the clock read and the local
+        // bookkeeping after it are this process's alone (the time stamp is read here only once
+        // the local completion below is seen).
+        if let (Some(ipc), Some(shared)) = (&self.event.ipc, self.shared) {
+            ipc.complete(shared);
+        }
+        self.event.stamp_ns.store(now_ns(), Ordering::Release);
+        self.event.complete(self.seq);
+        Ok(())
+    }
+}
+
+/// A queued wait for the latest record queued before it (`shared`: of an IPC event, in any
+/// process). It counts as ended once it has run, or when dropped without having run.
+pub struct Wait {
+    event: Arc<Event>,
+    target: u64,
+    shared: Option<u32>,
+    timeout: Option<Duration>,
+    ended: bool,
+}
+
+impl Wait {
+    pub fn run(&mut self, ctx: &TaskCtx) -> AclResult<()> {
+        let event = &self.event;
+        let deadline = self.timeout.map(|t| Instant::now() + t);
+        let result = match (&event.ipc, self.shared) {
+            (Some(ipc), Some(shared)) => event.wait_shared(ipc, shared, deadline, ctx),
+            _ => event.wait_in_task(self.target, deadline, ctx),
+        };
+        self.ended = true;
+        if event.origin == Origin::Pooled {
+            event.waits_ended.fetch_add(1, Ordering::AcqRel);
+        }
+        result
+    }
+}
+
+impl Drop for Wait {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.event.waits_ended.fetch_add(1, Ordering::AcqRel);
+        }
+    }
 }
 
 impl Drop for Record {

@@ -12,6 +12,7 @@ pub mod exception;
 pub(crate) mod host_task;
 pub mod init;
 pub(crate) mod ipc_event;
+pub(crate) mod job;
 pub mod label;
 pub(crate) mod last_task;
 pub mod lifecycle_callbacks;

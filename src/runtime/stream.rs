@@ -33,6 +33,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::exception::{self, TaskFailure};
+use super::job::Job;
 use super::task::Recorder;
 use crate::error::rt_codes::{
     ACL_ERROR_RT_INTERNAL_ERROR, ACL_ERROR_RT_INVALID_HANDLE, ACL_ERROR_RT_STREAM_ABORT,
@@ -74,7 +75,7 @@ struct Queued {
     index: u64,
     /// The kernel id of the thread that queued it.
     thread: u32,
-    task: Task,
+    task: Job,
 }
 
 /// Stream attributes (`aclrtSetStreamAttribute`) with no effect on how tasks run here; kept
@@ -101,6 +102,7 @@ struct Queue {
     /// Completion counts that synchronising threads are waiting for. The worker signals `done`
     /// only when the lowest is reached, not after every task: a wake-up is a system call, and
     /// a stream running thousands of small tasks (a notify ping-pong) would pay one per task.
+    /// The lowest not yet reached is published in [`Shared::awaited_min`].
     awaited: Vec<u64>,
     /// `aclrtStreamStop`: queued tasks wait, not run, until an abort.
     stopped: bool,
@@ -112,6 +114,9 @@ struct Shared {
     queue: Mutex<Queue>,
     /// Signalled when a task completes.
     done: Condvar,
+    /// The lowest completion count a synchronising thread waits for and has not seen
+    /// (`u64::MAX`: none), for the worker to look at after each task without the lock.
+    awaited_min: AtomicU64,
     cancel: AtomicBool,
     /// Aborts so far: the epoch (see the module doc).
     aborts: AtomicU64,
@@ -177,6 +182,7 @@ impl Stream {
                 failed: None,
             }),
             done: Condvar::new(),
+            awaited_min: AtomicU64::new(u64::MAX),
             cancel: AtomicBool::new(false),
             aborts: AtomicU64::new(0),
             stop: AtomicBool::new(false),
@@ -266,10 +272,13 @@ impl Stream {
     where
         F: Fn(&TaskCtx) -> AclResult<()> + Send + Sync + 'static,
     {
+        let f: Arc<super::task::RunFn> = Arc::new(f);
         if let Some(r) = self.recorder() {
-            return r.record(info, Op::Run(Arc::new(f)));
+            return r.record(info, Op::Run(f));
         }
-        self.submit_unrecorded(Box::new(move |ctx| f(ctx)))
+        // Shared, not boxed as a one-shot task: what is left of a job once run is released
+        // with its batch, not on the way to the next task (see `job`).
+        self.queue(Job::Shared(f))
     }
 
     /// As [`Stream::submit_op`] for work with a part to do when it is queued (see [`Op`]):
@@ -290,7 +299,7 @@ impl Stream {
             return r.record(info, op);
         }
         match op {
-            Op::Run(f) => self.submit_unrecorded(Box::new(move |ctx| f(ctx))),
+            Op::Run(f) => self.queue(Job::Shared(f)),
             Op::Staged(stage) => self.submit_unrecorded(stage()?),
         }
     }
@@ -298,14 +307,23 @@ impl Stream {
     /// Queues `task` behind every task submitted before it. A one-shot task cannot be part of
     /// a graph: on a captured stream it is refused (107030) and the capture invalidated.
     pub fn submit(&self, task: Task) -> AclResult<()> {
+        self.submit_job(Job::Once(Some(task)))
+    }
+
+    /// As [`Stream::submit`] for any kind of [`Job`].
+    pub fn submit_job(&self, job: Job) -> AclResult<()> {
         if let Some(r) = self.recorder() {
             return Err(r.refuse("this kind of task"));
         }
-        self.submit_unrecorded(task)
+        self.queue(job)
     }
 
     /// Queues `task` on the stream's queue whether it is captured or not (a replay's task).
     pub fn submit_unrecorded(&self, task: Task) -> AclResult<()> {
+        self.queue(Job::Once(Some(task)))
+    }
+
+    fn queue(&self, task: Job) -> AclResult<()> {
         let mut q = sync::lock(&self.shared.queue);
         if q.closed {
             return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
@@ -357,6 +375,7 @@ impl Stream {
         let target = q.submitted;
         if q.completed < target {
             q.awaited.push(target);
+            publish_awaited(&q, &self.shared);
         }
         let mut timed_out = false;
         while q.completed < target && self.shared.aborts.load(Ordering::Acquire) == epoch {
@@ -374,6 +393,7 @@ impl Stream {
         }
         if let Some(i) = q.awaited.iter().position(|&t| t == target) {
             q.awaited.swap_remove(i);
+            publish_awaited(&q, &self.shared);
         }
         if self.shared.aborts.load(Ordering::Acquire) != epoch {
             return Err(aborted());
@@ -415,6 +435,7 @@ impl Stream {
         let target = q.submitted;
         if q.completed < target {
             q.awaited.push(target);
+            publish_awaited(&q, &self.shared);
         }
         self.shared.done.notify_all();
         // The discarded tasks are dropped outside the lock: what they hold may have work to
@@ -433,6 +454,7 @@ impl Stream {
         }
         if let Some(i) = q.awaited.iter().position(|&t| t == target) {
             q.awaited.swap_remove(i);
+            publish_awaited(&q, &self.shared);
         }
         q.first_error = None;
         q.aborting -= 1;
@@ -502,16 +524,20 @@ fn aborted() -> AclError {
     )
 }
 
-/// Tasks the worker takes from the queue at once.
-const BATCH: usize = 64;
+/// Publishes the lowest completion count a synchronising thread still waits for.
+fn publish_awaited(q: &Queue, shared: &Shared) {
+    let min = q.awaited.iter().copied().filter(|&t| t > q.completed).min().unwrap_or(u64::MAX);
+    shared.awaited_min.store(min, Ordering::Release);
+}
 
 /// The worker's job: runs the stream's tasks until its queue is empty.
 fn drain(shared: &Shared) {
-    // The worker takes up to BATCH queued tasks under one lock and reports their completion
-    // under the next, so a stream of many small tasks (a notify ping-pong) pays two lock
-    // rounds per batch, not per task. Synchronisation only looks at the completion count, so
-    // reporting a batch's completions together changes no result, only when it is seen.
-    let mut batch: Vec<Queued> = Vec::with_capacity(BATCH);
+    // The worker takes every queued task under one lock (swapping queues, so nothing is
+    // copied) and reports their completion under the next, so a stream of many small tasks (a
+    // notify ping-pong) pays two lock rounds per batch, not per task. A thread synchronising
+    // with a task inside the batch is told as soon as that task has run (`awaited_min`): the
+    // tasks after it may wait on something that thread does next.
+    let mut batch: VecDeque<Queued> = VecDeque::new();
     let mut requeue: VecDeque<Queued> = VecDeque::new();
     let mut failed_code = None;
     let mut q = sync::lock(&shared.queue);
@@ -520,37 +546,31 @@ fn drain(shared: &Shared) {
             q.draining = false;
             return;
         }
-        let take = q.tasks.len().min(BATCH);
-        batch.extend(q.tasks.drain(..take));
+        std::mem::swap(&mut batch, &mut q.tasks);
         // Read under the queue's lock, which an abort holds while it moves to the next epoch.
         let epoch = shared.aborts.load(Ordering::Acquire);
         drop(q);
         let ctx = TaskCtx::new(&shared.cancel, &shared.stop, &shared.aborts, epoch);
         let mut first_error = None;
         let mut ran = batch.len() as u64;
-        let mut stopped_at = None;
-        let mut pausing = false;
-        for (i, Queued { index, thread, task }) in batch.drain(..).enumerate() {
+        // Tasks of the batch whose completion has been reported.
+        let mut reported = 0;
+        // Jobs run where they lie in the batch (moving them costs more than a small one takes
+        // to run); what is left of them is dropped with the batch, below.
+        for i in 0..batch.len() {
             if shared.aborts.load(Ordering::Acquire) != epoch {
                 // Aborted: the rest of the batch is discarded, not run.
-                continue;
-            }
-            if pausing {
-                requeue.push_back(Queued { index, thread, task });
-                continue;
-            }
-            if stopped_at.is_some() {
-                // Stopped on failure: the rest of the batch is dropped.
-                continue;
+                break;
             }
             if shared.stop.load(Ordering::Acquire) {
                 // Stopped (`aclrtStreamStop`): this task and the rest go back to the queue.
-                pausing = true;
                 ran = i as u64;
-                requeue.push_back(Queued { index, thread, task });
-                continue;
+                requeue.extend(batch.drain(i..));
+                break;
             }
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task(&ctx)))
+            let Queued { index, thread, task } = &mut batch[i];
+            let index = &*index;
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run(&ctx)))
                 .unwrap_or_else(|_| {
                     Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked"))
                 });
@@ -565,20 +585,32 @@ fn drain(shared: &Shared) {
                 Err(e) => {
                     log::error!(target: TARGET, "stream task failed: {}", e.message);
                     exception::report(&TaskFailure {
-                        task_id: index as u32,
+                        task_id: *index as u32,
                         stream_id: shared.id,
-                        thread_id: thread,
+                        thread_id: *thread,
                         device_id: shared.device as u32,
                         error_code: e.code,
                     });
-                    if shared.failure_mode.load(Ordering::Acquire) == STOP_ON_FAILURE {
-                        failed_code = Some(e.code);
-                        stopped_at = Some(i);
-                    }
+                    let code = e.code;
                     first_error.get_or_insert(e);
+                    if shared.failure_mode.load(Ordering::Acquire) == STOP_ON_FAILURE {
+                        // Stopped on failure: the rest of the batch is dropped.
+                        failed_code = Some(code);
+                        break;
+                    }
                 }
             }
+            if *index + 1 >= shared.awaited_min.load(Ordering::Acquire) {
+                // A synchronising thread waits for this task (tasks run in submission order).
+                let mut q = sync::lock(&shared.queue);
+                q.completed += (i + 1 - reported) as u64;
+                reported = i + 1;
+                publish_awaited(&q, shared);
+                shared.done.notify_all();
+            }
         }
+        ran -= reported as u64;
+        batch.clear();
         q = sync::lock(&shared.queue);
         q.completed += ran;
         if shared.aborts.load(Ordering::Acquire) != epoch {
@@ -607,6 +639,7 @@ fn drain(shared: &Shared) {
             q.first_error.get_or_insert(e);
         }
         if q.awaited.iter().any(|&t| q.completed >= t) {
+            publish_awaited(&q, shared);
             shared.done.notify_all();
         }
     }
@@ -632,6 +665,58 @@ mod tests {
         s.synchronize(None).unwrap();
         assert_eq!(*log.lock().unwrap(), (0..100).collect::<Vec<_>>());
         assert_eq!(s.pending(), 0);
+    }
+
+    #[test]
+    fn a_synchronising_thread_is_released_by_its_last_task_not_by_the_end_of_the_batch() {
+        // A and W run in one batch; W waits for what the thread synchronising with A does once
+        // released. Reporting completions only at the end of the batch would hold that thread
+        // until W gave up.
+        let s = Arc::new(Stream::new(0, 1).unwrap());
+        let (started, open, released) = (
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+            Arc::new(AtomicBool::new(false)),
+        );
+        let (st, op) = (Arc::clone(&started), Arc::clone(&open));
+        s.submit(Box::new(move |_| {
+            st.store(true, Ordering::SeqCst);
+            while !op.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }))
+        .unwrap();
+        wait_for(&started);
+        s.submit(Box::new(|_| Ok(()))).unwrap();
+        let syncer = {
+            let (s, released) = (Arc::clone(&s), Arc::clone(&released));
+            std::thread::spawn(move || {
+                let r = s.synchronize(Some(Duration::from_secs(10)));
+                released.store(true, Ordering::SeqCst);
+                r
+            })
+        };
+        let start = Instant::now();
+        while s.shared.awaited_min.load(Ordering::SeqCst) == u64::MAX {
+            assert!(start.elapsed() < Duration::from_secs(10), "the thread never started waiting");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let rel = Arc::clone(&released);
+        s.submit(Box::new(move |_| {
+            let start = Instant::now();
+            while !rel.load(Ordering::SeqCst) {
+                if start.elapsed() > Duration::from_secs(5) {
+                    return Err(AclError::new(ACL_ERROR_RT_WAIT_TIMEOUT, "never released"));
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(())
+        }))
+        .unwrap();
+        open.store(true, Ordering::SeqCst);
+        syncer.join().unwrap().unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
     }
 
     #[test]
