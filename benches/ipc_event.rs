@@ -15,9 +15,7 @@ use std::ffi::c_void;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::ptr::null_mut;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
@@ -34,6 +32,8 @@ use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, a
 mod futex_pingpong;
 #[path = "common/rounds.rs"]
 mod rounds;
+#[path = "common/stamps.rs"]
+mod stamps;
 use futex_pingpong::{raw_child, raw_parent};
 use rounds::{Row, median, side_by_side};
 
@@ -96,8 +96,7 @@ fn event_parent(n: usize) -> Vec<Duration> {
     // SAFETY: valid out-pointer.
     check(unsafe { aclrtMalloc(&mut gate, 4096, 0) }, "aclrtMalloc");
     check(aclrtValueWait(gate, 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
-    let origin = Instant::now();
-    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    stamps::start();
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
     for i in 0..n {
         check(aclrtRecordEvent(own, stream), "aclrtRecordEvent");
@@ -105,9 +104,8 @@ fn event_parent(n: usize) -> Vec<Duration> {
         line.clear();
         from_child.read_line(&mut line).unwrap();
         check(aclrtStreamWaitEvent(stream, peer), "aclrtStreamWaitEvent");
-        let stamps = Arc::clone(&stamps);
-        s.submit(Box::new(move |_| {
-            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        s.submit(Box::new(|_| {
+            stamps::take();
             Ok(())
         }))
         .unwrap();
@@ -116,8 +114,7 @@ fn event_parent(n: usize) -> Vec<Duration> {
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
     drop(to_child);
     assert!(child.wait().unwrap().success());
-    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+    stamps::intervals()
 }
 
 fn event_child(parent_handle: &str, n: usize) {
@@ -156,23 +153,20 @@ fn value_parent(n: usize) -> Vec<Duration> {
     let pong = unsafe { mem.byte_add(64) };
     let mut child =
         Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("value:{key}:{n}")).spawn().unwrap();
-    let origin = Instant::now();
-    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    stamps::start();
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
     for i in 0..n {
         check(aclrtValueWrite(mem, i as u64 + 1, 0, stream), "aclrtValueWrite");
         check(aclrtValueWait(pong, i as u64 + 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
-        let stamps = Arc::clone(&stamps);
-        s.submit(Box::new(move |_| {
-            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        s.submit(Box::new(|_| {
+            stamps::take();
             Ok(())
         }))
         .unwrap();
     }
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
     assert!(child.wait().unwrap().success());
-    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+    stamps::intervals()
 }
 
 fn value_child(key: &str, n: usize) {
@@ -209,7 +203,7 @@ fn main() {
     }
     let full = std::env::args().any(|a| a == "--bench");
     // Short rounds of the three side by side (`common/rounds.rs`).
-    let (n, reps) = (rounds(full), if full { 21 } else { 1 });
+    let (n, reps) = (rounds(full), if full { 41 } else { 1 });
     let warm = n / 10;
     let rows: Vec<Row<3>> = side_by_side(reps, warm, |i| match i {
         0 => raw_parent(ROLE, n),

@@ -11,9 +11,7 @@ use std::ffi::{CString, c_char, c_void};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::ptr::null_mut;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
@@ -25,6 +23,8 @@ use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream}
 mod futex_pingpong;
 #[path = "common/rounds.rs"]
 mod rounds;
+#[path = "common/stamps.rs"]
+mod stamps;
 use futex_pingpong::{raw_child, raw_parent};
 use rounds::{Row, median, side_by_side};
 
@@ -80,25 +80,21 @@ fn notify_parent(n: usize) -> Vec<Duration> {
     let mut line = String::new();
     BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
     let peer = import(line.trim());
-    // Time stamps taken by a task after each round trip, as cheaply as the baseline takes its
-    // own: one clock read and one store into a slot made in advance.
-    let origin = Instant::now();
-    let stamps: Arc<Vec<AtomicU64>> = Arc::new((0..n).map(|_| AtomicU64::new(0)).collect());
+    // Time stamps taken by a task after each round trip (`common/stamps.rs`).
+    stamps::start();
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
-    for i in 0..n {
+    for _ in 0..n {
         check(aclrtRecordNotify(peer, stream), "aclrtRecordNotify");
         check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
-        let stamps = Arc::clone(&stamps);
-        s.submit(Box::new(move |_| {
-            stamps[i].store(origin.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        s.submit(Box::new(|_| {
+            stamps::take();
             Ok(())
         }))
         .unwrap();
     }
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
     assert!(child.wait().unwrap().success());
-    let ns: Vec<u64> = stamps.iter().map(|a| a.load(Ordering::Relaxed)).collect();
-    ns.windows(2).map(|w| Duration::from_nanos(w[1] - w[0])).collect()
+    stamps::intervals()
 }
 
 fn notify_child(owner_key: &str, n: usize) {
