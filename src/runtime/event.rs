@@ -293,6 +293,15 @@ impl Event {
         s.completed >= s.recorded
     }
 
+    /// Counts a wait queued or ended in `counter`. Only for events whose wait status can be
+    /// asked (`aclrtQueryEventWaitStatus` refuses those of `aclrtCreateEventExWithFlag`): the
+    /// count is a locked instruction on the way from a wait's end to the next task.
+    fn count_wait(&self, counter: &AtomicU64) {
+        if self.origin == Origin::Pooled {
+            counter.fetch_add(1, Ordering::AcqRel);
+        }
+    }
+
     /// Whether every wait queued on a stream for this event has ended.
     pub fn waits_complete(&self) -> bool {
         self.waits_ended.load(Ordering::Acquire) >= self.waits_queued.load(Ordering::Acquire)
@@ -374,7 +383,7 @@ impl Event {
         }
         let target = sync::lock(&self.state).recorded;
         let shared = self.ipc.as_ref().map(IpcEvent::recorded);
-        self.waits_queued.fetch_add(1, Ordering::AcqRel);
+        self.count_wait(&self.waits_queued);
         let wait = Wait { event: Arc::clone(self), target, shared, timeout, ended: false };
         stream.submit_job(Job::Wait(wait))
     }
@@ -514,9 +523,7 @@ impl Wait {
             _ => event.wait_in_task(self.target, deadline, ctx),
         };
         self.ended = true;
-        if event.origin == Origin::Pooled {
-            event.waits_ended.fetch_add(1, Ordering::AcqRel);
-        }
+        event.count_wait(&event.waits_ended);
         result
     }
 }
@@ -524,7 +531,7 @@ impl Wait {
 impl Drop for Wait {
     fn drop(&mut self) {
         if !self.ended {
-            self.event.waits_ended.fetch_add(1, Ordering::AcqRel);
+            self.event.count_wait(&self.event.waits_ended);
         }
     }
 }

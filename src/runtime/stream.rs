@@ -605,6 +605,11 @@ fn drain(shared: &Shared) {
                 let mut q = sync::lock(&shared.queue);
                 q.completed += (i + 1 - reported) as u64;
                 reported = i + 1;
+                // With the failures so far: that thread reports the first.
+                if let Some(e) = first_error.take().filter(|_| shared.aborts.load(Ordering::Acquire) == epoch)
+                {
+                    q.first_error.get_or_insert(e);
+                }
                 publish_awaited(&q, shared);
                 shared.done.notify_all();
             }
@@ -671,7 +676,7 @@ mod tests {
     fn a_synchronising_thread_is_released_by_its_last_task_not_by_the_end_of_the_batch() {
         // A and W run in one batch; W waits for what the thread synchronising with A does once
         // released. Reporting completions only at the end of the batch would hold that thread
-        // until W gave up.
+        // until W gave up. A fails: the thread is told, as when its batch ends.
         let s = Arc::new(Stream::new(0, 1).unwrap());
         let (started, open, released) = (
             Arc::new(AtomicBool::new(false)),
@@ -688,7 +693,7 @@ mod tests {
         }))
         .unwrap();
         wait_for(&started);
-        s.submit(Box::new(|_| Ok(()))).unwrap();
+        s.submit(Box::new(|_| Err(AclError::new(507011, "A failed")))).unwrap();
         let syncer = {
             let (s, released) = (Arc::clone(&s), Arc::clone(&released));
             std::thread::spawn(move || {
@@ -715,7 +720,7 @@ mod tests {
         }))
         .unwrap();
         open.store(true, Ordering::SeqCst);
-        syncer.join().unwrap().unwrap();
+        assert_eq!(syncer.join().unwrap().unwrap_err().message, "A failed");
         s.synchronize(Some(Duration::from_secs(10))).unwrap();
     }
 
