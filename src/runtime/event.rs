@@ -22,7 +22,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use super::ipc_event::IpcEvent;
-use super::job::Job;
+use super::job::{EventJobs, Job, Record, Wait};
 use super::notify::cell::WaitEnd;
 use super::stream::{CANCEL_POLL, Stream, TaskCtx};
 use super::task::{Op, Params, Task, TaskInfo, TaskType};
@@ -158,8 +158,7 @@ impl Event {
         let mut s = sync::lock(&self.state);
         let seq = s.recorded + 1;
         let shared = self.ipc.as_ref().map(IpcEvent::next_record);
-        let record = Record { event: Arc::clone(self), seq, shared, ran: false };
-        stream.submit_job(Job::Record(record))?;
+        stream.submit_job(Job::Record(Record::new(Arc::clone(self) as _, seq, shared)))?;
         s.recorded = seq;
         Ok(())
     }
@@ -171,11 +170,9 @@ impl Event {
         let seq = s.recorded + 1;
         s.recorded = seq;
         drop(s);
-        let mut record = Record { event: Arc::clone(self), seq, shared: None, ran: false };
+        let mut record = Record::new(Arc::clone(self) as _, seq, None);
         Box::new(move |_| {
-            record.ran = true;
-            record.event.stamp_ns.store(now_ns(), Ordering::Release);
-            record.event.complete(seq);
+            record.run();
             Ok(())
         })
     }
@@ -384,8 +381,7 @@ impl Event {
         let target = sync::lock(&self.state).recorded;
         let shared = self.ipc.as_ref().map(IpcEvent::recorded);
         self.count_wait(&self.waits_queued);
-        let wait = Wait { event: Arc::clone(self), target, shared, timeout, ended: false };
-        stream.submit_job(Job::Wait(wait))
+        stream.submit_job(Job::Wait(Wait::new(Arc::clone(self) as _, target, shared, timeout)))
     }
 
     fn wait_shared(
@@ -481,66 +477,38 @@ impl Drop for WaitCount {
     }
 }
 
-/// A queued record: dropped without having run, it tells the event so.
-pub struct Record {
-    event: Arc<Event>,
-    seq: u64,
-    shared: Option<u32>,
-    ran: bool,
-}
-
-impl Record {
-    pub fn run(&mut self) -> AclResult<()> {
-        self.ran = true;
+impl EventJobs for Event {
+    fn record_ran(&self, seq: u64, shared: Option<u32>) {
         // Other processes first: they wait on this store, and the clock read and the local
         // bookkeeping after it are this process's alone (the time stamp is read here only once
         // the local completion below is seen).
-        if let (Some(ipc), Some(shared)) = (&self.event.ipc, self.shared) {
+        if let (Some(ipc), Some(shared)) = (&self.ipc, shared) {
             ipc.complete(shared);
         }
-        self.event.stamp_ns.store(now_ns(), Ordering::Release);
-        self.event.complete(self.seq);
-        Ok(())
+        self.stamp_ns.store(now_ns(), Ordering::Release);
+        self.complete(seq);
     }
-}
 
-/// A queued wait for the latest record queued before it (`shared`: of an IPC event, in any
-/// process). It counts as ended once it has run, or when dropped without having run.
-pub struct Wait {
-    event: Arc<Event>,
-    target: u64,
-    shared: Option<u32>,
-    timeout: Option<Duration>,
-    ended: bool,
-}
-
-impl Wait {
-    pub fn run(&mut self, ctx: &TaskCtx) -> AclResult<()> {
-        let event = &self.event;
-        let deadline = self.timeout.map(|t| Instant::now() + t);
-        let result = match (&event.ipc, self.shared) {
-            (Some(ipc), Some(shared)) => event.wait_shared(ipc, shared, deadline, ctx),
-            _ => event.wait_in_task(self.target, deadline, ctx),
-        };
-        self.ended = true;
-        event.count_wait(&event.waits_ended);
-        result
+    fn record_discarded(&self, seq: u64, shared: Option<u32>) {
+        self.discard(seq, shared);
     }
-}
 
-impl Drop for Wait {
-    fn drop(&mut self) {
-        if !self.ended {
-            self.event.count_wait(&self.event.waits_ended);
+    fn wait(
+        &self,
+        target: u64,
+        shared: Option<u32>,
+        timeout: Option<Duration>,
+        ctx: &TaskCtx,
+    ) -> AclResult<()> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        match (&self.ipc, shared) {
+            (Some(ipc), Some(shared)) => self.wait_shared(ipc, shared, deadline, ctx),
+            _ => self.wait_in_task(target, deadline, ctx),
         }
     }
-}
 
-impl Drop for Record {
-    fn drop(&mut self) {
-        if !self.ran {
-            self.event.discard(self.seq, self.shared);
-        }
+    fn wait_ended(&self) {
+        self.count_wait(&self.waits_ended);
     }
 }
 
