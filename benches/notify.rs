@@ -2,7 +2,8 @@
 //! ping-pong measured in the same run.
 //!
 //! Each side records the other's (imported) notify and waits on its own, as stream tasks; the
-//! parent timestamps every round trip on its stream. The baseline does the same exchange with
+//! parent timestamps every round trip on its stream. Each side queues every task behind a gate
+//! first and then opens it, so its host thread is idle during the exchange. The baseline does the same exchange with
 //! two futex words in a shared page and nothing else (the same spin-then-sleep waiting).
 //! `cargo bench --bench notify` prints p50/p99 round trips and the ratio; under `cargo test` a
 //! few hundred round trips only, to prove the benchmark still works.
@@ -16,8 +17,10 @@ use std::time::Duration;
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
 use ascendless::ffi::acl_rt::ipc::{aclrtNotifyGetExportKey, aclrtNotifyImportByKey};
+use ascendless::ffi::acl_rt::memory::aclrtMalloc;
 use ascendless::ffi::acl_rt::notify::{aclrtCreateNotify, aclrtRecordNotify, aclrtWaitAndResetNotify};
 use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
+use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
 
 #[path = "common/futex_pingpong.rs"]
 mod futex_pingpong;
@@ -69,6 +72,21 @@ fn setup(device: i32) -> (*mut c_void, *mut c_void) {
     (stream, own)
 }
 
+/// Holds `stream` (a value wait on a word of device memory) until [`open`]: each side queues
+/// every task first, so that its host thread is idle while the streams ping-pong, as in the
+/// baseline (queuing alongside put three busy threads on the two CPUs).
+fn gate(stream: *mut c_void) -> *mut c_void {
+    let mut word = null_mut();
+    // SAFETY: valid out-pointer.
+    check(unsafe { aclrtMalloc(&mut word, 4096, 0) }, "aclrtMalloc");
+    check(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
+    word
+}
+
+fn open(word: *mut c_void) {
+    check(aclrtValueWrite(word, 1, 0, null_mut()), "aclrtValueWrite");
+}
+
 fn notify_parent(n: usize) -> Vec<Duration> {
     let (stream, own) = setup(0);
     let own_key = export(own);
@@ -83,6 +101,7 @@ fn notify_parent(n: usize) -> Vec<Duration> {
     // Time stamps taken by a task after each round trip (`common/stamps.rs`).
     stamps::start();
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
+    let held = gate(stream);
     for _ in 0..n {
         check(aclrtRecordNotify(peer, stream), "aclrtRecordNotify");
         check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
@@ -92,6 +111,7 @@ fn notify_parent(n: usize) -> Vec<Duration> {
         }))
         .unwrap();
     }
+    open(held);
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
     assert!(child.wait().unwrap().success());
     stamps::intervals()
@@ -100,12 +120,14 @@ fn notify_parent(n: usize) -> Vec<Duration> {
 fn notify_child(owner_key: &str, n: usize) {
     let (stream, own) = setup(1);
     let owner = import(owner_key);
-    println!("{}", export(own));
-    std::io::stdout().flush().unwrap();
+    let held = gate(stream);
     for _ in 0..n {
         check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
         check(aclrtRecordNotify(owner, stream), "aclrtRecordNotify");
     }
+    open(held);
+    println!("{}", export(own));
+    std::io::stdout().flush().unwrap();
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
 }
 

@@ -94,6 +94,14 @@ fn notify_ping_pong() {
 }
 
 #[test]
+fn ipc_event_rounds() {
+    let v = run(&["ipc-event", "--json"]);
+    check(&v, "ipc-event", "raw futex ping-pong (2 processes)");
+    assert_eq!(v["results"].as_array().unwrap().len(), 2, "the IPC event and the value wait/write: {v}");
+    assert_eq!(v["params"]["rounds"], 41);
+}
+
+#[test]
 fn engine_setup_per_transport() {
     for transport in ["auto", "tcp"] {
         let v = run(&["setup", "--transport", transport, "--duration", "0.2", "--json"]);

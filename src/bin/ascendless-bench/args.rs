@@ -10,6 +10,7 @@ use clap::{CommandFactory, Parser, ValueEnum};
 const USAGE: &str = "\
 ascendless-bench adxl [--spawn | target | initiator] [options]
        ascendless-bench notify [options]
+       ascendless-bench ipc-event
        ascendless-bench memcpy [options]
        ascendless-bench sweep [--csv FILE] [--plot FILE] [options]
        ascendless-bench --help";
@@ -26,6 +27,9 @@ pub enum Mode {
     /// notify ping-pong between two processes through streams; baseline: raw futex ping-pong
     /// over a shared page between two processes
     Notify,
+    /// IPC event and value wait/write ping-pongs between two processes through streams, in 41
+    /// short rounds beside a raw futex ping-pong (the rounds of `cargo bench --bench ipc_event`)
+    IpcEvent,
     /// aclrtMemcpy H2D/D2H, aclrtMemcpyAsync+synchronise and one stream task; baselines: memcpy
     /// of the same size, a bare cross-thread hand-off
     Memcpy,

@@ -8,6 +8,9 @@ mod modes;
 mod report;
 
 fn main() {
+    if modes::ipc_event_child() {
+        return;
+    }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     // The other halves of the two-process cases (not for users).
     match argv.first().map(String::as_str) {

@@ -2,10 +2,17 @@
 
 pub mod adxl;
 pub mod baseline;
+#[path = "../../../../benches/common/futex_pingpong.rs"]
+mod futex_pingpong;
+mod ipc_event_rounds;
 pub mod memcpy;
 pub mod notify;
+#[path = "../../../../benches/common/rounds.rs"]
+mod rounds;
 pub mod setup;
 mod setup_rounds;
+#[path = "../../../../benches/common/stamps.rs"]
+mod stamps;
 pub mod sweep;
 
 use serde_json::json;
@@ -45,6 +52,11 @@ fn adxl_baselines(
         all.insert(0, one_by_one);
     }
     Ok(all)
+}
+
+/// Runs the child half of an `ipc-event` round if this process was started as one.
+pub fn ipc_event_child() -> bool {
+    ipc_event_rounds::child_main()
 }
 
 pub fn run(o: &Opts) -> Result<(), String> {
@@ -91,6 +103,44 @@ pub fn run(o: &Opts) -> Result<(), String> {
             drop(p);
             let params = json!({ "duration": o.duration, "unit": "round trip" });
             emit(o, &Report { mode: "notify", params, rows: vec![Row { subject, baselines }] });
+            Ok(())
+        }
+        Mode::IpcEvent => {
+            // The rounds and the report are the bench's (`ipc_event_rounds.rs`): no table, no
+            // options; `--json` gives the medians.
+            let (reps, n) = (41, 1_000);
+            let p = Progress::start("ipc-event", 6.0);
+            let rows = ipc_event_rounds::measure(reps, n);
+            drop(p);
+            if o.json {
+                // The usual rows, whose ratios are those of the medians over the rounds (the
+                // text gives the medians of the per-round ratios, as the bench does).
+                let figures = |i: usize, name: &str| {
+                    let mut f = crate::measure::Figures {
+                        name: name.into(),
+                        ops: (rows.len() * (n - n / 10)) as u64,
+                        ..Default::default()
+                    };
+                    f.p50_us = Some(rounds::median(&rows, |r| r[i].0));
+                    f.p99_us = Some(rounds::median(&rows, |r| r[i].1));
+                    f
+                };
+                let raw = || figures(0, "raw futex ping-pong (2 processes)");
+                let rows = vec![
+                    Row {
+                        subject: figures(1, "IPC event ping-pong (2 processes, streams)"),
+                        baselines: vec![raw()],
+                    },
+                    Row {
+                        subject: figures(2, "value wait/write ping-pong (IPC memory)"),
+                        baselines: vec![raw()],
+                    },
+                ];
+                let params = json!({ "rounds": reps, "round_trips": n, "unit": "round trip" });
+                emit(o, &Report { mode: "ipc-event", params, rows });
+            } else {
+                println!("{}", ipc_event_rounds::report(&rows, n));
+            }
             Ok(())
         }
         Mode::Memcpy => {
