@@ -1,169 +1,23 @@
 //! Notify ping-pong between two processes, through streams, against a raw shared-memory futex
-//! ping-pong measured in the same run.
-//!
-//! Each side records the other's (imported) notify and waits on its own, as stream tasks; the
-//! parent timestamps every round trip on its stream. Each side queues every task behind a gate
-//! first and then opens it, so its host thread is idle during the exchange. The baseline does the same exchange with
-//! two futex words in a shared page and nothing else (the same spin-then-sleep waiting).
-//! `cargo bench --bench notify` prints p50/p99 round trips and the ratio; under `cargo test` a
-//! few hundred round trips only, to prove the benchmark still works.
-
-use std::ffi::{CString, c_char, c_void};
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::ptr::null_mut;
-use std::time::Duration;
-
-use ascendless::error::acl_codes::ACL_SUCCESS;
-use ascendless::ffi::acl_rt::device::aclrtSetDevice;
-use ascendless::ffi::acl_rt::ipc::{aclrtNotifyGetExportKey, aclrtNotifyImportByKey};
-use ascendless::ffi::acl_rt::memory::aclrtMalloc;
-use ascendless::ffi::acl_rt::notify::{aclrtCreateNotify, aclrtRecordNotify, aclrtWaitAndResetNotify};
-use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
-use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
+//! ping-pong measured in the same run: the rounds of `notify_rounds.rs` (shared with
+//! `ascendless-bench notify`). `cargo bench --bench notify` prints p50/p99 round trips and the
+//! ratios over 21 rounds; under `cargo test` one round of a few hundred round trips only.
 
 #[path = "common/futex_pingpong.rs"]
 mod futex_pingpong;
+#[path = "../src/bin/ascendless-bench/modes/notify_rounds.rs"]
+mod notify_rounds;
 #[path = "common/rounds.rs"]
 mod rounds;
 #[path = "common/stamps.rs"]
 mod stamps;
-use futex_pingpong::{raw_child, raw_parent};
-use rounds::{Row, median, side_by_side};
-
-const ROLE: &str = "ASCENDLESS_BENCH_NOTIFY_ROLE";
-const NO_PID_VALIDATION: u64 = 2;
-
-fn check(rc: i32, what: &str) {
-    assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
-}
-
-/// Round trips per round (the first tenth is warm-up).
-fn rounds(full: bool) -> usize {
-    if full { 1000 } else { 300 }
-}
-
-// ---- the notifies, through streams ----
-
-fn export(notify: *mut c_void) -> String {
-    let mut buf = [0 as c_char; 65];
-    // SAFETY: a 65-byte buffer.
-    check(unsafe { aclrtNotifyGetExportKey(notify, buf.as_mut_ptr(), 65, NO_PID_VALIDATION) }, "export");
-    // SAFETY: the call wrote a NUL-terminated key.
-    unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_str().unwrap().to_owned()
-}
-
-fn import(key: &str) -> *mut c_void {
-    let mut n = null_mut();
-    let key = CString::new(key).unwrap();
-    // SAFETY: valid out-pointer and C string.
-    check(unsafe { aclrtNotifyImportByKey(&mut n, key.as_ptr(), 2) }, "import");
-    n
-}
-
-fn setup(device: i32) -> (*mut c_void, *mut c_void) {
-    check(aclrtSetDevice(device), "aclrtSetDevice");
-    let (mut stream, mut own) = (null_mut(), null_mut());
-    // SAFETY: valid out-pointers.
-    unsafe {
-        check(aclrtCreateStream(&mut stream), "aclrtCreateStream");
-        check(aclrtCreateNotify(&mut own, 0), "aclrtCreateNotify");
-    }
-    (stream, own)
-}
-
-/// Holds `stream` (a value wait on a word of device memory) until [`open`]: each side queues
-/// every task first, so that its host thread is idle while the streams ping-pong, as in the
-/// baseline (queuing alongside put three busy threads on the two CPUs).
-fn gate(stream: *mut c_void) -> *mut c_void {
-    let mut word = null_mut();
-    // SAFETY: valid out-pointer.
-    check(unsafe { aclrtMalloc(&mut word, 4096, 0) }, "aclrtMalloc");
-    check(aclrtValueWait(word, 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
-    word
-}
-
-fn open(word: *mut c_void) {
-    check(aclrtValueWrite(word, 1, 0, null_mut()), "aclrtValueWrite");
-}
-
-fn notify_parent(n: usize) -> Vec<Duration> {
-    let (stream, own) = setup(0);
-    let own_key = export(own);
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .env(ROLE, format!("notify:{own_key}:{n}"))
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
-    let peer = import(line.trim());
-    // Time stamps taken by a task after each round trip (`common/stamps.rs`).
-    stamps::start();
-    let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
-    let held = gate(stream);
-    for _ in 0..n {
-        check(aclrtRecordNotify(peer, stream), "aclrtRecordNotify");
-        check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
-        s.submit(Box::new(|_| {
-            stamps::take();
-            Ok(())
-        }))
-        .unwrap();
-    }
-    open(held);
-    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
-    assert!(child.wait().unwrap().success());
-    stamps::intervals()
-}
-
-fn notify_child(owner_key: &str, n: usize) {
-    let (stream, own) = setup(1);
-    let owner = import(owner_key);
-    let held = gate(stream);
-    for _ in 0..n {
-        check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
-        check(aclrtRecordNotify(owner, stream), "aclrtRecordNotify");
-    }
-    open(held);
-    println!("{}", export(own));
-    std::io::stdout().flush().unwrap();
-    check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
-}
-
-// ---- report ----
 
 fn main() {
-    if let Ok(role) = std::env::var(ROLE) {
-        let mut parts = role.splitn(2, ':');
-        let (kind, rest) = (parts.next().unwrap(), parts.next().unwrap());
-        let (arg, n) = rest.rsplit_once(':').unwrap();
-        match kind {
-            "raw" => raw_child(arg, n.parse().unwrap()),
-            _ => notify_child(arg, n.parse().unwrap()),
-        }
+    if notify_rounds::child_main() {
         return;
     }
     let full = std::env::args().any(|a| a == "--bench");
-    let (n, reps) = (rounds(full), if full { 21 } else { 1 });
-    let warm = n / 10;
-    let rows: Vec<Row<2>> =
-        side_by_side(reps, warm, |i| if i == 0 { raw_parent(ROLE, n) } else { notify_parent(n) });
-    let med = |f: &dyn Fn(&Row<2>) -> f64| median(&rows, f);
-    println!(
-        "notify ping-pong between two processes ({reps} rounds of {} round trips after {warm} warm-up; medians over the rounds):",
-        n - warm
-    );
-    println!("  raw futex ping-pong       p50 {:8.2} us   p99 {:8.2} us", med(&|r| r[0].0), med(&|r| r[0].1));
-    println!("  ascendless notify+stream  p50 {:8.2} us   p99 {:8.2} us", med(&|r| r[1].0), med(&|r| r[1].1));
-    println!(
-        "  ratio (ascendless / raw)  p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.2x, p99 <= 3x)",
-        med(&|r| r[1].0 / r[0].0),
-        med(&|r| r[1].1 / r[0].1)
-    );
-    let each = |p99: bool| {
-        let ratio = |r: &Row<2>| if p99 { r[1].1 / r[0].1 } else { r[1].0 / r[0].0 };
-        rows.iter().map(|r| format!("{:.2}", ratio(r))).collect::<Vec<_>>().join(" ")
-    };
-    println!("  ratios of the rounds: p50 {}; p99 {}", each(false), each(true));
+    let (n, reps) = if full { (1000, 21) } else { (300, 1) };
+    let rows = notify_rounds::measure(reps, n);
+    println!("{}", notify_rounds::report(&rows, n));
 }

@@ -37,3 +37,21 @@ pub fn median<const K: usize>(rows: &[Row<K>], f: impl Fn(&Row<K>) -> f64) -> f6
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
+
+/// The first lines of a ping-pong report: what ran, and the raw exchange's medians.
+pub fn header<const K: usize>(what: &str, rows: &[Row<K>], n: usize, width: usize) -> [String; 2] {
+    [
+        format!(
+            "{what} ping-pong between two processes ({} rounds of {} round trips after {} warm-up; medians over the rounds):",
+            rows.len(),
+            n - n / 10,
+            n / 10
+        ),
+        format!(
+            "  {:<width$} p50 {:8.2} us   p99 {:8.2} us",
+            "raw futex ping-pong",
+            median(rows, |r| r[0].0),
+            median(rows, |r| r[0].1)
+        ),
+    ]
+}

@@ -8,22 +8,11 @@ mod modes;
 mod report;
 
 fn main() {
-    if modes::ipc_event_child() {
+    // The other halves of the two-process ping-pongs (not for users).
+    if modes::ping_pong_child() {
         return;
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    // The other halves of the two-process cases (not for users).
-    match argv.first().map(String::as_str) {
-        Some("__futex-child") if argv.len() == 3 => {
-            modes::baseline::futex_child(&argv[1], argv[2].parse().expect("a round count"));
-            return;
-        }
-        Some("__notify-child") if argv.len() == 3 => {
-            modes::notify::child(&argv[1], argv[2].parse().expect("a round count"));
-            return;
-        }
-        _ => {}
-    }
     // `--help` comes back as an "error" too: exit() prints it to stdout with status 0, and real
     // errors to stderr with status 2.
     let opts = args::parse(&argv).unwrap_or_else(|e| e.exit());

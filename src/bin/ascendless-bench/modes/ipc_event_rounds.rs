@@ -30,7 +30,7 @@ use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream}
 use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
 
 use super::futex_pingpong::{raw_child, raw_parent};
-use super::rounds::{Row, median, side_by_side};
+use super::rounds::{Row, header, median, side_by_side};
 use super::stamps;
 
 /// The environment variable that makes the executable a child: `kind:arg:rounds`.
@@ -65,14 +65,10 @@ pub fn report(rows: &[Row<3>], n: usize) -> String {
     let med = |f: &dyn Fn(&Row<3>) -> f64| median(rows, f);
     let each =
         |i: usize| rows.iter().map(|r| format!("{:.2}", r[i].0 / r[0].0)).collect::<Vec<_>>().join(" ");
+    let [title, raw] = header("IPC event", rows, n, 28);
     [
-        format!(
-            "IPC event ping-pong between two processes ({} rounds of {} round trips after {} warm-up; medians over the rounds):",
-            rows.len(),
-            n - n / 10,
-            n / 10
-        ),
-        format!("  raw futex ping-pong          p50 {:8.2} us   p99 {:8.2} us", med(&|r| r[0].0), med(&|r| r[0].1)),
+        title,
+        raw,
         format!("  ascendless IPC event+stream  p50 {:8.2} us   p99 {:8.2} us", med(&|r| r[1].0), med(&|r| r[1].1)),
         format!(
             "  ratio (ascendless / raw)     p50 {:8.2}x     p99 {:8.2}x   (targets: p50 <= 1.5x, issue 23: p50 <= 1.2x, p99 <= 3x)",

@@ -6,7 +6,7 @@ pub mod baseline;
 mod futex_pingpong;
 mod ipc_event_rounds;
 pub mod memcpy;
-pub mod notify;
+mod notify_rounds;
 #[path = "../../../../benches/common/rounds.rs"]
 mod rounds;
 pub mod setup;
@@ -54,9 +54,33 @@ fn adxl_baselines(
     Ok(all)
 }
 
-/// Runs the child half of an `ipc-event` round if this process was started as one.
-pub fn ipc_event_child() -> bool {
-    ipc_event_rounds::child_main()
+/// Runs the child half of a `notify` or `ipc-event` round if this process was started as one.
+pub fn ping_pong_child() -> bool {
+    notify_rounds::child_main() || ipc_event_rounds::child_main()
+}
+
+/// The usual rows of a ping-pong mode's rounds, case `k` against case 0 (the raw exchange) for
+/// every `k > 0`: the medians over the rounds, so the ratios are those of the medians (the text
+/// report gives the medians of the per-round ratios, as the benches do).
+fn rounds_report<const K: usize>(
+    mode: &'static str,
+    rows: &[rounds::Row<K>],
+    n: usize,
+    names: &[&str; K],
+) -> Report {
+    let figures = |i: usize| {
+        let mut f = crate::measure::Figures {
+            name: names[i].into(),
+            ops: (rows.len() * (n - n / 10)) as u64,
+            ..Default::default()
+        };
+        f.p50_us = Some(rounds::median(rows, |r| r[i].0));
+        f.p99_us = Some(rounds::median(rows, |r| r[i].1));
+        f
+    };
+    let params = json!({ "rounds": rows.len(), "round_trips": n, "unit": "round trip" });
+    let rows = (1..K).map(|k| Row { subject: figures(k), baselines: vec![figures(0)] }).collect();
+    Report { mode, params, rows }
 }
 
 pub fn run(o: &Opts) -> Result<(), String> {
@@ -88,21 +112,18 @@ pub fn run(o: &Opts) -> Result<(), String> {
             }
         },
         Mode::Notify => {
-            let p = Progress::start("notify", o.duration * 2.2);
-            let subject =
-                baseline::ping_pong("notify ping-pong (2 processes, streams)", o.duration, notify::parent);
-            let baselines = if o.baseline {
-                vec![baseline::ping_pong(
-                    "raw futex ping-pong (2 processes)",
-                    o.duration,
-                    baseline::futex_parent,
-                )]
-            } else {
-                vec![]
-            };
+            // The bench's rounds and report (`notify_rounds.rs`); `--duration` sets how many
+            // rounds: ten a second, 3 to 41, odd.
+            let (reps, n) = (((o.duration * 10.0) as usize).clamp(3, 41) | 1, 1_000);
+            let p = Progress::start("notify", reps as f64 * 0.15);
+            let rows = notify_rounds::measure(reps, n);
             drop(p);
-            let params = json!({ "duration": o.duration, "unit": "round trip" });
-            emit(o, &Report { mode: "notify", params, rows: vec![Row { subject, baselines }] });
+            if o.json {
+                let named = ["raw futex ping-pong (2 processes)", "notify ping-pong (2 processes, streams)"];
+                emit(o, &rounds_report("notify", &rows, n, &named));
+            } else {
+                println!("{}", notify_rounds::report(&rows, n));
+            }
             Ok(())
         }
         Mode::IpcEvent => {
@@ -113,31 +134,12 @@ pub fn run(o: &Opts) -> Result<(), String> {
             let rows = ipc_event_rounds::measure(reps, n);
             drop(p);
             if o.json {
-                // The usual rows, whose ratios are those of the medians over the rounds (the
-                // text gives the medians of the per-round ratios, as the bench does).
-                let figures = |i: usize, name: &str| {
-                    let mut f = crate::measure::Figures {
-                        name: name.into(),
-                        ops: (rows.len() * (n - n / 10)) as u64,
-                        ..Default::default()
-                    };
-                    f.p50_us = Some(rounds::median(&rows, |r| r[i].0));
-                    f.p99_us = Some(rounds::median(&rows, |r| r[i].1));
-                    f
-                };
-                let raw = || figures(0, "raw futex ping-pong (2 processes)");
-                let rows = vec![
-                    Row {
-                        subject: figures(1, "IPC event ping-pong (2 processes, streams)"),
-                        baselines: vec![raw()],
-                    },
-                    Row {
-                        subject: figures(2, "value wait/write ping-pong (IPC memory)"),
-                        baselines: vec![raw()],
-                    },
+                let named = [
+                    "raw futex ping-pong (2 processes)",
+                    "IPC event ping-pong (2 processes, streams)",
+                    "value wait/write ping-pong (IPC memory)",
                 ];
-                let params = json!({ "rounds": reps, "round_trips": n, "unit": "round trip" });
-                emit(o, &Report { mode: "ipc-event", params, rows });
+                emit(o, &rounds_report("ipc-event", &rows, n, &named));
             } else {
                 println!("{}", ipc_event_rounds::report(&rows, n));
             }
