@@ -192,12 +192,9 @@ impl Event {
         let event = Arc::clone(self);
         let op = Op::Staged(Arc::new(move || {
             let target = sync::lock(&event.state).recorded;
-            let guard = WaitCount(Arc::clone(&event));
-            event.waits_queued.fetch_add(1, Ordering::AcqRel);
-            let task: Task = Box::new(move |ctx: &TaskCtx| {
-                let deadline = timeout.map(|t| Instant::now() + t);
-                guard.0.wait_in_task(target, deadline, ctx)
-            });
+            event.count_wait(&event.waits_queued);
+            let mut wait = Wait::new(Arc::clone(&event) as _, target, None, timeout);
+            let task: Task = Box::new(move |ctx: &TaskCtx| wait.run(ctx));
             Ok(task)
         }));
         (self.task_info(TaskType::EventWait, "event wait"), op)
@@ -466,15 +463,6 @@ fn peer_error(ipc: &IpcEvent, unlimited: bool) -> AclError {
         ACL_ERROR_RT_IPC_ERROR,
         ipc.peer_lost(unlimited).unwrap_or("the other process of this IPC event is gone"),
     )
-}
-
-/// A queued wait: counts as ended when its task has run or was dropped.
-struct WaitCount(Arc<Event>);
-
-impl Drop for WaitCount {
-    fn drop(&mut self) {
-        self.0.waits_ended.fetch_add(1, Ordering::AcqRel);
-    }
 }
 
 impl EventJobs for Event {

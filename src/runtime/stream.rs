@@ -569,7 +569,6 @@ fn drain(shared: &Shared) {
                 break;
             }
             let Queued { index, thread, task } = &mut batch[i];
-            let index = &*index;
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run(&ctx)))
                 .unwrap_or_else(|_| {
                     Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked"))
