@@ -35,7 +35,8 @@ fn adxl_params(o: &Opts) -> serde_json::Value {
 }
 
 /// The baselines of an ADXL case: raw TCP doing the same exchange, and memcpy of the same bytes;
-/// with `--async N`, first TransferSync of the same calls (`sync` measures it as the case was).
+/// with `--async N`, first TransferSync of the same calls (`sync` measures it as the case was),
+/// and over TCP also N raw socket pairs at once (what more connections give on this machine).
 fn adxl_baselines(
     o: &Opts,
     sync: impl FnOnce(&Opts) -> Result<crate::measure::Figures, String>,
@@ -46,6 +47,12 @@ fn adxl_baselines(
     let mem = baseline::memcpy(len, o.threads, o.duration);
     // The matching one first: memcpy for shared memory, raw TCP otherwise.
     let mut all = if o.transport == "shm" { vec![mem, tcp] } else { vec![tcp, mem] };
+    if o.in_flight > 1 && o.transport != "shm" {
+        let mut side_by_side = baseline::tcp(o.op, len, o.threads * o.in_flight, o.duration);
+        side_by_side.name = format!("raw TCP, {} pairs at once", o.threads * o.in_flight);
+        side_by_side.note = format!("{} bytes per call", len);
+        all.insert(1, side_by_side);
+    }
     if o.in_flight > 0 {
         let mut one_by_one = sync(&Opts { in_flight: 0, ..o.clone() })?;
         one_by_one.name = "TransferSync, the same calls".into();
