@@ -82,6 +82,9 @@ fn adxl_shm_and_async() {
     let first = &v["results"][0]["baselines"][0];
     assert_eq!(first["name"], "TransferSync, the same calls", "async is compared with TransferSync first");
     assert!(first["ratio"]["gbps"].as_f64().unwrap() > 0.0, "{first}");
+    let pairs = &v["results"][0]["baselines"][2];
+    assert_eq!(pairs["name"], "raw TCP, 4 pairs at once", "and with as many raw socket pairs as requests");
+    assert!(pairs["gbps"].as_f64().unwrap() > 0.0, "{pairs}");
     assert!(v["results"][0]["gbps"].as_f64().unwrap() > 0.0);
     let out =
         Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(["adxl", "--async", "0"]).output().unwrap();
