@@ -60,8 +60,8 @@ const WORKER_WATCH: Duration = Duration::from_micros(50);
 /// ([`POLL_GAP`]), while the engine holds other requests too, is parked until the request ends
 /// or [`POLL_PARK`] passes. A poll spinning on a CPU takes it from the workers and from the
 /// peer's readers: on two CPUs, eight 1 MiB WRITEs in flight over TCP moved 4.0-4.6 GB/s with
-/// the caller spinning on GetTransferStatus and 5.9-7.1 GB/s with it parked, as much as eight
-/// raw socket pairs. With one request in flight the spin is left alone: the poll is then the
+/// the caller spinning on GetTransferStatus and 4.1-7.1 GB/s with it parked, about what eight
+/// raw socket pairs move (docs/performance.md). With one request in flight the spin is left alone: the poll is then the
 /// only thread waiting, and a parked one woke late behind the worker (4 KiB READs 0.7x).
 const POLL_SPIN: Duration = Duration::from_micros(10);
 /// Polls further apart than this are not a tight loop (the caller does something between).
@@ -370,9 +370,9 @@ impl Requests {
     }
 
     /// The single GetTransferStatus: the status of the request `raw` names; one reported done
-    /// is freed (asking again: PARAM_INVALID). A thread polling a waiting request in a tight
-    /// loop while others are held is parked for a while ([`POLL_SPIN`]) and answered when the
-    /// request ends or the park does.
+    /// is freed (asking again: PARAM_INVALID). A thread that has polled a waiting request in a
+    /// tight loop for [`POLL_SPIN`] while others are held is parked, and answered when the
+    /// request ends or [`POLL_PARK`] has passed.
     pub fn poll(&self, raw: u64) -> EngineResult<Poll> {
         let t = self.ticket(raw)?;
         let mut parked = false;

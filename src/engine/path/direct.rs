@@ -124,7 +124,10 @@ fn copy_shared(pairs: &[(&RawSpan, &RawSpan)], total: usize) {
         }
     };
     std::thread::scope(|s| {
-        s.spawn(take);
+        // A thread the system refuses (a limit reached) leaves the caller copying alone.
+        if let Err(e) = std::thread::Builder::new().name("adxl-copy".into()).spawn_scoped(s, take) {
+            log::debug!(target: TARGET, "no second thread for a large copy ({e}): one thread copies");
+        }
         take();
     });
 }
