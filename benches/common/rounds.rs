@@ -55,3 +55,27 @@ pub fn header<const K: usize>(what: &str, rows: &[Row<K>], n: usize, width: usiz
         ),
     ]
 }
+
+/// The two lines of exchange `k` of a ping-pong report: its medians (`note` after them), then
+/// the medians of its ratios to the raw exchange's (`targets` after them).
+pub fn case_lines<const K: usize>(
+    rows: &[Row<K>],
+    k: usize,
+    [name, ratio]: [&str; 2],
+    width: usize,
+    note: &str,
+    targets: &str,
+) -> [String; 2] {
+    [
+        format!(
+            "  {name:<width$} p50 {:8.2} us   p99 {:8.2} us{note}",
+            median(rows, |r| r[k].0),
+            median(rows, |r| r[k].1)
+        ),
+        format!(
+            "  {ratio:<width$} p50 {:8.2}x     p99 {:8.2}x   {targets}",
+            median(rows, |r| r[k].0 / r[0].0),
+            median(rows, |r| r[k].1 / r[0].1)
+        ),
+    ]
+}

@@ -24,7 +24,7 @@ use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream}
 use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
 
 use super::futex_pingpong::{raw_child, raw_parent};
-use super::rounds::{Row, header, median, side_by_side};
+use super::rounds::{Row, case_lines, header, side_by_side};
 use super::stamps;
 
 /// The environment variable that makes the executable a child: `kind:arg:rounds`.
@@ -52,35 +52,27 @@ pub fn measure(reps: usize, n: usize) -> Vec<Row<2>> {
 
 /// The report of [`measure`]'s rounds, as both programs print it.
 pub fn report(rows: &[Row<2>], n: usize) -> String {
-    let med = |f: &dyn Fn(&Row<2>) -> f64| median(rows, f);
     let each = |p99: bool| {
         let ratio = |r: &Row<2>| if p99 { r[1].1 / r[0].1 } else { r[1].0 / r[0].0 };
         rows.iter().map(|r| format!("{:.2}", ratio(r))).collect::<Vec<_>>().join(" ")
     };
     let [title, raw] = header("notify", rows, n, 25);
-    [
-        title,
-        raw,
-        format!(
-            "  ascendless notify+stream  p50 {:8.2} us   p99 {:8.2} us",
-            med(&|r| r[1].0),
-            med(&|r| r[1].1)
-        ),
-        format!(
-            "  ratio (ascendless / raw)  p50 {:8.2}x     p99 {:8.2}x   (target: p50 <= 1.2x, p99 <= 3x)",
-            med(&|r| r[1].0 / r[0].0),
-            med(&|r| r[1].1 / r[0].1)
-        ),
-        format!("  ratios of the rounds: p50 {}; p99 {}", each(false), each(true)),
-    ]
-    .join("\n")
+    let [notify, ratio] = case_lines(
+        rows,
+        1,
+        ["ascendless notify+stream", "ratio (ascendless / raw)"],
+        25,
+        "",
+        "(target: p50 <= 1.2x, p99 <= 3x)",
+    );
+    [title, raw, notify, ratio, format!("  ratios of the rounds: p50 {}; p99 {}", each(false), each(true))]
+        .join("\n")
 }
 
 fn check(rc: i32, what: &str) {
     assert_eq!(rc, ACL_SUCCESS, "{what} failed with {rc}");
 }
 
-/// Round trips per round (the first tenth is warm-up).
 fn export(notify: *mut c_void) -> String {
     let mut buf = [0 as c_char; 65];
     // SAFETY: a 65-byte buffer.
