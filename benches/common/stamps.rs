@@ -23,7 +23,10 @@ pub fn start() {
 
 /// Takes the next stamp: what the stamping task (a closure capturing nothing) calls.
 pub fn take() {
-    let i = NEXT.fetch_add(1, Ordering::Relaxed).min(MAX - 1);
+    // One thread stamps (a stream's worker): a plain load and store, no locked instruction.
+    let i = NEXT.load(Ordering::Relaxed);
+    NEXT.store(i + 1, Ordering::Relaxed);
+    let i = i.min(MAX - 1);
     AT[i].store(ORIGIN.get().unwrap().elapsed().as_nanos() as u64, Ordering::Relaxed);
 }
 
