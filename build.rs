@@ -35,6 +35,13 @@ fn main() {
         ucx_shim();
     }
 
+    // The AVX-512 intrinsics of sys/stream_copy.rs are stable from Rust 1.89; an older compiler
+    // (the declared minimum is 1.85) builds the plain copy instead.
+    println!("cargo::rustc-check-cfg=cfg(streaming_stores)");
+    if rustc_minor().is_some_and(|minor| minor >= 89) {
+        println!("cargo:rustc-cfg=streaming_stores");
+    }
+
     // The shared library: a versioned soname, and exports limited to the public API. rustc
     // exports the `#[no_mangle]` C functions itself; this script adds the C++ classes and hides
     // everything else (libstdc++ template instances and the like).
@@ -48,6 +55,13 @@ fn main() {
     if std::env::var_os("CARGO_CFG_SANITIZE").is_none() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-z,defs");
     }
+}
+
+/// The minor version of the compiler building this crate (`rustc 1.95.0 (...)`: 95).
+fn rustc_minor() -> Option<u32> {
+    let out = std::process::Command::new(std::env::var_os("RUSTC")?).arg("--version").output().ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    text.split_whitespace().nth(1)?.split('.').nth(1)?.parse().ok()
 }
 
 /// The GNU ld version script: the `export=` globs of every C++ face in `faces` (src/cxx/faces.txt)

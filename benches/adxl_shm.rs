@@ -10,7 +10,9 @@
 //! - one 64 MiB descriptor against a single-thread memcpy of 64 MiB: with the second CPU idle
 //!   (target >= 1.6), and with a thread of this process keeping a CPU busy (target >= 0.95;
 //!   the memcpy runs beside the same busy thread). Both are copied on two threads sharing
-//!   pieces; the memcpy and the transfer alternate call by call.
+//!   pieces, with streaming stores (`sys/stream_copy.rs`); the memcpy and the transfer
+//!   alternate call by call. Two memcpys of a half each on two threads are printed beside:
+//!   what plain stores reach with both CPUs.
 //!
 //! The parent is the initiator; a child (this binary again) is the server engine, with pinned
 //! host memory from the runtime (a memfd, so shareable), and also the echo end of the raw TCP
@@ -159,7 +161,7 @@ fn main() {
         (secs(ta), secs(tb))
     };
     let (memcpy_64m, read_64m) = pair(&mut || a.copy_from(&b), &mut || xfer(TransferOp::Read, &sixty_four));
-    // What two threads can do on this machine: two memcpys of a half each (no transfer).
+    // What plain stores do with both CPUs: two memcpys of a half each (no transfer).
     let (ha, hb) = (span(local_big, BIG / 2), span(other_big, BIG / 2));
     let (ha2, hb2) = (span(local_big + BIG / 2, BIG / 2), span(other_big + BIG / 2, BIG / 2));
     let halves = || {

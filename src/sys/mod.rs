@@ -16,6 +16,7 @@
 //! - [`readiness::Readiness`]: waiting for any of many descriptors (`epoll`), for the one
 //!   thread that waits for connections to every listening engine;
 //! - [`safe_copy`]: copies at addresses nobody vouches for, where a bad one is `EFAULT`;
+//! - [`stream_copy`]: large copies that write around the cache (non-temporal stores);
 //! - [`word`]: a 64-bit word of shared memory that stream tasks write and sleep on;
 //! - [`stream_io`]: TCP send and receive straight from and into a [`span::RawSpan`], and the
 //!   few other socket calls `std` lacks (peeking for a closed peer, a listener's backlog);
@@ -43,6 +44,7 @@ pub(crate) mod safe_copy;
 pub mod sleepers;
 pub mod socket;
 pub mod span;
+pub(crate) mod stream_copy;
 pub mod stream_io;
 #[cfg(feature = "ucx")]
 pub mod ucx;

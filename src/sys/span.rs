@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use super::mapping::{Access, Mapping};
+use super::stream_copy;
 
 /// A byte range its maker promises is valid (see the module documentation).
 ///
@@ -109,14 +110,36 @@ impl RawSpan {
     /// Copies `len` bytes of `src` from `src_offset` into this span at `offset` (part of a
     /// copy, e.g. one thread's half). Panics if a range does not fit or this span is read-only.
     pub fn copy_part_from(&self, offset: usize, src: &RawSpan, src_offset: usize, len: usize) {
-        assert!(self.writable, "copy into a read-only span");
-        assert!(offset.checked_add(len).is_some_and(|e| e <= self.len), "copy past the end of the span");
-        assert!(src_offset.checked_add(len).is_some_and(|e| e <= src.len), "copy past the end of the source");
+        let (from, to) = self.part(offset, src, src_offset, len);
         if len == 0 {
             return;
         }
         // SAFETY: as `copy_from`, on sub-ranges checked to lie inside both spans.
-        unsafe { std::ptr::copy((src.addr + src_offset) as *const u8, (self.addr + offset) as *mut u8, len) };
+        unsafe { std::ptr::copy(from as *const u8, to as *mut u8, len) };
+    }
+
+    /// As [`RawSpan::copy_part_from`], writing around the cache ([`stream_copy`]): for the
+    /// parts of a copy much larger than the caches. The bytes are ordered before this
+    /// thread's later stores only after [`stream_copy::fence`].
+    pub fn stream_part_from(&self, offset: usize, src: &RawSpan, src_offset: usize, len: usize) {
+        let (from, to) = self.part(offset, src, src_offset, len);
+        if from.abs_diff(to) < len {
+            // Overlapping (the registry refuses such copies before this): memmove's order.
+            return self.copy_part_from(offset, src, src_offset, len);
+        }
+        // SAFETY: sub-ranges checked to lie inside both spans, which the constructors'
+        // contracts make readable (`src`) and writable (`self`); checked just above not to
+        // overlap.
+        unsafe { stream_copy::copy(to as *mut u8, from as *const u8, len) };
+    }
+
+    /// The addresses of a part copy's source and destination, after checking that both
+    /// ranges fit and this span is writable (panics otherwise: bugs in the caller).
+    fn part(&self, offset: usize, src: &RawSpan, src_offset: usize, len: usize) -> (usize, usize) {
+        assert!(self.writable, "copy into a read-only span");
+        assert!(offset.checked_add(len).is_some_and(|e| e <= self.len), "copy past the end of the span");
+        assert!(src_offset.checked_add(len).is_some_and(|e| e <= src.len), "copy past the end of the source");
+        (src.addr + src_offset, self.addr + offset)
     }
 
     /// Copies `data` (exactly this span's length) into the span. Panics if the lengths differ
