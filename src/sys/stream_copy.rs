@@ -75,8 +75,7 @@ unsafe fn copy_avx512(dst: *mut u8, src: *const u8, len: usize) {
     use std::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_stream_si512};
     const LINE: usize = 64;
     let head = dst.align_offset(LINE).min(len);
-    let lines = (len - head) / LINE;
-    let body = lines * LINE;
+    let body = (len - head) / LINE * LINE;
     // SAFETY: offsets stay inside `[0, len)` of both ranges, which the caller promises are
     // readable/writable and disjoint; `dst + head` is 64-byte aligned (as `align_offset`
     // computed, and `head + k * LINE` keeps it so), which streaming stores need; loads are

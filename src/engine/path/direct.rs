@@ -99,8 +99,8 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// Copies `total` bytes of `pairs` on the caller's thread and one more, each taking the next
-/// [`PIECE`] in turn until none is left. Nothing is guessed about the machine's load: a helper
+/// Copies `total` bytes of `pairs` on the caller's thread and, with more than one CPU, one more,
+/// each taking the next [`PIECE`] in turn until none is left. Nothing is guessed about the machine's load: a helper
 /// that gets no CPU takes few pieces (or none) and the caller copies the rest, so the call is
 /// never much slower than one thread; what it can lose is the helper's last piece, which the
 /// caller must wait for (the helper may not write after the call has returned).
@@ -128,8 +128,10 @@ fn copy_shared(pairs: &[(&RawSpan, &RawSpan)], total: usize) {
     };
     std::thread::scope(|s| {
         // A thread the system refuses (a limit reached) leaves the caller copying alone.
-        if let Err(e) = std::thread::Builder::new().name("adxl-copy".into()).spawn_scoped(s, take) {
-            log::debug!(target: TARGET, "no second thread for a large copy ({e}): one thread copies");
+        if cores() > 1 {
+            if let Err(e) = std::thread::Builder::new().name("adxl-copy".into()).spawn_scoped(s, take) {
+                log::debug!(target: TARGET, "no second thread for a large copy ({e}): one thread copies");
+            }
         }
         take();
     });
@@ -187,10 +189,8 @@ pub fn try_run(
                 TransferOp::Write => (r, &l.span),
             })
             .collect();
-        if total >= SPLIT_MIN && cores() > 1 {
+        if total >= SPLIT_MIN {
             copy_shared(&pairs, total);
-        } else if total >= SPLIT_MIN {
-            copy_part(&pairs, 0, 0, total);
         } else {
             for (dst, src) in &pairs {
                 dst.copy_from(src);
