@@ -505,7 +505,7 @@ impl Engine {
         check_descs(descs)?;
         let link = Self::resolve_link(&core, remote, deadline)?;
         let locals = Self::locals(&core, op, descs, &mut vouch)?;
-        Self::execute(&core, &link, op, &locals, deadline)
+        Self::execute(&core, &link, op, &locals, deadline, &direct::Helpers::Thread)
     }
 
     /// The link a transfer or notify to `remote` uses: the current one, or (with AutoConnect,
@@ -643,7 +643,9 @@ impl Engine {
                     (Err(e), gone)
                 }
                 Ok(link) => {
-                    let r = Self::execute(&core, &link, op, &locals, deadline);
+                    let offer = |pieces| core.requests.offer(ticket, pieces);
+                    let helpers = direct::Helpers::Pollers(&offer);
+                    let r = Self::execute(&core, &link, op, &locals, deadline, &helpers);
                     let gone = r.is_err()
                         && (link.is_broken() || !core.link(&remote).is_some_and(|l| Arc::ptr_eq(&l, &link)));
                     (r, gone)
@@ -751,10 +753,11 @@ impl Engine {
         op: TransferOp,
         locals: &[Local],
         deadline: Instant,
+        helpers: &direct::Helpers,
     ) -> EngineResult<()> {
         let dialer = core.dialer();
         link.same_host(&dialer, deadline);
-        if let Some(result) = direct::try_run(&core.counters, link, op, locals) {
+        if let Some(result) = direct::try_run(&core.counters, link, op, locals, helpers) {
             return result;
         }
         if let Some(result) = ucx::try_run(&core.ucx, &dialer, &core.counters, link, op, locals, deadline) {

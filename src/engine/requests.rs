@@ -32,10 +32,11 @@
 use std::collections::VecDeque;
 use std::io;
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_REQUESTS, MAX_WORKERS};
+use crate::engine::path::pieces::Pieces;
 use crate::error::engine_status::{ADXL_FAILED, ADXL_PARAM_INVALID, ADXL_TIMEOUT};
 use crate::error::{EngineError, EngineResult};
 use crate::handle::FromHandleError;
@@ -57,8 +58,16 @@ const IDLE_EXIT: Duration = Duration::from_secs(5);
 const WORKER_WATCH: Duration = Duration::from_micros(50);
 
 /// A thread that has polled one waiting request for this long with no pause between polls
-/// ([`POLL_GAP`]), while the engine holds other requests too, is parked until the request ends
-/// or [`POLL_PARK`] passes. A poll spinning on a CPU takes it from the workers and from the
+/// ([`POLL_GAP`]) takes pieces of the request's same-host copy when it has some left (see
+/// [`Requests::offer`]): it would otherwise spin beside the worker copying them. A caller that
+/// polls now and then, between work of its own, is not held up by a copy.
+const POLL_HELP: Duration = Duration::from_micros(2);
+/// What a poll copies at most before it answers (a few tens of microseconds).
+const HELP_BUDGET: usize = 1 << 20;
+
+/// A thread that has polled one waiting request for this long with no pause between polls,
+/// while the engine holds other requests too, is parked until the request ends or
+/// [`POLL_PARK`] passes. A poll spinning on a CPU takes it from the workers and from the
 /// peer's readers: on two CPUs, eight 1 MiB WRITEs in flight over TCP moved 4.0-4.6 GB/s with
 /// the caller spinning on GetTransferStatus and 4.1-7.1 GB/s with it parked, about what eight
 /// raw socket pairs move (docs/performance.md). With one request in flight the spin is left alone: the poll is then the
@@ -76,19 +85,19 @@ thread_local! {
     static POLL_RUN: std::cell::Cell<Option<(u64, Instant, Instant)>> = const { std::cell::Cell::new(None) };
 }
 
-/// Notes a poll that found `raw` waiting: whether this thread has polled it in a tight loop
-/// for [`POLL_SPIN`].
-fn tight_poll(raw: u64) -> bool {
+/// Notes a poll that found `raw` waiting: how long this thread has polled it in a tight loop.
+fn tight_poll(raw: u64) -> Duration {
     let now = Instant::now();
     let since = match POLL_RUN.get() {
         Some((r, since, last)) if r == raw && now.duration_since(last) < POLL_GAP => since,
         _ => now,
     };
     POLL_RUN.set(Some((raw, since, now)));
-    now.duration_since(since) >= POLL_SPIN
+    now.duration_since(since)
 }
 
-/// Ends a park: the run goes on from now (the park is not a pause of the caller's).
+/// Ends a park or a share of the copy: the run goes on from now (neither is a pause of the
+/// caller's).
 fn parked_until_now() {
     if let Some((raw, since, _)) = POLL_RUN.get() {
         POLL_RUN.set(Some((raw, since, Instant::now())));
@@ -174,6 +183,8 @@ struct SlotState {
     /// Threads waiting in [`Requests::wait_in_flight_to`] or parked in [`Requests::poll`]: a
     /// worker wakes them only when there are some (a wake-up is a system call).
     waiters: u32,
+    /// The same-host copy the request's worker is running, which polls may share.
+    pieces: Option<Arc<Pieces>>,
 }
 
 /// One request reported by [`Requests::poll_batch`]: its handle, the caller's `user_data`
@@ -339,6 +350,7 @@ impl Requests {
         state.remote.clear();
         state.remote.push_str(remote);
         state.outcome = Outcome::Waiting;
+        state.pieces = None;
         Some(t)
     }
 
@@ -348,6 +360,29 @@ impl Requests {
         if book.entries[t.slot as usize].held && book.entries[t.slot as usize].generation == t.generation {
             book.free(t.slot);
         }
+    }
+
+    /// Offers the pieces of the same-host copy `t`'s worker runs to the threads polling `t`
+    /// (`None`: the copy has ended). The worker waits for the pieces a poll took before it
+    /// ends the request, so nothing writes the caller's memory once it is reported done.
+    pub fn offer(&self, t: Ticket, pieces: Option<Arc<Pieces>>) {
+        let mut state = lock(&self.slot(t.slot).state);
+        if state.generation == t.generation {
+            state.pieces = pieces;
+        }
+    }
+
+    /// Takes pieces of `t`'s same-host copy, if its worker offers some not yet taken; whether
+    /// it copied any.
+    fn help(&self, t: Ticket) -> bool {
+        let pieces = {
+            let state = lock(&self.slot(t.slot).state);
+            match &state.pieces {
+                Some(p) if state.generation == t.generation && p.left() => Arc::clone(p),
+                _ => return false,
+            }
+        };
+        pieces.take(HELP_BUDGET) > 0
     }
 
     /// Records the outcome of `t`'s job (a failure because the link went away is
@@ -364,6 +399,7 @@ impl Requests {
         self.ended.fetch_add(1, Ordering::Relaxed);
         self.status[t.slot as usize].store(outcome.status(), Ordering::Release);
         state.outcome = outcome;
+        state.pieces = None;
         if state.waiters > 0 {
             slot.done.notify_all();
         }
@@ -371,11 +407,12 @@ impl Requests {
 
     /// The single GetTransferStatus: the status of the request `raw` names; one reported done
     /// is freed (asking again: PARAM_INVALID). A thread that has polled a waiting request in a
-    /// tight loop for [`POLL_SPIN`] while others are held is parked, and answered when the
+    /// tight loop for [`POLL_HELP`] copies pieces of its same-host copy when some are left;
+    /// one that has for [`POLL_SPIN`] while others are held is parked, and answered when the
     /// request ends or [`POLL_PARK`] has passed.
     pub fn poll(&self, raw: u64) -> EngineResult<Poll> {
         let t = self.ticket(raw)?;
-        let mut parked = false;
+        let mut once = false;
         loop {
             let mut book = lock(&self.book);
             let e = book.entries.get(t.slot as usize);
@@ -388,12 +425,19 @@ impl Requests {
             if self.status[t.slot as usize].load(Ordering::Acquire) == TRANSFER_WAITING {
                 let others = book.held > 1;
                 drop(book);
-                if parked || !tight_poll(raw) || !others {
+                if once {
                     return Ok(Poll::Waiting);
                 }
-                self.wait(t, None, Instant::now() + POLL_PARK);
+                let run = tight_poll(raw);
+                if run >= POLL_HELP && self.help(t) {
+                    // The worker ends the request once the last piece has landed: look again.
+                } else if run >= POLL_SPIN && others {
+                    self.wait(t, None, Instant::now() + POLL_PARK);
+                } else {
+                    return Ok(Poll::Waiting);
+                }
                 parked_until_now();
-                parked = true;
+                once = true;
                 continue;
             }
             // Read before the slot is free for a new request to overwrite (and left in place
@@ -609,6 +653,58 @@ mod tests {
             assert!(matches!(r.poll(raw).unwrap(), Poll::Waiting));
         }
         assert!(start.elapsed() < Duration::from_millis(150), "{:?} for 2000 polls", start.elapsed());
+    }
+
+    /// A tight poll copies the pieces its request's worker offers, and only a tight one: a
+    /// poll now and then leaves them to the worker.
+    #[test]
+    fn a_tight_poll_copies_the_pieces_its_request_offers() {
+        use crate::sys::mapping::Mapping;
+        use crate::sys::memfd::MemFd;
+        use crate::sys::span::RawSpan;
+
+        let len = 4 << 20;
+        let map = || Arc::new(Mapping::shared_rw(&MemFd::create("poll-help", len).unwrap(), len, 1).unwrap());
+        let (src, dst) = (map(), map());
+        let bytes: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+        RawSpan::of_mapping(&src, 0, len).unwrap().write_slice(&bytes);
+        let pair =
+            || (RawSpan::of_mapping(&dst, 0, len).unwrap(), RawSpan::of_mapping(&src, 0, len).unwrap());
+        let r = Requests::new().unwrap();
+        let t = r.start("x", 0).unwrap();
+        let raw = r.handle(t);
+
+        // Polls a pause apart: none copies.
+        let pieces = Arc::new(Pieces::new(vec![pair()], 64 << 10, false));
+        r.offer(t, Some(Arc::clone(&pieces)));
+        for _ in 0..3 {
+            assert!(matches!(r.poll(raw).unwrap(), Poll::Waiting));
+            std::thread::sleep(POLL_GAP * 2);
+        }
+        assert_eq!(pieces.take(0), 0, "a budget of nothing copies nothing");
+        assert!(pieces.left(), "polls a pause apart took pieces");
+
+        // A tight loop: the polls copy it all, each at most its budget.
+        let start = Instant::now();
+        while pieces.left() {
+            assert!(matches!(r.poll(raw).unwrap(), Poll::Waiting));
+            assert!(start.elapsed() < Duration::from_secs(10), "the polls did not take the pieces");
+        }
+        pieces.wait_landed();
+        let mut out = vec![0u8; len];
+        RawSpan::of_mapping(&dst, 0, len).unwrap().read_into(&mut out);
+        assert!(out == bytes, "the polls' copy is not the source");
+
+        // Once the copy has ended (offer None), or the request has, a poll has nothing to take.
+        let late = Arc::new(Pieces::new(vec![pair()], 64 << 10, false));
+        r.offer(t, Some(Arc::clone(&late)));
+        r.offer(t, None);
+        for _ in 0..1000 {
+            assert!(matches!(r.poll(raw).unwrap(), Poll::Waiting));
+        }
+        assert!(late.left(), "a poll took pieces of a copy no longer offered");
+        r.finish(t, Ok(()), false);
+        assert!(matches!(done(r.poll(raw)), Outcome::Completed));
     }
 
     #[test]

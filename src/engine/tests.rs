@@ -608,6 +608,62 @@ fn transfer_async_moves_data_in_the_background_and_frees_requests() {
     }
 }
 
+/// Same-host requests polled in a tight loop, which copies pieces beside the worker: every
+/// byte lands at its place, for one large descriptor, many odd ones, and a copy large enough to
+/// stream, both ways.
+#[test]
+fn tightly_polled_same_host_requests_land_every_byte() {
+    let len = 6 << 20;
+    let (s, name) = server(&[]);
+    let remote = host(len, 0);
+    s.register_mem(remote, len, MemType::Host, no_vouch).unwrap();
+    let c = client(&[]);
+    c.connect(&name, 1000).unwrap();
+    let local = host(len, 0);
+    c.register_mem(local, len, MemType::Host, no_vouch).unwrap();
+    let pattern = |salt: usize| (0..len).map(|i| ((i * 7 + salt) % 251) as u8).collect::<Vec<u8>>();
+    // One 1 MiB descriptor; 40 odd ones, each moved 13 bytes along; one of 5 MiB.
+    let one = vec![TransferDesc { local_addr: local, remote_addr: remote, len: 1 << 20 }];
+    let odd: Vec<TransferDesc> = (0..40)
+        .map(|i| TransferDesc {
+            local_addr: local + i * 9000,
+            remote_addr: remote + i * 9000 + 13,
+            len: 8999,
+        })
+        .collect();
+    let big = vec![TransferDesc { local_addr: local + 4096, remote_addr: remote + 8192, len: 5 << 20 }];
+    for (round, descs) in [one, odd, big].iter().enumerate() {
+        for op in [TransferOp::Read, TransferOp::Write] {
+            let (src, dst) = match op {
+                TransferOp::Read => (remote, local),
+                TransferOp::Write => (local, remote),
+            };
+            memory::runtime_span(src, len).unwrap().write_slice(&pattern(round));
+            memory::runtime_span(dst, len).unwrap().fill(0);
+            let req = c.transfer_async(&name, op, descs, no_vouch).unwrap();
+            let t = Instant::now();
+            loop {
+                match c.transfer_status(req) {
+                    (Some(0), Ok(())) => assert!(t.elapsed() < Duration::from_secs(20), "no end"),
+                    (Some(1), Ok(())) => break,
+                    other => panic!("{op:?} of shape {round}: {other:?}"),
+                }
+            }
+            let (from, to) = (bytes(src, len), bytes(dst, len));
+            let mut expected = vec![0u8; len];
+            for d in descs {
+                let (s_at, d_at) = match op {
+                    TransferOp::Read => (d.remote_addr - remote, d.local_addr - local),
+                    TransferOp::Write => (d.local_addr - local, d.remote_addr - remote),
+                };
+                expected[d_at..d_at + d.len].copy_from_slice(&from[s_at..s_at + d.len]);
+            }
+            assert!(to == expected, "{op:?} of shape {round}: the destination is not what was sent");
+        }
+    }
+    assert_eq!(c.counters().direct_calls, 6);
+}
+
 #[test]
 fn transfer_async_requests_of_another_engine_are_refused() {
     let (s, name) = server(&[]);

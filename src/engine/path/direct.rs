@@ -2,11 +2,13 @@
 //!
 //! 1. **direct**: every remote range lies in the peer's shareable memory, mapped here: the
 //!    caller's thread copies (no message, no system call). A call of at least [`SPLIT_MIN`]
-//!    bytes is shared with one more thread, piece by piece (see [`copy_shared`]), and written
-//!    around the cache ([`stream_copy`]: memory bandwidth is the limit, and a cached store
+//!    bytes is shared with one more thread, piece by piece (see [`copy_pieces`]), and written
+//!    around the cache (`sys::stream_copy`: memory bandwidth is the limit, and a cached store
 //!    first reads each line it writes): on this 2-CPU machine a 64 MiB copy then runs 2.5-2.8x
 //!    as fast as a one-thread memcpy, 2.1-2.2x beside a busy thread; below a few MiB the thread
-//!    start costs more than it saves, and the copy fits the caches.
+//!    start costs more than it saves, and the copy fits the caches. The copy of a TransferAsync
+//!    request of at least [`POLLED_SPLIT_MIN`] bytes is also shared with the threads polling
+//!    it in a tight loop, which would otherwise spin beside it.
 //! 2. **kernel copy**: every remote range is registered memory of the peer that is not
 //!    shareable (e.g. `malloc`): `process_vm_readv`/`process_vm_writev` on the peer's pid. If
 //!    the kernel refuses (ptrace rules: `EPERM`), the link stops trying and TCP is used.
@@ -16,17 +18,17 @@
 //! rule applies to the whole call). The peer's regions are held for reading during the copy,
 //! so a REMOVE from the peer (its DeregisterMem) waits until the copy has ended.
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::engine::conn::link::Link;
+use crate::engine::path::pieces::Pieces;
 use crate::engine::path::tcp::{Local, TransferOp};
 use crate::engine::wire::MemKind;
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::sys::safe_copy::{PeerDirection, peer_copy};
-use crate::sys::span::RawSpan;
-use crate::sys::stream_copy;
 
 /// Calls of at least this many bytes copy on two threads, with streaming stores (measured: see
 /// `benches/adxl_shm.rs`).
@@ -35,6 +37,15 @@ pub const SPLIT_MIN: usize = 4 << 20;
 /// What a thread of a shared copy takes at a time: small enough that the caller waits little
 /// for a helper's last piece, large enough that taking one is nothing beside copying it.
 const PIECE: usize = 256 << 10;
+
+/// A TransferAsync request of at least this many bytes is copied in pieces of
+/// [`POLLED_PIECE`] that the threads polling it may take (see `Requests::poll`): a thread
+/// spinning on GetTransferStatus then copies instead. Below, the copy is over before a poll
+/// would join it.
+pub const POLLED_SPLIT_MIN: usize = 2 * POLLED_PIECE;
+/// Smaller than [`PIECE`]: a poller joins a copy already under way, and one request of 1 MiB
+/// should still split evenly between two threads.
+const POLLED_PIECE: usize = 64 << 10;
 
 /// Bytes and calls per path, for `ascendless_engine_get_counters`.
 #[derive(Debug, Default)]
@@ -99,58 +110,42 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// Copies `total` bytes of `pairs` on the caller's thread and, with more than one CPU, one more,
-/// each taking the next [`PIECE`] in turn until none is left. Nothing is guessed about the machine's load: a helper
-/// that gets no CPU takes few pieces (or none) and the caller copies the rest, so the call is
-/// never much slower than one thread; what it can lose is the helper's last piece, which the
-/// caller must wait for (the helper may not write after the call has returned).
-fn copy_shared(pairs: &[(&RawSpan, &RawSpan)], total: usize) {
-    // Where each pair starts in the call's bytes, so a piece finds its first pair at once
-    // (4096 small descriptors are a common call).
-    let starts: Vec<usize> = pairs
-        .iter()
-        .scan(0, |at, (dst, _)| {
-            let start = *at;
-            *at += dst.len();
-            Some(start)
-        })
-        .collect();
-    let next = AtomicUsize::new(0);
-    let take = || {
-        loop {
-            let from = next.fetch_add(1, Ordering::Relaxed).saturating_mul(PIECE);
-            if from >= total {
-                break;
-            }
-            let first = starts.partition_point(|&s| s <= from) - 1;
-            copy_part(&pairs[first..], starts[first], from, total.min(from + PIECE));
-        }
-    };
+/// Who may take pieces of a same-host copy besides the thread that runs the call.
+pub enum Helpers<'a> {
+    /// TransferSync: one more thread for a call of at least [`SPLIT_MIN`] bytes, when there is
+    /// more than one CPU.
+    Thread,
+    /// A TransferAsync request's worker: that thread too, and the caller's threads polling
+    /// the request, to which `offer` hands the pieces of a copy of at least
+    /// [`POLLED_SPLIT_MIN`] bytes (and `None` once they have all landed).
+    Pollers(&'a dyn Fn(Option<Arc<Pieces>>)),
+}
+
+/// Copies `pieces` on the caller's thread, on a helper thread when the copy is large and there
+/// is more than one CPU, and on the pollers of the request when there are some. Nothing is
+/// guessed about the machine's load: a helper that gets no CPU takes few pieces (or none) and
+/// the caller copies the rest, so the call is never much slower than one thread; what it can
+/// lose is a helper's last piece, which the caller must wait for (no helper may write after
+/// the call has returned).
+fn copy_pieces(pieces: Pieces, helpers: &Helpers) {
+    let pieces = Arc::new(pieces);
+    if let Helpers::Pollers(offer) = helpers {
+        offer(Some(Arc::clone(&pieces)));
+    }
     std::thread::scope(|s| {
-        // A thread the system refuses (a limit reached) leaves the caller copying alone.
-        if cores() > 1 {
-            if let Err(e) = std::thread::Builder::new().name("adxl-copy".into()).spawn_scoped(s, take) {
+        // A thread the system refuses (a limit reached) leaves the others copying.
+        if pieces.total() >= SPLIT_MIN && cores() > 1 {
+            let helper = || pieces.take(usize::MAX);
+            if let Err(e) = std::thread::Builder::new().name("adxl-copy".into()).spawn_scoped(s, helper) {
                 log::debug!(target: TARGET, "no second thread for a large copy ({e}): one thread copies");
             }
         }
-        take();
+        pieces.take(usize::MAX);
     });
-}
-
-/// Copies bytes `[from, to)` of a call whose `pairs` (`dst` from `src`) start at byte `at`.
-fn copy_part(pairs: &[(&RawSpan, &RawSpan)], mut at: usize, from: usize, to: usize) {
-    for (dst, src) in pairs {
-        let len = dst.len();
-        let (start, end) = (from.max(at), to.min(at + len));
-        if start < end {
-            dst.stream_part_from(start - at, src, start - at, end - start);
-        }
-        at += len;
-        if at >= to {
-            break;
-        }
+    pieces.wait_landed();
+    if let Helpers::Pollers(offer) = helpers {
+        offer(None);
     }
-    stream_copy::fence();
 }
 
 /// Tries the same-host paths; `None` means "use TCP".
@@ -159,6 +154,7 @@ pub fn try_run(
     link: &Link,
     op: TransferOp,
     locals: &[Local],
+    helpers: &Helpers,
 ) -> Option<EngineResult<()>> {
     let shm = link.shm()?;
     if !shm.alive() {
@@ -181,19 +177,29 @@ pub fn try_run(
         }
     }
     if remote.len() == locals.len() {
-        let pairs: Vec<(&RawSpan, &RawSpan)> = locals
-            .iter()
-            .zip(&remote)
-            .map(|(l, r)| match op {
-                TransferOp::Read => (&l.span, r),
-                TransferOp::Write => (r, &l.span),
-            })
-            .collect();
-        if total >= SPLIT_MIN {
-            copy_shared(&pairs, total);
+        let polled = matches!(helpers, Helpers::Pollers(_)) && total >= POLLED_SPLIT_MIN;
+        if total >= SPLIT_MIN || polled {
+            // The pieces own their spans (a poller holds them after this call's frame): the
+            // locals' are sub-spans of the same memory, under the same promise.
+            let pairs = locals
+                .iter()
+                .zip(remote)
+                .map(|(l, r)| {
+                    let l = l.span.sub(0, l.span.len()).expect("a span holds itself");
+                    match op {
+                        TransferOp::Read => (l, r),
+                        TransferOp::Write => (r, l),
+                    }
+                })
+                .collect();
+            let piece = if total >= SPLIT_MIN { PIECE } else { POLLED_PIECE };
+            copy_pieces(Pieces::new(pairs, piece, total >= SPLIT_MIN), helpers);
         } else {
-            for (dst, src) in &pairs {
-                dst.copy_from(src);
+            for (l, r) in locals.iter().zip(&remote) {
+                match op {
+                    TransferOp::Read => l.span.copy_from(r),
+                    TransferOp::Write => r.copy_from(&l.span),
+                }
             }
         }
         Counters::count(&counters.direct_calls, &counters.direct_bytes, total);
@@ -222,53 +228,4 @@ pub fn try_run(
     Counters::count(&counters.kernel_calls, &counters.kernel_bytes, total);
     log::debug!(target: TARGET, "{op:?} of {total} bytes with {}: kernel copy", link.remote);
     Some(Ok(()))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::sync::Arc;
-
-    use super::*;
-    use crate::sys::mapping::Mapping;
-    use crate::sys::memfd::MemFd;
-
-    fn mapping(len: usize) -> Arc<Mapping> {
-        let len = len.next_multiple_of(1 << 12);
-        Arc::new(Mapping::shared_rw(&MemFd::create("direct-test", len).unwrap(), len, 1).unwrap())
-    }
-
-    /// Pieces cross pair boundaries, pairs shorter and longer than a piece, empty ones: every
-    /// byte arrives once, at its place, whichever thread took its piece.
-    #[test]
-    fn a_shared_copy_moves_every_byte_of_every_pair_to_its_place() {
-        let lens = [0, 3 * PIECE + 17, 5, 0, PIECE, 4096, 2 * PIECE - 1, 1, 0];
-        let total: usize = lens.iter().sum();
-        let (src, dst) = (mapping(total), mapping(total));
-        let bytes: Vec<u8> = (0..total).map(|i| (i % 251) as u8).collect();
-        RawSpan::of_mapping(&src, 0, total).unwrap().write_slice(&bytes);
-        // Each pair copies its source range into the mirror place of the destination, so a
-        // byte copied by the wrong pair or at the wrong offset shows.
-        let mut at = 0;
-        let spans: Vec<(RawSpan, RawSpan)> = lens
-            .iter()
-            .map(|&len| {
-                let d = RawSpan::of_mapping(&dst, total - at - len, len).unwrap();
-                let s = RawSpan::of_mapping(&src, at, len).unwrap();
-                at += len;
-                (d, s)
-            })
-            .collect();
-        let pairs: Vec<(&RawSpan, &RawSpan)> = spans.iter().map(|(d, s)| (d, s)).collect();
-        copy_shared(&pairs, total);
-        let mut out = vec![0u8; total];
-        RawSpan::of_mapping(&dst, 0, total).unwrap().read_into(&mut out);
-        let mut expected = Vec::with_capacity(total);
-        let mut end = total;
-        for &len in lens.iter().rev() {
-            expected.extend_from_slice(&bytes[end - len..end]);
-            end -= len;
-        }
-        // `expected` lists the pairs' sources last pair first, which is the destination's order.
-        assert_eq!(out, expected);
-    }
 }

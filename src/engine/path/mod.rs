@@ -3,6 +3,7 @@
 //!
 //! - [`direct`]: the same-host paths of a transfer (direct copy, kernel copy) and the
 //!   per-engine counters of every path.
+//! - [`pieces`]: a same-host copy cut into pieces that several threads take in turn.
 //! - [`shm`]: the same-host channel (memfds of registered memory, checked peers) that
 //!   [`direct`] uses.
 //! - [`ucx`]: the UCX transport of the `ucx` build feature (one-sided puts and gets).
@@ -11,6 +12,7 @@
 //! - [`relay`]: the bounded buffers that relay memory that is not registered.
 
 pub mod direct;
+pub mod pieces;
 pub mod relay;
 pub mod shm;
 pub mod tcp;
