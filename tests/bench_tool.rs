@@ -86,6 +86,25 @@ fn adxl_shm_and_async() {
     assert_eq!(pairs["name"], "raw TCP, 4 pairs at once", "and with as many raw socket pairs as requests");
     assert!(pairs["gbps"].as_f64().unwrap() > 0.0, "{pairs}");
     assert!(v["results"][0]["gbps"].as_f64().unwrap() > 0.0);
+    // Any request completing makes room for the next (the batched GetTransferStatus).
+    let v = run(&[
+        "adxl",
+        "--async",
+        "4",
+        "--poll",
+        "any",
+        "--transport",
+        "tcp",
+        "--block",
+        "4K",
+        "--duration",
+        "0.2",
+        "--json",
+    ]);
+    check(&v, "adxl", "raw TCP, 4 pairs at once");
+    assert_eq!(v["params"]["poll"], "any", "{v}");
+    assert!(v["results"][0]["name"].as_str().unwrap().contains("async4 any"), "{v}");
+    assert!(v["results"][0]["gbps"].as_f64().unwrap() > 0.0, "{v}");
     let out =
         Command::new(env!("CARGO_BIN_EXE_ascendless-bench")).args(["adxl", "--async", "0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "zero requests in flight is refused");

@@ -139,6 +139,10 @@ pub struct Requests {
     /// Requests ended and not yet reported: a batched poll that skips the WAITING ones stops
     /// walking once it has met this many (the rest are still waiting).
     ended: AtomicUsize,
+    /// Batched polls parked until a request ends (see [`Requests::poll_batch`]): their count,
+    /// which a worker reads to know whether to wake them, and where they wait.
+    batch_waiters: AtomicUsize,
+    any_ended: (Mutex<()>, Condvar),
     /// What a worker writes besides the status (made a chunk at a time).
     chunks: [OnceLock<Box<[Slot]>>; CHUNKS],
     /// The workers; a job that panics is logged and its worker takes the next one.
@@ -288,6 +292,8 @@ impl Requests {
             book: Mutex::new(Book { head: NIL, tail: NIL, ..Book::default() }),
             status: (0..MAX_REQUESTS).map(|_| AtomicI32::new(TRANSFER_WAITING)).collect(),
             ended: AtomicUsize::new(0),
+            batch_waiters: AtomicUsize::new(0),
+            any_ended: (Mutex::new(()), Condvar::new()),
             chunks: Default::default(),
             workers,
         })
@@ -396,13 +402,34 @@ impl Requests {
         let mut state = lock(&slot.state);
         // Counted before it shows: a poll that sees the status and takes the count down
         // never takes it below zero.
-        self.ended.fetch_add(1, Ordering::Relaxed);
+        // SeqCst with the count of parked batched polls: either such a poll sees this end, or
+        // this sees the poll and wakes it (see `park_batch`).
+        self.ended.fetch_add(1, Ordering::SeqCst);
         self.status[t.slot as usize].store(outcome.status(), Ordering::Release);
         state.outcome = outcome;
         state.pieces = None;
         if state.waiters > 0 {
             slot.done.notify_all();
         }
+        drop(state);
+        if self.batch_waiters.load(Ordering::SeqCst) > 0 {
+            let _g = lock(&self.any_ended.0);
+            self.any_ended.1.notify_all();
+        }
+    }
+
+    /// Parks a batched poll until a request ends or [`POLL_PARK`] passes.
+    fn park_batch(&self) {
+        let deadline = Instant::now() + POLL_PARK;
+        let mut g = lock(&self.any_ended.0);
+        self.batch_waiters.fetch_add(1, Ordering::SeqCst);
+        while self.ended.load(Ordering::SeqCst) == 0 {
+            let Some(left) = deadline.checked_duration_since(Instant::now()).filter(|d| !d.is_zero()) else {
+                break;
+            };
+            g = wait_timeout(&self.any_ended.1, g, left).0;
+        }
+        self.batch_waiters.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// The single GetTransferStatus: the status of the request `raw` names; one reported done
@@ -466,9 +493,21 @@ impl Requests {
         }
         let mut book = lock(&self.book);
         // Those that end during the walk may be missed: the next poll reports them.
-        let ended = self.ended.load(Ordering::Relaxed);
-        if skip_waiting && ended == 0 {
-            return out;
+        let mut ended = self.ended.load(Ordering::Relaxed);
+        if ended == 0 {
+            // Nothing to report done: a thread polling in a tight loop while several requests
+            // are held is parked until one ends, as a single poll is (its run is that of the
+            // handle 0, which no request has).
+            if book.held > 1 && tight_poll(0) >= POLL_SPIN {
+                drop(book);
+                self.park_batch();
+                parked_until_now();
+                book = lock(&self.book);
+                ended = self.ended.load(Ordering::Relaxed);
+            }
+            if skip_waiting && ended == 0 {
+                return out;
+            }
         }
         out.reserve(if skip_waiting { ended.min(book.held) } else { book.held }.min(max));
         let mut found = 0;
@@ -487,6 +526,10 @@ impl Requests {
             at = next;
         }
         self.ended.fetch_sub(found, Ordering::Relaxed);
+        if found > 0 {
+            // The next wait is a run of its own.
+            POLL_RUN.set(None);
+        }
         out
     }
 
@@ -640,6 +683,42 @@ mod tests {
         assert!(matches!(outcome, Outcome::Completed));
         assert!(waiting < 5_000, "{waiting} polls answered WAITING in 50 ms: the poll did not park");
         assert!(seen.duration_since(ended) < Duration::from_secs(1), "the end was seen late");
+    }
+
+    /// The batched poll likewise: polled in a tight loop while requests are held and none has
+    /// ended, it sleeps in the call and answers as one ends.
+    #[test]
+    fn a_tight_batched_poll_sleeps_until_a_request_ends() {
+        let r = Arc::new(Requests::new().unwrap());
+        let t: Vec<Ticket> = (0..3).map(|i| r.start("x", i).unwrap()).collect();
+        let poller = {
+            let r = Arc::clone(&r);
+            std::thread::spawn(move || {
+                let mut empty = 0u64;
+                loop {
+                    let got = r.poll_batch(8, true);
+                    if !got.is_empty() {
+                        return (empty, got, Instant::now());
+                    }
+                    empty += 1;
+                }
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        let ended = Instant::now();
+        r.finish(t[1], Ok(()), false);
+        let (empty, got, seen) = poller.join().unwrap();
+        assert_eq!(got, [Polled { handle: r.handle(t[1]), user_data: 1, status: TRANSFER_COMPLETED }]);
+        assert!(empty < 5_000, "{empty} batched polls answered nothing in 50 ms: the poll did not park");
+        assert!(seen.duration_since(ended) < Duration::from_secs(1), "the end was seen late");
+        // With one request held, it answers at once however tight the loop.
+        r.finish(t[0], Ok(()), false);
+        assert_eq!(r.poll_batch(8, true).len(), 1);
+        let start = Instant::now();
+        for _ in 0..2000 {
+            assert!(r.poll_batch(8, true).is_empty());
+        }
+        assert!(start.elapsed() < Duration::from_millis(150), "{:?} for 2000 polls", start.elapsed());
     }
 
     /// With one request held the poll is the only thread waiting: it answers at once, however

@@ -67,6 +67,25 @@ impl Op {
     }
 }
 
+/// How `--async` waits for its requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PollMode {
+    /// GetTransferStatus on the oldest request; a new one once it completes
+    Oldest,
+    /// the batched GetTransferStatus, leaving out the waiting requests; a new request for each
+    /// one completed, so N are always in flight (one initiator thread)
+    Any,
+}
+
+impl PollMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            PollMode::Oldest => "oldest",
+            PollMode::Any => "any",
+        }
+    }
+}
+
 /// ascendless-bench: ascendless performance against the machine's own limits, measured in one run
 #[derive(Debug, Parser)]
 #[command(name = "ascendless-bench", override_usage = USAGE, after_help = AFTER_HELP)]
@@ -99,6 +118,9 @@ struct Cli {
     /// completes, polled with GetTransferStatus); adds a TransferSync baseline
     #[arg(long = "async", value_name = "N", value_parser = count, overrides_with = "sync")]
     in_flight: Option<usize>,
+    /// with --async: wait for the oldest request (the default), or for any
+    #[arg(long, value_enum, default_value = "oldest")]
+    poll: PollMode,
     /// auto|shm|tcp|ucx: sets ASCENDLESS_TRANSPORT for the spawned processes (default auto;
     /// sweep: a comma-separated list, default tcp,shm); ucx needs a library built with the ucx
     /// feature (docs/deploy-rdma.md), UCX_TLS picks its wire
@@ -140,6 +162,7 @@ pub struct Opts {
     pub threads: usize,
     /// TransferAsync requests kept in flight per thread; 0 means TransferSync (`--sync`).
     pub in_flight: usize,
+    pub poll: PollMode,
     pub transport: String,
     pub duration: f64,
     pub json: bool,
@@ -225,6 +248,7 @@ pub fn parse(args: &[String]) -> Result<Opts, clap::Error> {
         batch: cli.batch,
         threads: cli.threads,
         in_flight: if cli.sync { 0 } else { cli.in_flight.unwrap_or(0) },
+        poll: cli.poll,
         transport: cli.transport.unwrap_or_else(|| if sweep { "tcp,shm" } else { "auto" }.into()),
         duration: cli.duration.unwrap_or(if sweep { 0.3 } else { 2.0 }),
         json: cli.json,
@@ -235,6 +259,10 @@ pub fn parse(args: &[String]) -> Result<Opts, clap::Error> {
         listen: cli.listen,
         baseline: !cli.no_baseline,
     };
+    if o.poll == PollMode::Any && o.threads > 1 {
+        // The batched poll reports the engine's requests, whichever thread submitted them.
+        return fail(ErrorKind::ArgumentConflict, "--poll any takes one initiator thread (--threads 1)");
+    }
     if o.role == Role::Initiator && (o.remote.is_none() || o.remote_addr.is_none()) {
         return fail(
             ErrorKind::MissingRequiredArgument,
@@ -346,6 +374,12 @@ mod tests {
         assert_eq!(opts(&["adxl", "--async", "4", "--sync"]).in_flight, 0);
         assert_eq!(opts(&["adxl", "--async", "1"]).in_flight, 1, "one TransferAsync, not TransferSync");
         assert_eq!(opts(&["adxl", "--sync", "--async", "4"]).in_flight, 4, "the last one wins");
+        assert_eq!(opts(&["adxl", "--async", "4"]).poll, PollMode::Oldest);
+        assert_eq!(opts(&["adxl", "--async", "4", "--poll", "any"]).poll, PollMode::Any);
+        assert!(
+            refused(&["adxl", "--async", "4", "--poll", "any", "--threads", "2"])
+                .contains("one initiator thread")
+        );
     }
 
     #[test]
@@ -365,6 +399,7 @@ mod tests {
             &["adxl", "--async", "0"],
             &["adxl", "--batch", "x"],
             &["adxl", "--op", "copy"],
+            &["adxl", "--poll", "newest"],
             &["adxl", "--duration", "0"],
             &["adxl", "--duration", "3601"],
             &["adxl", "--remote-addr", "0xZZ"],

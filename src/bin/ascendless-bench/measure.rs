@@ -48,6 +48,27 @@ impl Figures {
     }
 }
 
+/// One case measured in several rounds: what moved and what it cost summed over the rounds,
+/// the percentiles the median of the rounds' (`None` without rounds).
+pub fn merged(rounds: &[Figures]) -> Option<Figures> {
+    let first = rounds.first()?;
+    let median = |f: fn(&Figures) -> Option<f64>| {
+        let mut v: Vec<f64> = rounds.iter().filter_map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
+    };
+    Some(Figures {
+        name: first.name.clone(),
+        ops: rounds.iter().map(|f| f.ops).sum(),
+        bytes: rounds.iter().map(|f| f.bytes).sum(),
+        seconds: rounds.iter().map(|f| f.seconds).sum(),
+        p50_us: median(Figures::p50),
+        p99_us: median(Figures::p99),
+        cpu_s: rounds.iter().map(|f| f.cpu_s).sum(),
+        note: first.note.clone(),
+    })
+}
+
 /// CPU seconds (user + system) of this process and of its waited-for children.
 #[derive(Debug, Clone, Copy)]
 pub struct Cpu {

@@ -10,7 +10,7 @@ use ascendless::engine::{Engine, MemType, TransferDesc, TransferOp, Transport};
 use ascendless::runtime::memory;
 use ascendless::sys::span::{HostRange, RawSpan};
 
-use crate::args::{Op, Opts};
+use crate::args::{Op, Opts, PollMode};
 use crate::measure::{Cpu, Figures, timed};
 use crate::report::human;
 
@@ -123,9 +123,13 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
         Op::Write => TransferOp::Write,
     };
     let per_thread = o.block * o.batch;
-    let mode = if o.in_flight > 0 { format!(" async{}", o.in_flight) } else { String::new() };
+    let mode = match (o.in_flight, o.poll) {
+        (0, _) => String::new(),
+        (n, PollMode::Oldest) => format!(" async{n}"),
+        (n, PollMode::Any) => format!(" async{n} any"),
+    };
     let name = format!("adxl {} {} x{} x{}thr{mode}", o.op.name(), human(o.block), o.batch, o.threads);
-    let in_flight = o.in_flight;
+    let (in_flight, poll) = (o.in_flight, o.poll);
     let failure = std::sync::Mutex::new(None);
     let mut f = timed(&name, o.threads, o.duration, |t| {
         let descs: Vec<TransferDesc> = (0..o.batch)
@@ -136,11 +140,14 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
             .collect();
         let (engine, remote, failure) = (&engine, &remote, &failure);
         let mut window = VecDeque::with_capacity(in_flight);
+        let mut reaped = 0;
         move || {
-            let result = if in_flight == 0 {
-                engine.transfer_sync(remote, op, &descs, TIMEOUT_MS, runtime_only).map(|()| 1)
-            } else {
-                keep_in_flight(engine, remote, op, &descs, &mut window, in_flight)
+            let result = match (in_flight, poll) {
+                (0, _) => engine.transfer_sync(remote, op, &descs, TIMEOUT_MS, runtime_only).map(|()| 1),
+                (n, PollMode::Oldest) => keep_in_flight(engine, remote, op, &descs, &mut window, n),
+                (n, PollMode::Any) => {
+                    keep_any_in_flight(engine, remote, op, &descs, &mut window, &mut reaped, n)
+                }
             };
             match result {
                 Ok(calls) => (per_thread * calls) as u64,
@@ -193,6 +200,42 @@ fn keep_in_flight(
     Ok(completed)
 }
 
+/// Submits one TransferAsync request of `descs`, first, when `n` are in flight, waiting for
+/// any one to complete (polling the batched GetTransferStatus, waiting requests left out);
+/// returns how many completed (0 or 1). A poll may report several: the others are kept in
+/// `reaped` and counted by the next calls, which do not wait (one request per call, as
+/// [`keep_in_flight`]).
+fn keep_any_in_flight(
+    engine: &Engine,
+    remote: &str,
+    op: TransferOp,
+    descs: &[TransferDesc],
+    window: &mut VecDeque<u64>,
+    reaped: &mut usize,
+    n: usize,
+) -> ascendless::error::EngineResult<usize> {
+    let mut completed = 0;
+    if window.len() + *reaped >= n {
+        while *reaped == 0 {
+            for done in engine.transfer_statuses(n as u32, true)? {
+                if done.status != 1 {
+                    return Err(ascendless::error::EngineError::new(
+                        ascendless::error::engine_status::ADXL_FAILED,
+                        format!("request ended with status {}", done.status),
+                    ));
+                }
+                window.retain(|&h| h != done.handle);
+                *reaped += 1;
+            }
+            std::hint::spin_loop();
+        }
+        *reaped -= 1;
+        completed = 1;
+    }
+    window.push_back(engine.transfer_async(remote, op, descs, runtime_only)?);
+    Ok(completed)
+}
+
 fn me() -> Command {
     Command::new(std::env::current_exe().expect("this program's path"))
 }
@@ -206,7 +249,7 @@ fn shape(o: &Opts) -> Vec<String> {
     if o.in_flight == 0 {
         v.push("--sync".into());
     } else {
-        v.extend(["--async".into(), o.in_flight.to_string()]);
+        v.extend(["--async".into(), o.in_flight.to_string(), "--poll".into(), o.poll.name().into()]);
     }
     v
 }

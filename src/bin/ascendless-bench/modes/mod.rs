@@ -18,7 +18,7 @@ pub mod sweep;
 use serde_json::json;
 
 use crate::args::{Mode, Opts, Role};
-use crate::measure::Progress;
+use crate::measure::{Figures, Progress, merged};
 use crate::report::{Report, Row};
 
 fn emit(o: &Opts, report: &Report) {
@@ -31,34 +31,83 @@ fn emit(o: &Opts, report: &Report) {
 
 fn adxl_params(o: &Opts) -> serde_json::Value {
     json!({ "op": o.op.name(), "block": o.block, "batch": o.batch, "threads": o.threads,
-            "transport": o.transport, "duration": o.duration, "in_flight_per_thread": o.in_flight })
+            "transport": o.transport, "duration": o.duration, "in_flight_per_thread": o.in_flight,
+            "poll": o.poll.name() })
 }
 
 /// The baselines of an ADXL case: raw TCP doing the same exchange, and memcpy of the same bytes;
-/// with `--async N`, first TransferSync of the same calls (`sync` measures it as the case was),
-/// and over TCP also N raw socket pairs at once (what more connections give on this machine).
+/// with `--async N`, first TransferSync of the same calls and, over TCP, N raw socket pairs at
+/// once (what more connections give on this machine), unless `alternated` brings them (see
+/// [`async_rounds`]); else `sync` measures TransferSync as the case was.
 fn adxl_baselines(
     o: &Opts,
-    sync: impl FnOnce(&Opts) -> Result<crate::measure::Figures, String>,
-) -> Result<Vec<crate::measure::Figures>, String> {
+    sync: impl FnOnce(&Opts) -> Result<Figures, String>,
+    alternated: Option<(Figures, Option<Figures>)>,
+) -> Result<Vec<Figures>, String> {
     let len = o.block * o.batch;
     let mut tcp = baseline::tcp(o.op, len, o.threads, o.duration);
     tcp.note = format!("{} bytes per call", len);
     let mem = baseline::memcpy(len, o.threads, o.duration);
     // The matching one first: memcpy for shared memory, raw TCP otherwise.
     let mut all = if o.transport == "shm" { vec![mem, tcp] } else { vec![tcp, mem] };
-    if o.in_flight > 1 && o.transport != "shm" {
-        let mut side_by_side = baseline::tcp(o.op, len, o.threads * o.in_flight, o.duration);
-        side_by_side.name = format!("raw TCP, {} pairs at once", o.threads * o.in_flight);
-        side_by_side.note = format!("{} bytes per call", len);
-        all.insert(1, side_by_side);
+    if o.in_flight == 0 {
+        return Ok(all);
     }
-    if o.in_flight > 0 {
-        let mut one_by_one = sync(&Opts { in_flight: 0, ..o.clone() })?;
-        one_by_one.name = "TransferSync, the same calls".into();
-        all.insert(0, one_by_one);
+    let (one_by_one, side_by_side) = match alternated {
+        Some(measured) => measured,
+        None => {
+            let side_by_side = side_by_side(o).then(|| pairs(o, o.duration));
+            (sync(&Opts { in_flight: 0, ..o.clone() })?, side_by_side)
+        }
+    };
+    if let Some(p) = side_by_side {
+        all.insert(1, p);
     }
+    all.insert(0, Figures { name: "TransferSync, the same calls".into(), ..one_by_one });
     Ok(all)
+}
+
+/// Whether an `--async` case is also judged against N raw socket pairs at once (over TCP,
+/// more than one request in flight).
+fn side_by_side(o: &Opts) -> bool {
+    o.in_flight > 1 && o.transport != "shm"
+}
+
+/// N raw socket pairs at once, each doing the case's exchange, for `duration` seconds.
+fn pairs(o: &Opts, duration: f64) -> Figures {
+    let len = o.block * o.batch;
+    let mut f = baseline::tcp(o.op, len, o.threads * o.in_flight, duration);
+    f.name = format!("raw TCP, {} pairs at once", o.threads * o.in_flight);
+    f.note = format!("{} bytes per call", len);
+    f
+}
+
+/// Rounds of a spawned `--async` case against TransferSync of the same calls (and N raw socket
+/// pairs, see [`side_by_side`]).
+const ASYNC_ROUNDS: usize = 5;
+
+/// A spawned `--async` case and what it is judged against, alternating in [`ASYNC_ROUNDS`]
+/// rounds of a fifth of `--duration` each, the order rotating from round to round: on a small
+/// shared machine the speed of loopback TCP swings over seconds (TransferSync of 1 MiB at 2.0
+/// and 2.8 GB/s minutes apart), and measured one after the other the case and its baseline saw
+/// different machines. Each figure sums its rounds.
+fn async_rounds(o: &Opts) -> Result<(Figures, Figures, Option<Figures>), String> {
+    let short = Opts { duration: o.duration / ASYNC_ROUNDS as f64, ..o.clone() };
+    let one_by_one = Opts { in_flight: 0, ..short.clone() };
+    let cases = if side_by_side(o) { 3 } else { 2 };
+    let mut got: Vec<Vec<Figures>> = vec![Vec::new(); cases];
+    for round in 0..ASYNC_ROUNDS {
+        for k in 0..cases {
+            let case = (round + k) % cases;
+            got[case].push(match case {
+                0 => adxl::spawned(&short, &o.transport)?,
+                1 => adxl::spawned(&one_by_one, &o.transport)?,
+                _ => pairs(o, short.duration),
+            });
+        }
+    }
+    let merged = |case: usize| merged(&got[case]).expect("rounds were measured");
+    Ok((merged(0), merged(1), (cases == 3).then(|| merged(2))))
 }
 
 /// Runs the child half of a `notify` or `ipc-event` round if this process was started as one.
@@ -76,11 +125,8 @@ fn rounds_report<const K: usize>(
     names: &[&str; K],
 ) -> Report {
     let figures = |i: usize| {
-        let mut f = crate::measure::Figures {
-            name: names[i].into(),
-            ops: (rows.len() * (n - n / 10)) as u64,
-            ..Default::default()
-        };
+        let mut f =
+            Figures { name: names[i].into(), ops: (rows.len() * (n - n / 10)) as u64, ..Default::default() };
         f.p50_us = Some(rounds::median(rows, |r| r[i].0));
         f.p99_us = Some(rounds::median(rows, |r| r[i].1));
         f
@@ -97,7 +143,7 @@ pub fn run(o: &Opts) -> Result<(), String> {
             Role::Initiator => {
                 let p = Progress::start("adxl initiator", o.duration * if o.baseline { 3.0 } else { 1.0 });
                 let subject = adxl::initiator(o)?;
-                let baselines = if o.baseline { adxl_baselines(o, adxl::initiator)? } else { vec![] };
+                let baselines = if o.baseline { adxl_baselines(o, adxl::initiator, None)? } else { vec![] };
                 drop(p);
                 emit(
                     o,
@@ -106,10 +152,15 @@ pub fn run(o: &Opts) -> Result<(), String> {
                 Ok(())
             }
             Role::Spawn => {
-                let p = Progress::start("adxl", o.duration * if o.baseline { 3.0 } else { 1.0 } + 0.5);
-                let subject = adxl::spawned(o, &o.transport)?;
+                let p = Progress::start("adxl", o.duration * if o.baseline { 5.0 } else { 1.0 } + 0.5);
+                let (subject, alternated) = if o.in_flight > 0 && o.baseline {
+                    let (subject, one_by_one, side_by_side) = async_rounds(o)?;
+                    (subject, Some((one_by_one, side_by_side)))
+                } else {
+                    (adxl::spawned(o, &o.transport)?, None)
+                };
                 let sync = |o: &Opts| adxl::spawned(o, &o.transport);
-                let baselines = if o.baseline { adxl_baselines(o, sync)? } else { vec![] };
+                let baselines = if o.baseline { adxl_baselines(o, sync, alternated)? } else { vec![] };
                 drop(p);
                 emit(
                     o,
