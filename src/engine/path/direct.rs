@@ -18,6 +18,7 @@
 //! rule applies to the whole call). The peer's regions are held for reading during the copy,
 //! so a REMOVE from the peer (its DeregisterMem) waits until the copy has ended.
 
+use std::borrow::Borrow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -29,6 +30,7 @@ use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::logging::TARGET;
 use crate::sys::safe_copy::{PeerDirection, peer_copy};
+use crate::sys::span::RawSpan;
 
 /// Calls of at least this many bytes copy on two threads, with streaming stores (measured: see
 /// `benches/adxl_shm.rs`).
@@ -121,17 +123,13 @@ pub enum Helpers<'a> {
     Pollers(&'a dyn Fn(Option<Arc<Pieces>>)),
 }
 
-/// Copies `pieces` on the caller's thread, on a helper thread when the copy is large and there
-/// is more than one CPU, and on the pollers of the request when there are some. Nothing is
-/// guessed about the machine's load: a helper that gets no CPU takes few pieces (or none) and
-/// the caller copies the rest, so the call is never much slower than one thread; what it can
-/// lose is a helper's last piece, which the caller must wait for (no helper may write after
-/// the call has returned).
-fn copy_pieces(pieces: Pieces, helpers: &Helpers) {
-    let pieces = Arc::new(pieces);
-    if let Helpers::Pollers(offer) = helpers {
-        offer(Some(Arc::clone(&pieces)));
-    }
+/// Copies `pieces` on the caller's thread and, when the copy is large and there is more than
+/// one CPU, on a helper thread; other threads (the polls of a request) may take pieces too.
+/// Nothing is guessed about the machine's load: a helper that gets no CPU takes few pieces (or
+/// none) and the caller copies the rest, so the call is never much slower than one thread; what
+/// it can lose is a helper's last piece, which the caller must wait for (no helper may write
+/// after the call has returned).
+fn copy_pieces<S: Borrow<RawSpan> + Sync>(pieces: &Pieces<S>) {
     std::thread::scope(|s| {
         // A thread the system refuses (a limit reached) leaves the others copying.
         if pieces.total() >= SPLIT_MIN && cores() > 1 {
@@ -143,8 +141,13 @@ fn copy_pieces(pieces: Pieces, helpers: &Helpers) {
         pieces.take(usize::MAX);
     });
     pieces.wait_landed();
-    if let Helpers::Pollers(offer) = helpers {
-        offer(None);
+}
+
+/// A copy's destination and source: READ copies the remote side into the local one.
+fn dst_src<S>(op: TransferOp, local: S, remote: S) -> (S, S) {
+    match op {
+        TransferOp::Read => (local, remote),
+        TransferOp::Write => (remote, local),
     }
 }
 
@@ -177,28 +180,27 @@ pub fn try_run(
         }
     }
     if remote.len() == locals.len() {
-        let polled = matches!(helpers, Helpers::Pollers(_)) && total >= POLLED_SPLIT_MIN;
-        if total >= SPLIT_MIN || polled {
-            // The pieces own their spans (a poller holds them after this call's frame): the
-            // locals' are sub-spans of the same memory, under the same promise.
-            let pairs = locals
-                .iter()
-                .zip(remote)
-                .map(|(l, r)| {
-                    let l = l.span.sub(0, l.span.len()).expect("a span holds itself");
-                    match op {
-                        TransferOp::Read => (l, r),
-                        TransferOp::Write => (r, l),
-                    }
-                })
-                .collect();
-            let piece = if total >= SPLIT_MIN { PIECE } else { POLLED_PIECE };
-            copy_pieces(Pieces::new(pairs, piece, total >= SPLIT_MIN), helpers);
-        } else {
-            for (l, r) in locals.iter().zip(&remote) {
-                match op {
-                    TransferOp::Read => l.span.copy_from(r),
-                    TransferOp::Write => r.copy_from(&l.span),
+        let stream = total >= SPLIT_MIN;
+        let piece = if stream { PIECE } else { POLLED_PIECE };
+        match helpers {
+            Helpers::Pollers(offer) if total >= POLLED_SPLIT_MIN => {
+                // The pieces own their spans (a poll holds them after this call's frame): the
+                // locals' are sub-spans of the same memory, under the same promise.
+                let owned = |l: &Local| l.span.sub(0, l.span.len()).expect("a span holds itself");
+                let pairs = locals.iter().zip(remote).map(|(l, r)| dst_src(op, owned(l), r)).collect();
+                let pieces = Arc::new(Pieces::new(pairs, piece, stream));
+                offer(Some(Arc::clone(&pieces)));
+                copy_pieces(&*pieces);
+                offer(None);
+            }
+            _ if stream => {
+                let pairs = locals.iter().zip(&remote).map(|(l, r)| dst_src(op, &l.span, r)).collect();
+                copy_pieces(&Pieces::new(pairs, piece, stream));
+            }
+            _ => {
+                for (l, r) in locals.iter().zip(&remote) {
+                    let (dst, src) = dst_src(op, &l.span, r);
+                    dst.copy_from(src);
                 }
             }
         }

@@ -7,15 +7,18 @@
 //! the pieces others took ([`Pieces::wait_landed`]): nobody writes the call's memory once the
 //! call has returned or its request has ended.
 
+use std::borrow::Borrow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::sys::span::RawSpan;
 use crate::sys::stream_copy;
 
 /// The copy: each pair's destination from its source, in order, cut into `piece`-byte pieces
-/// of the pairs' bytes taken end to end.
-pub struct Pieces {
-    pairs: Vec<(RawSpan, RawSpan)>,
+/// of the pairs' bytes taken end to end. The spans are borrowed (`&RawSpan`: the threads of one
+/// call) or owned (`RawSpan`: a request's, which polls hold beyond the worker's frame; owning
+/// costs a span per descriptor, which a TransferSync of 4096 small ones would notice).
+pub struct Pieces<S = RawSpan> {
+    pairs: Vec<(S, S)>,
     /// Where each pair starts in the copy's bytes, so a piece finds its first pair at once
     /// (4096 small descriptors are a common call).
     starts: Vec<usize>,
@@ -30,15 +33,15 @@ pub struct Pieces {
     landed: AtomicUsize,
 }
 
-impl Pieces {
+impl<S: Borrow<RawSpan>> Pieces<S> {
     /// The copy of `pairs` (`dst`, `src`, of equal lengths), in pieces of `piece` bytes.
-    pub fn new(pairs: Vec<(RawSpan, RawSpan)>, piece: usize, stream: bool) -> Pieces {
+    pub fn new(pairs: Vec<(S, S)>, piece: usize, stream: bool) -> Pieces<S> {
         let mut total = 0;
         let starts = pairs
             .iter()
             .map(|(dst, _)| {
                 let start = total;
-                total += dst.len();
+                total += dst.borrow().len();
                 start
             })
             .collect();
@@ -107,6 +110,7 @@ impl Pieces {
         let first = self.starts.partition_point(|&s| s <= from) - 1;
         let mut at = self.starts[first];
         for (dst, src) in &self.pairs[first..] {
+            let (dst, src) = (dst.borrow(), src.borrow());
             let len = dst.len();
             let (start, end) = (from.max(at), to.min(at + len));
             if start < end {
