@@ -177,5 +177,17 @@ fn connect_kill_cycles_leak_no_files_mappings_or_threads() {
     assert!(after[1] <= before[1] + 16, "mappings: {before:?} -> {after:?}");
     // The asynchronous workers end when idle for 5 s (a lazily started pool): the last one
     // may still run, or may have ended since the baseline; allow one thread either way.
-    assert!(after[2] <= before[2] + 1, "threads: {before:?} -> {after:?}");
+    assert!(after[2] <= before[2] + 1, "threads: {before:?} -> {after:?}; now {}", thread_names());
+}
+
+/// The names of this process's threads, to say which one stayed.
+fn thread_names() -> String {
+    let comm = |e: std::fs::DirEntry| std::fs::read_to_string(e.path().join("comm")).unwrap_or_default();
+    let mut names: Vec<String> = std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| comm(e).trim().to_owned())
+        .collect();
+    names.sort();
+    names.join(", ")
 }

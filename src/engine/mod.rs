@@ -95,7 +95,7 @@ use crate::runtime::memory::{self as runtime_memory, Placement};
 use crate::sync::{Refused, lock, spawn_named};
 use crate::sys::span::{HostRange, RawSpan};
 use conn::link::Link;
-use conn::serve;
+use conn::{serve, watch};
 use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
@@ -645,7 +645,7 @@ impl Engine {
                 Ok(link) => {
                     let offer = |pieces| core.requests.offer(ticket, pieces);
                     let helpers = direct::Helpers::Pollers(&offer);
-                    let r = Self::execute(&core, &link, op, &locals, deadline, &helpers);
+                    let r = watch::sleeping(|| Self::execute(&core, &link, op, &locals, deadline, &helpers));
                     let gone = r.is_err()
                         && (link.is_broken() || !core.link(&remote).is_some_and(|l| Arc::ptr_eq(&l, &link)));
                     (r, gone)
