@@ -356,7 +356,6 @@ impl Requests {
         state.remote.clear();
         state.remote.push_str(remote);
         state.outcome = Outcome::Waiting;
-        state.pieces = None;
         Some(t)
     }
 

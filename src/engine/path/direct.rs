@@ -193,6 +193,8 @@ pub fn try_run(
                 let pieces = Arc::new(Pieces::new(pairs, piece, stream));
                 offer(Some(Arc::clone(&pieces)));
                 copy_pieces(&*pieces);
+                // Withdrawn here, under the peer's regions, not when the request ends: the
+                // spans hold the peer's mappings, which its DeregisterMem unmaps.
                 offer(None);
             }
             _ if stream => {

@@ -168,6 +168,14 @@ pub fn initiator(o: &Opts) -> Result<Figures, String> {
     Ok(f)
 }
 
+/// The error of a request that ended otherwise than COMPLETED (`status` as reported).
+fn ended_badly(status: impl std::fmt::Debug) -> ascendless::error::EngineError {
+    ascendless::error::EngineError::new(
+        ascendless::error::engine_status::ADXL_FAILED,
+        format!("request ended with status {status:?}"),
+    )
+}
+
 /// Submits one TransferAsync request of `descs`, first waiting (polling GetTransferStatus)
 /// for the oldest of `window` when `n` are in flight; returns how many completed (0 or 1).
 fn keep_in_flight(
@@ -186,12 +194,7 @@ fn keep_in_flight(
                 (Some(0), Ok(())) => std::hint::spin_loop(),
                 (Some(1), Ok(())) => break,
                 (_, Err(e)) => return Err(e),
-                (status, Ok(())) => {
-                    return Err(ascendless::error::EngineError::new(
-                        ascendless::error::engine_status::ADXL_FAILED,
-                        format!("request ended with status {status:?}"),
-                    ));
-                }
+                (status, Ok(())) => return Err(ended_badly(status)),
             }
         }
         completed = 1;
@@ -219,10 +222,7 @@ fn keep_any_in_flight(
         while *reaped == 0 {
             for done in engine.transfer_statuses(n as u32, true)? {
                 if done.status != 1 {
-                    return Err(ascendless::error::EngineError::new(
-                        ascendless::error::engine_status::ADXL_FAILED,
-                        format!("request ended with status {}", done.status),
-                    ));
+                    return Err(ended_badly(done.status));
                 }
                 window.retain(|&h| h != done.handle);
                 *reaped += 1;
