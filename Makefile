@@ -55,9 +55,11 @@ test-rust:
 	$(CARGO) build --lib
 	$(CARGO) test --all-targets
 
-# Install into a temporary prefix and build programs against it every way a user would.
+# Install into a temporary prefix and build programs against it every way a user would; then
+# the vendor-named libraries: only vendor names in NEEDED, and a run on a stand-in vendor tree.
 test-install: build
 	tests/install/run.sh "$(RELEASE_DIR)" "$(VERSION)"
+	tests/install/vendor_names/run.sh "$(RELEASE_DIR)" "$(VERSION)"
 
 # The C/C++ examples and test programs, against an installed package, compiled with ASan+UBSan
 # (LeakSanitizer on) and run under valgrind memcheck: any report fails.

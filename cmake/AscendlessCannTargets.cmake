@@ -9,8 +9,8 @@
 #   cmake -S <hixl>/examples/cpp -B build \
 #         -DCMAKE_PROJECT_INCLUDE=$ASCEND_TOOLKIT_HOME/lib64/cmake/Ascendless/AscendlessCannTargets.cmake
 #
-# Every library name is the one ascendless library; the *_headers targets carry the include
-# directories. HIXL_CODE_DIR and ASCEND_INSTALL_PATH, which those files read, default to this
+# Every library name is the vendor's library of lib64/ (a filter of the one ascendless library,
+# with the vendor's soname, docs/install.md); the *_headers targets carry the include directories. HIXL_CODE_DIR and ASCEND_INSTALL_PATH, which those files read, default to this
 # installed tree. A target the project already has is left alone.
 
 get_filename_component(_ascendless_cann_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -22,13 +22,18 @@ if(NOT DEFINED HIXL_CODE_DIR)
   set(HIXL_CODE_DIR "${_ascendless_cann_prefix}")
 endif()
 
-foreach(_ascendless_name ascendcl acl_rt acl_rt_impl cann_hixl llm_datadist metadef graph graph_base c_sec ascend_hal)
+# The engines' targets carry c_sec, as the vendor's do (hicann/hixl src/hixl and
+# src/llm_datadist: `PUBLIC c_sec`), so programs using securec.h beside them link as there.
+foreach(_ascendless_name @VENDOR_LIBS@)
   if(NOT TARGET ${_ascendless_name})
     add_library(${_ascendless_name} SHARED IMPORTED)
     set_target_properties(${_ascendless_name} PROPERTIES
-      IMPORTED_LOCATION "${_ascendless_cann_prefix}/lib64/libascendless.so.0"
-      IMPORTED_SONAME "libascendless.so.0"
+      IMPORTED_LOCATION "${_ascendless_cann_prefix}/lib64/lib${_ascendless_name}.so"
+      IMPORTED_SONAME "lib${_ascendless_name}.so"
       INTERFACE_INCLUDE_DIRECTORIES "${_ascendless_cann_prefix}/include")
+    if(_ascendless_name STREQUAL "cann_hixl" OR _ascendless_name STREQUAL "llm_datadist")
+      set_property(TARGET ${_ascendless_name} PROPERTY INTERFACE_LINK_LIBRARIES c_sec)
+    endif()
   endif()
 endforeach()
 

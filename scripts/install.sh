@@ -20,7 +20,6 @@ dest=$1 prefix=$2 build=$3 version=$4
 here=$(CDPATH= cd -- "$(dirname -- "$0")/.." >/dev/null && pwd)
 soname=libascendless.so.0
 real=libascendless.so.$version
-aliases=(libascendless.so libascendcl.so libacl_rt.so libacl_rt_impl.so libllm_datadist.so libcann_hixl.so libgraph.so libgraph_base.so libmetadef.so libc_sec.so libascend_hal.so)
 manifest_rel=share/ascendless/install-manifest.txt
 manifest=$dest/$manifest_rel
 
@@ -32,6 +31,15 @@ esac
 for f in libascendless.so libascendless.a ascendless-bench; do
     [ -f "$build/$f" ] || die "$build/$f not found: build it first (make build; CARGO_TARGET_DIR is honoured)"
 done
+# The vendor-named libraries (src/vendor_libs.txt): filters of the one library, each with the
+# vendor's soname, built here from the library being installed so that they export its symbols.
+vendor_libs=$(mktemp -d)
+trap 'rm -rf -- "$vendor_libs"' EXIT
+"$here/scripts/vendor_libs.sh" "$build/libascendless.so" "$vendor_libs" || die "could not build the vendor-named libraries"
+mapfile -t vendor_names < <(CDPATH= cd -- "$vendor_libs" && find . -name '*.so' -printf '%P\n' | LC_ALL=C sort)
+# Their CMake target names (lib<name>.so: name), for @VENDOR_LIBS@ in the CMake files.
+vendor_targets=$(printf '%s\n' "${vendor_names[@]}" | sed 's/^lib//; s/\.so$//' | tr '\n' ' ')
+vendor_targets=${vendor_targets% }
 
 # The plan: every path to write (relative to DEST), in order, with how to make it.
 paths=()
@@ -39,17 +47,19 @@ declare -A how from
 plan() { paths+=("$2"); how[$2]=$1; from[$2]=$3; } # plan KIND REL SOURCE
 plan file "lib64/$real" "$build/libascendless.so"
 plan link "lib64/$soname" "$real"
-for name in "${aliases[@]}"; do plan link "lib64/$name" "$soname"; done
+plan link lib64/libascendless.so "$soname"
+for name in "${vendor_names[@]}"; do plan file "lib64/$name" "$vendor_libs/$name"; done
 plan file lib64/libascendless.a "$build/libascendless.a"
 plan file bin/ascendless-bench "$build/ascendless-bench"
 mapfile -t headers < <(find "$here/include" -type f -name '*.h' -printf '%P\n' | LC_ALL=C sort)
 for h in "${headers[@]}"; do plan file "include/$h" "$here/include/$h"; done
 plan subst lib64/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/AscendlessConfig.cmake.in"
 plan subst lib64/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/AscendlessConfigVersion.cmake.in"
-plan file lib64/cmake/Ascendless/AscendlessCannTargets.cmake "$here/cmake/AscendlessCannTargets.cmake"
+plan subst lib64/cmake/Ascendless/AscendlessCannTargets.cmake "$here/cmake/AscendlessCannTargets.cmake"
 plan subst share/cmake/Ascendless/AscendlessConfig.cmake "$here/cmake/forward-config.cmake.in"
 plan subst share/cmake/Ascendless/AscendlessConfigVersion.cmake "$here/cmake/forward-config.cmake.in"
 plan subst lib64/pkgconfig/ascendless.pc "$here/cmake/ascendless.pc.in"
+plan subst lib64/pkgconfig/ascendless-native.pc "$here/cmake/ascendless-native.pc.in"
 # The Python packages (python/acl, ...), where the vendor's toolkit keeps pyACL: set_env.sh puts
 # python/site-packages on PYTHONPATH. Sources only: no bytecode, no bundled library copy.
 for init in "$here"/python/*/__init__.py; do
@@ -137,7 +147,7 @@ finish() {
     install -m 644 -T "$tmp" "$manifest"
     rm -f -- "$tmp"
 }
-trap 'finish' EXIT
+trap 'finish; rm -rf -- "$vendor_libs"' EXIT
 
 ensure_dir() { # ensure_dir REL: makes DEST/REL, recording each directory it had to create
     local rel=$1 parent
@@ -162,6 +172,7 @@ render() { # render TEMPLATE REL DST
     local text=
     IFS= read -r -d '' text <"$1" || true
     text=${text//@VERSION@/"$version"}
+    text=${text//@VENDOR_LIBS@/"$vendor_targets"}
     text=${text//@PREFIX_SH@/"$prefix_sh"}
     text=${text//@PREFIX@/"$prefix"}
     text=${text//@FILE@/"${2##*/}"}
@@ -177,7 +188,7 @@ for p in "${paths[@]}"; do
     case ${how[$p]} in
         file)
             mode=644
-            case $p in "lib64/$real" | bin/*) mode=755 ;; esac
+            case $p in "lib64/$real" | lib64/*.so | bin/*) mode=755 ;; esac
             install -m "$mode" -T "${from[$p]}" "$target"
             ;;
         link) ln -sfnT "${from[$p]}" "$target" ;;
@@ -188,4 +199,5 @@ done
 
 trap - EXIT
 finish
+rm -rf -- "$vendor_libs"
 echo "installed ascendless $version into $dest ($((${#written[@]} + 1)) files)"
