@@ -9,7 +9,9 @@ use std::ptr::{null, null_mut};
 use ascendless::error::acl_codes::*;
 use ascendless::error::rt_codes::*;
 use ascendless::ffi::acl::aclGetRecentErrMsg;
+use ascendless::ffi::acl_base::aclrtStream;
 use ascendless::ffi::acl_rt::cache::*;
+use ascendless::ffi::acl_rt::capture::*;
 use ascendless::ffi::acl_rt::device::{aclrtResetDevice, aclrtSetDevice};
 use ascendless::ffi::acl_rt::kernel_args::*;
 use ascendless::ffi::acl_rt::label::*;
@@ -19,6 +21,7 @@ use ascendless::ffi::acl_rt::memory::{aclrtFree, aclrtMalloc, aclrtMemcpy};
 use ascendless::ffi::acl_rt::npu_only::*;
 use ascendless::ffi::acl_rt::reduce::aclrtReduceAsync;
 use ascendless::ffi::acl_rt::stream::*;
+use ascendless::ffi::acl_rt::value::aclrtValueWrite;
 use ascendless::ffi::acl_rt_allocator::*;
 use ascendless::runtime::reduce::{f16_to_f32, f32_to_f16};
 
@@ -334,7 +337,7 @@ fn descriptor_copies_read_their_addresses_when_they_run() {
 }
 
 #[test]
-fn labels_are_objects_and_jumps_need_model_streams() {
+fn labels_are_objects_and_need_model_streams() {
     // SAFETY: valid out-pointers throughout.
     unsafe {
         let (mut a, mut b, mut list) = (null_mut(), null_mut(), null_mut());
@@ -343,18 +346,142 @@ fn labels_are_objects_and_jumps_need_model_streams() {
         let mut labels = [a, b];
         assert_eq!(aclrtCreateLabelList(labels.as_mut_ptr(), 2, &mut list), ACL_SUCCESS);
         assert_eq!(aclrtCreateLabelList(labels.as_mut_ptr(), 0, &mut list), ACL_ERROR_RT_PARAM_INVALID);
-        assert_eq!(aclrtSetLabel(a, null_mut()), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
-        assert!(recent().contains("aclrtSetLabel"));
-        assert_eq!(
-            aclrtSwitchLabelByIndex(null_mut(), 2, list, null_mut()),
-            ACL_ERROR_RT_FEATURE_NOT_SUPPORT
-        );
+        // No device is set here, so there is no default stream to set a label on or switch on
+        // (a_label_switch_in_a_model_jumps_to_the_label_the_device_index_selects sets them).
+        assert_eq!(aclrtSetLabel(a, null_mut()), ACL_ERROR_RT_CONTEXT_NULL);
+        assert_eq!(aclrtSwitchLabelByIndex(null_mut(), 2, list, null_mut()), ACL_ERROR_RT_CONTEXT_NULL);
         assert_eq!(aclrtDestroyLabelList(list), ACL_SUCCESS);
         assert_eq!(aclrtDestroyLabel(a), ACL_SUCCESS);
         assert_eq!(aclrtDestroyLabel(b), ACL_SUCCESS);
         assert_eq!(aclrtDestroyLabel(b), ACL_ERROR_RT_INVALID_HANDLE);
         let mut stale = [a];
         assert_eq!(aclrtCreateLabelList(stale.as_mut_ptr(), 1, &mut list), ACL_ERROR_RT_INVALID_HANDLE);
+    }
+}
+
+/// A model of the `bound` streams, whose tasks `record` records, run once on a stream of its
+/// own and destroyed: the run's synchronisation result.
+fn run_built_model(bound: &[aclrtStream], record: impl FnOnce()) -> aclError {
+    let (mut model, mut run) = (null_mut(), null_mut());
+    // SAFETY: valid out-pointers.
+    unsafe {
+        assert_eq!(aclmdlRIBuildBegin(&mut model, 0), ACL_SUCCESS);
+        assert_eq!(aclrtCreateStream(&mut run), ACL_SUCCESS);
+    }
+    for &s in bound {
+        assert_eq!(aclmdlRIBindStream(model, s, 0), ACL_SUCCESS);
+    }
+    record();
+    for &s in bound {
+        assert_eq!(aclmdlRIEndTask(model, s), ACL_SUCCESS);
+    }
+    assert_eq!(aclmdlRIBuildEnd(model, null_mut()), ACL_SUCCESS);
+    assert_eq!(aclmdlRIExecuteAsync(model, run), ACL_SUCCESS);
+    let rc = aclrtSynchronizeStream(run);
+    for &s in bound {
+        assert_eq!(aclmdlRIUnbindStream(model, s), ACL_SUCCESS);
+    }
+    assert_eq!(aclmdlRIDestroy(model), ACL_SUCCESS);
+    assert_eq!(aclrtDestroyStream(run), ACL_SUCCESS);
+    rc
+}
+
+fn word(p: *mut c_void) -> u64 {
+    u64::from_ne_bytes(d2h(p, 8).try_into().unwrap())
+}
+
+#[test]
+fn a_label_switch_in_a_model_jumps_to_the_label_the_device_index_selects() {
+    // SAFETY: valid out-pointers, device memory of the sizes used, live handles throughout.
+    unsafe {
+        assert_eq!(aclrtSetDevice(6), ACL_SUCCESS);
+        let (mut a, mut b, mut list, mut s, mut t) =
+            (null_mut(), null_mut(), null_mut(), null_mut(), null_mut());
+        assert_eq!(aclrtCreateLabel(&mut a), ACL_SUCCESS);
+        assert_eq!(aclrtCreateLabel(&mut b), ACL_SUCCESS);
+        let mut labels = [a, b];
+        assert_eq!(aclrtCreateLabelList(labels.as_mut_ptr(), 2, &mut list), ACL_SUCCESS);
+        assert_eq!(aclrtCreateStreamWithConfig(&mut s, 0, ACL_STREAM_PERSISTENT), ACL_SUCCESS);
+        assert_eq!(aclrtCreateStream(&mut t), ACL_SUCCESS);
+        let index = device_alloc(4);
+        let (w0, w1, after) = (device_alloc(8), device_alloc(8), device_alloc(8));
+
+        // switch; label a; write w0; label b; write w1: index 0 runs both writes, index 1
+        // only the second, and an index past the list goes to its last label.
+        for (i, want) in [(0u32, (1, 2)), (1, (0, 2)), (7, (0, 2))] {
+            h2d(index, &i.to_ne_bytes());
+            for w in [w0, w1] {
+                h2d(w, &0u64.to_ne_bytes());
+            }
+            let rc = run_built_model(&[s], || {
+                assert_eq!(aclrtSwitchLabelByIndex(index, 2, list, s), ACL_SUCCESS);
+                assert_eq!(aclrtSetLabel(a, s), ACL_SUCCESS);
+                assert_eq!(aclrtValueWrite(w0, 1, 0, s), ACL_SUCCESS);
+                assert_eq!(aclrtSetLabel(b, s), ACL_SUCCESS);
+                assert_eq!(
+                    aclrtSetLabel(b, s),
+                    ACL_ERROR_RT_PARAM_INVALID,
+                    "a label marks one place of a model"
+                );
+                assert_eq!(aclrtValueWrite(w1, 2, 0, s), ACL_SUCCESS);
+            });
+            assert_eq!(rc, ACL_SUCCESS, "index {i}");
+            assert_eq!((word(w0), word(w1)), want, "index {i}");
+        }
+
+        // A label on another stream of the model: that stream goes on from the label, and the
+        // switching stream stops (its write after the switch is not done).
+        h2d(index, &0u32.to_ne_bytes());
+        for w in [w0, w1, after] {
+            h2d(w, &0u64.to_ne_bytes());
+        }
+        let mut one = [b];
+        let mut other = null_mut();
+        assert_eq!(aclrtCreateLabelList(one.as_mut_ptr(), 1, &mut other), ACL_SUCCESS);
+        let rc = run_built_model(&[s, t], || {
+            assert_eq!(aclrtSwitchLabelByIndex(index, 1, other, s), ACL_SUCCESS);
+            assert_eq!(aclrtValueWrite(after, 9, 0, s), ACL_SUCCESS);
+            assert_eq!(aclrtSetLabel(b, t), ACL_SUCCESS);
+            assert_eq!(aclrtValueWrite(w1, 3, 0, t), ACL_SUCCESS);
+        });
+        assert_eq!(rc, ACL_SUCCESS);
+        assert_eq!((word(after), word(w1)), (0, 3));
+        assert_eq!(aclrtDestroyLabelList(other), ACL_SUCCESS);
+
+        // Checked when recorded: maxValue within the list, the index in device memory.
+        let rc = run_built_model(&[s], || {
+            assert_eq!(aclrtSwitchLabelByIndex(index, 0, list, s), ACL_ERROR_RT_PARAM_INVALID);
+            assert_eq!(aclrtSwitchLabelByIndex(index, 3, list, s), ACL_ERROR_RT_PARAM_INVALID);
+            assert_eq!(aclrtSwitchLabelByIndex(null_mut(), 2, list, s), ACL_ERROR_RT_PARAM_INVALID);
+            assert!(recent().contains("ptr must not be NULL"));
+            let mut host = 0u32;
+            assert_eq!(
+                aclrtSwitchLabelByIndex((&raw mut host).cast(), 2, list, s),
+                ACL_ERROR_RT_PARAM_INVALID
+            );
+            assert!(recent().contains("device memory"));
+        });
+        assert_eq!(rc, ACL_SUCCESS);
+        // A switch to a label never set in the model fails the run, saying which.
+        let rc = run_built_model(&[s], || {
+            assert_eq!(aclrtSwitchLabelByIndex(index, 2, list, s), ACL_SUCCESS);
+            assert_eq!(aclrtSetLabel(b, s), ACL_SUCCESS);
+        });
+        assert_eq!(rc, ACL_ERROR_RT_PARAM_INVALID);
+        assert!(recent().contains("label 0 of the list is not set"), "{}", recent());
+        // An ordinary stream cannot jump.
+        assert_eq!(aclrtSwitchLabelByIndex(index, 2, list, t), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+        assert!(recent().contains("aclrtSwitchLabelByIndex"));
+
+        for p in [index, w0, w1, after] {
+            assert_eq!(aclrtFree(p), ACL_SUCCESS);
+        }
+        assert_eq!(aclrtDestroyLabelList(list), ACL_SUCCESS);
+        assert_eq!(aclrtDestroyLabel(a), ACL_SUCCESS);
+        assert_eq!(aclrtDestroyLabel(b), ACL_SUCCESS);
+        assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
+        assert_eq!(aclrtDestroyStream(t), ACL_SUCCESS);
+        assert_eq!(aclrtResetDevice(6), ACL_SUCCESS);
     }
 }
 

@@ -3487,7 +3487,8 @@ ACL_FUNC_VISIBILITY aclError aclrtKernelArgsFinalize(aclrtArgsHandle argsHandle)
 ACL_FUNC_VISIBILITY aclError aclrtCreateLabel(aclrtLabel *label);
 
 /*
- Sets a label on a stream: 207000 (see the module's notes).
+ Sets a label at the end of the tasks a stream bound to a model has recorded (once per
+ model; 207000 on a stream that is not bound or captured).
  */
 ACL_FUNC_VISIBILITY aclError aclrtSetLabel(aclrtLabel label, aclrtStream stream);
 
@@ -3513,8 +3514,9 @@ aclError aclrtCreateLabelList(aclrtLabel *labels,
 ACL_FUNC_VISIBILITY aclError aclrtDestroyLabelList(aclrtLabelList labelList);
 
 /*
- Jumps to the label of `labelList` an index in device memory selects: 207000 (see the
- module's notes).
+ Records on a stream bound to a model a task that jumps to the label of `labelList` the
+ `uint32_t` at device address `ptr` selects when a run reaches it (the last of the first
+ `maxValue` labels for a larger index); 207000 on a stream that is not bound or captured.
  */
 ACL_FUNC_VISIBILITY
 aclError aclrtSwitchLabelByIndex(void *ptr,

@@ -231,6 +231,8 @@ done
     done
 ) || exit 1
 ok "vendor runtime-sample style (bin/setenv.bash, ASCENDC_CMAKE_DIR/ascendc.cmake) builds host code; ascendc_library stops with the reason"
+quiet timeout 900 "$here/tests/install/samples_style/run.sh" "$prefix"
+ok "vendor runtime samples' run.sh style (set -euo pipefail, bin/setenv.bash, SOC_VERSION = aclrtGetSocName, ASCEND_CANN_PACKAGE_PATH): builds, runs; a kernel sample stops with the reason"
 
 # pkg-config, shared and static.
 # shellcheck disable=SC2046

@@ -1,8 +1,9 @@
 //! `acl/acl_rt.h`: labels and label lists (`runtime/label.rs`).
 //!
-//! Labels are created, listed and destroyed for real; setting one on a stream and switching
-//! between them answer 207000: the vendor accepts only streams bound to a model run instance
-//! (`aclmdlRIBindStream`) there, and this runtime's in-order host queues cannot jump.
+//! Labels are set on, and switched between, streams that record into a model run instance
+//! (bound with `aclmdlRIBindStream`, as the vendor requires, or captured); a run of the model
+//! jumps as the switch task's index says. On any other stream both answer 207000: this
+//! runtime's streams are in-order host queues that cannot jump.
 
 #![allow(non_snake_case)]
 
@@ -11,13 +12,9 @@ use std::ffi::c_void;
 use crate::error::acl_codes::aclError;
 use crate::ffi::acl_base::{aclrtLabel, aclrtLabelList, aclrtStream};
 use crate::ffi::acl_call;
-use crate::ffi::acl_rt::npu_only::npu_only;
 use crate::ffi::handles::{raw, to_c};
 use crate::ffi::ptr::{self, Out};
-use crate::runtime::label;
-
-const MODEL_STREAMS: &str = "labels are set on, and switched between, streams bound to a model run instance \
-     (aclmdlRIBindStream); this runtime's streams are in-order host queues that cannot jump";
+use crate::runtime::{context, label};
 
 /// Creates a label (at most 65535 live in a process: 207005 beyond).
 ///
@@ -33,11 +30,11 @@ pub unsafe extern "C" fn aclrtCreateLabel(label: *mut aclrtLabel) -> aclError {
     })
 }
 
-/// Sets a label on a stream: 207000 (see the module's notes).
+/// Sets a label at the end of the tasks a stream bound to a model has recorded (once per
+/// model; 207000 on a stream that is not bound or captured).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSetLabel(label: aclrtLabel, stream: aclrtStream) -> aclError {
-    let _ = (label, stream);
-    npu_only("aclrtSetLabel", MODEL_STREAMS)
+    acl_call("aclrtSetLabel", || label::set(raw(label), &*context::stream(raw(stream))?))
 }
 
 /// Destroys a label.
@@ -72,8 +69,9 @@ pub extern "C" fn aclrtDestroyLabelList(labelList: aclrtLabelList) -> aclError {
     acl_call("aclrtDestroyLabelList", || label::destroy_list(raw(labelList)))
 }
 
-/// Jumps to the label of `labelList` an index in device memory selects: 207000 (see the
-/// module's notes).
+/// Records on a stream bound to a model a task that jumps to the label of `labelList` the
+/// `uint32_t` at device address `ptr` selects when a run reaches it (the last of the first
+/// `maxValue` labels for a larger index); 207000 on a stream that is not bound or captured.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSwitchLabelByIndex(
     ptr: *mut c_void,
@@ -81,6 +79,7 @@ pub extern "C" fn aclrtSwitchLabelByIndex(
     labelList: aclrtLabelList,
     stream: aclrtStream,
 ) -> aclError {
-    let _ = (ptr, maxValue, labelList, stream);
-    npu_only("aclrtSwitchLabelByIndex", MODEL_STREAMS)
+    acl_call("aclrtSwitchLabelByIndex", || {
+        label::switch_by_index(ptr as usize, maxValue, raw(labelList), &*context::stream(raw(stream))?)
+    })
 }

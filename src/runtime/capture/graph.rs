@@ -127,6 +127,11 @@ impl RecordedTask {
         *sync::lock(&self.current) = (info, op);
     }
 
+    /// A label switch task (`aclrtSwitchLabelByIndex`): the model runs with jumps.
+    fn is_switch(&self) -> bool {
+        sync::lock(&self.current).0.name == crate::runtime::label::SWITCH_TASK
+    }
+
     fn step(&self) -> Option<Op> {
         (!self.is_disabled()).then(|| sync::lock(&self.current).1.clone())
     }
@@ -143,6 +148,9 @@ pub struct Group {
 pub struct Steps {
     pub ops: Vec<Op>,
     pub staged: bool,
+    /// For a graph with a label switch (`aclrtSwitchLabelByIndex`, runtime/label.rs), each
+    /// op's model stream and task handle, for the replay's jumps; empty otherwise.
+    pub places: Vec<(u32, u64)>,
 }
 
 #[derive(Default)]
@@ -201,7 +209,7 @@ impl Graph {
             name: Mutex::new(String::new()),
             state: Mutex::new(state),
             inner: Mutex::new(Inner::default()),
-            steps: Mutex::new(Arc::new(Steps { ops: Vec::new(), staged: false })),
+            steps: Mutex::new(Arc::new(Steps { ops: Vec::new(), staged: false, places: Vec::new() })),
             invalid: Arc::new(AtomicBool::new(false)),
             aborts: AtomicU64::new(0),
             running: AtomicU32::new(0),
@@ -339,9 +347,16 @@ impl Graph {
         let mut inner = sync::lock(&self.inner);
         let mut steps = sync::lock(&self.steps);
         if inner.dirty {
-            let ops: Vec<Op> = inner.tasks.iter().filter_map(|t| t.step()).collect();
-            let staged = ops.iter().any(|o| matches!(o, Op::Staged(_)));
-            *steps = Arc::new(Steps { ops, staged });
+            let enabled: Vec<(&Arc<RecordedTask>, Op)> =
+                inner.tasks.iter().filter_map(|t| t.step().map(|op| (t, op))).collect();
+            let staged = enabled.iter().any(|(_, o)| matches!(o, Op::Staged(_)));
+            let jumps = enabled.iter().any(|(t, _)| t.is_switch());
+            let places = match jumps {
+                true => enabled.iter().map(|(t, _)| (t.stream, t.handle.load(Ordering::Acquire))).collect(),
+                false => Vec::new(),
+            };
+            let ops = enabled.into_iter().map(|(_, op)| op).collect();
+            *steps = Arc::new(Steps { ops, staged, places });
             inner.dirty = false;
         }
         Arc::clone(&steps)

@@ -65,6 +65,9 @@ fn run(graph: &Graph, steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -
     for c in sync::lock(&graph.conds).iter() {
         c.reset();
     }
+    if !steps.places.is_empty() {
+        return run_with_jumps(steps, staged, ctx);
+    }
     let mut staged = staged.into_iter();
     for op in &steps.ops {
         let once = staged.next().flatten();
@@ -73,15 +76,7 @@ fn run(graph: &Graph, steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -
             // dropped, so its event records count as discarded.
             return Ok(());
         }
-        let result = match op {
-            Op::Run(f) => f(ctx),
-            Op::Staged(s) => match once {
-                Some(t) => t(ctx),
-                // A branch graph run inside a conditional task stages as it goes.
-                None => s().and_then(|t| t(ctx)),
-            },
-        };
-        match result {
+        match run_op(op, once, ctx) {
             Ok(()) => {}
             // A task cut short by an abort (of the model or the stream) is no failure.
             Err(_) if ctx.cancelled() => return Ok(()),
@@ -89,6 +84,63 @@ fn run(graph: &Graph, steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -
         }
     }
     Ok(())
+}
+
+/// Runs an op of a replay: its staged task if it was staged at launch, else the op itself (a
+/// branch graph run inside a conditional task stages as it goes).
+fn run_op(op: &Op, once: Option<Task>, ctx: &TaskCtx) -> AclResult<()> {
+    match op {
+        Op::Run(f) => f(ctx),
+        Op::Staged(s) => match once {
+            Some(t) => t(ctx),
+            None => s().and_then(|t| t(ctx)),
+        },
+    }
+}
+
+/// A run of a graph with label switches (runtime/label.rs): each model stream has its own
+/// place in its tasks, and the next op run is the earliest recorded among the streams'
+/// next ones (so with no jump, the recording order). A switch moves the place of the label's
+/// stream to the label (back or forth; a label of another stream also ends the switching
+/// stream's run, as the vendor's "the current stream stops"). A run that loops for ever
+/// ends with `aclmdlRIAbort` or the stream's abort.
+fn run_with_jumps(steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -> AclResult<()> {
+    let mut staged = staged;
+    staged.resize_with(steps.ops.len(), || None);
+    // Per model stream: the indices of its ops, in order, and the place of the next one.
+    let mut lanes: Vec<(u32, Vec<usize>, usize)> = Vec::new();
+    for (i, &(stream, _)) in steps.places.iter().enumerate() {
+        match lanes.iter_mut().find(|l| l.0 == stream) {
+            Some(l) => l.1.push(i),
+            None => lanes.push((stream, vec![i], 0)),
+        }
+    }
+    let _ = crate::runtime::label::take_jump();
+    loop {
+        if ctx.cancelled() {
+            return Ok(());
+        }
+        let next = lanes.iter().enumerate().filter_map(|(n, l)| l.1.get(l.2).map(|&i| (i, n))).min();
+        let Some((i, lane)) = next else { return Ok(()) };
+        lanes[lane].2 += 1;
+        match run_op(&steps.ops[i], staged[i].take(), ctx) {
+            Ok(()) => {}
+            Err(_) if ctx.cancelled() => return Ok(()),
+            Err(e) => return Err(e),
+        }
+        let Some(target) = crate::runtime::label::take_jump() else { continue };
+        let Some(j) = steps.places.iter().position(|&(_, h)| h == target) else {
+            return Err(crate::error::AclError::new(
+                crate::error::rt_codes::ACL_ERROR_RT_PARAM_INVALID,
+                "the label a switch task jumps to is no longer among the model's tasks",
+            ));
+        };
+        let to = lanes.iter().position(|l| l.0 == steps.places[j].0).expect("every op has a lane");
+        if to != lane {
+            lanes[lane].2 = lanes[lane].1.len();
+        }
+        lanes[to].2 = lanes[to].1.iter().position(|&k| k == j).expect("the op is in its lane");
+    }
 }
 
 /// Runs a branch graph inside the running replay (a conditional task's branch).
