@@ -283,6 +283,42 @@ AdxlStatus ascendless_engine_register_mem_with(AscendlessEngine engine,
                                                void **mem_handle);
 
 /*
+ `RegisterMem` with a tag: as `ascendless_engine_register_mem`, and the region is announced
+ to peers with `tag`, which `ascendless_engine_peer_region` on a connected peer finds it by.
+ `tag` 0 means none (`ADXL_PARAM_INVALID`: use `ascendless_engine_register_mem`). Tags are
+ the caller's: the engine does not check that they are unique.
+
+ # Safety
+ As `ascendless_engine_register_mem`.
+ */
+AdxlStatus ascendless_engine_register_mem_tagged(AscendlessEngine engine,
+                                                 uintptr_t addr,
+                                                 size_t len,
+                                                 int32_t mem_type,
+                                                 uint32_t tag,
+                                                 void **mem_handle);
+
+/*
+ The region that `remote_engine` announced with `tag`: its address, length and memory type
+ (0 `MEM_DEVICE`, 1 `MEM_HOST`). Only the engine that connected to `remote_engine` hears its
+ regions. A tag not heard of yet asks the peer once, within `timeout_in_millis`. No link:
+ `ADXL_NOT_CONNECTED`; no region with that tag (never registered, or deregistered; or `tag`
+ 0): `ADXL_PARAM_INVALID`, with a message; `timeout_in_millis` <= 0: `ADXL_PARAM_INVALID`; no
+ answer in time: `ADXL_TIMEOUT`. Out-parameters are written only on success.
+
+ # Safety
+ `remote_engine` is NULL or a NUL-terminated string; `addr`, `len` and `mem_type` are NULL or
+ valid for a write.
+ */
+AdxlStatus ascendless_engine_peer_region(AscendlessEngine engine,
+                                         const char *remote_engine,
+                                         uint32_t tag,
+                                         int32_t timeout_in_millis,
+                                         size_t *addr,
+                                         size_t *len,
+                                         int32_t *mem_type);
+
+/*
  `AdxlEngine::Connect`: connects to the engine that was initialised with exactly
  `remote_engine` (it must listen: have a port). `timeout_in_millis` <= 0 or a bad name is
  `ADXL_PARAM_INVALID`; already connected `ADXL_ALREADY_CONNECTED`; nobody listening

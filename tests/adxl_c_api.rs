@@ -112,3 +112,66 @@ fn counters_are_checked_and_zero_outside_initialize() {
     assert_eq!(std::mem::size_of::<AscendlessEngineCounters>(), 64);
     assert_eq!(ascendless_engine_destroy(e), ADXL_SUCCESS);
 }
+
+#[path = "common/ports.rs"]
+mod ports;
+
+#[test]
+fn tagged_memory_is_found_by_the_peer_that_connected() {
+    let (server, client) = (engine(), engine());
+    let name = std::ffi::CString::new(format!("127.0.0.1:{}", ports::free_port())).unwrap();
+    let mut buf = vec![7u8; 4096];
+    let addr = buf.as_mut_ptr() as usize;
+    let (mut h, mut got_addr, mut got_len, mut got_type) = (null_mut(), 0usize, 0usize, -1i32);
+    // SAFETY: every pointer is NULL, a valid string or a valid out-parameter; `buf` outlives
+    // its registration (deregistered below).
+    unsafe {
+        assert_eq!(ascendless_engine_initialize(server, name.as_ptr(), null(), null(), 0), ADXL_SUCCESS);
+        assert_eq!(
+            ascendless_engine_initialize(client, c"127.0.0.1".as_ptr(), null(), null(), 0),
+            ADXL_SUCCESS
+        );
+        assert_eq!(
+            ascendless_engine_register_mem_tagged(server, addr, 4096, 1, 0, &mut h),
+            ADXL_PARAM_INVALID
+        );
+        assert!(last_error().contains("tag 0"));
+        assert_eq!(
+            ascendless_engine_register_mem_tagged(server, addr, 4096, 1, 5, null_mut()),
+            ADXL_PARAM_INVALID
+        );
+        assert_eq!(
+            ascendless_engine_register_mem_tagged(server, addr, 4096, 3, 5, &mut h),
+            ADXL_PARAM_INVALID
+        );
+        assert_eq!(ascendless_engine_register_mem_tagged(server, addr, 4096, 1, 5, &mut h), ADXL_SUCCESS);
+        let peer = |tag, timeout, a: *mut usize, l: *mut usize, t: *mut i32| {
+            ascendless_engine_peer_region(client, name.as_ptr(), tag, timeout, a, l, t)
+        };
+        assert_eq!(peer(5, 1000, &mut got_addr, &mut got_len, &mut got_type), ADXL_NOT_CONNECTED);
+        assert_eq!(ascendless_engine_connect(client, name.as_ptr(), 5000), ADXL_SUCCESS);
+        assert_eq!(peer(5, 1000, null_mut(), &mut got_len, &mut got_type), ADXL_PARAM_INVALID);
+        assert_eq!(peer(5, 0, &mut got_addr, &mut got_len, &mut got_type), ADXL_PARAM_INVALID);
+        assert_eq!(peer(6, 1000, &mut got_addr, &mut got_len, &mut got_type), ADXL_PARAM_INVALID);
+        assert!(last_error().contains("no memory with tag 6"), "{}", last_error());
+        assert_eq!((got_addr, got_len, got_type), (0, 0, -1), "nothing written on failure");
+        assert_eq!(peer(5, 1000, &mut got_addr, &mut got_len, &mut got_type), ADXL_SUCCESS);
+        assert_eq!((got_addr, got_len, got_type), (addr, 4096, 1));
+        assert_eq!(
+            ascendless_engine_peer_region(
+                client,
+                null(),
+                5,
+                1000,
+                &mut got_addr,
+                &mut got_len,
+                &mut got_type
+            ),
+            ADXL_PARAM_INVALID
+        );
+        assert_eq!(ascendless_engine_deregister_mem(server, h), ADXL_SUCCESS);
+    }
+    assert_eq!(ascendless_engine_destroy(client), ADXL_SUCCESS);
+    assert_eq!(ascendless_engine_destroy(server), ADXL_SUCCESS);
+    drop(buf);
+}

@@ -216,7 +216,7 @@ const CASES: &[Case] = &[
 /// The length of the client's HELLO (its name and one region), so a fault can act on the
 /// first byte after it.
 fn hello_len() -> u64 {
-    let region = Region { addr: 1, len: 1, kind: MemKind::Host };
+    let region = Region { addr: 1, len: 1, kind: MemKind::Host, tag: 0 };
     Message::Hello { name: "127.0.0.1".into(), regions: vec![region], host: None }.encode().len() as u64
 }
 

@@ -286,7 +286,8 @@ fn local_only_memory_is_not_offered_to_peers() {
     server.initialize(&name, &[("adxl.Transport", "tcp"), ("adxl.RemoteAccess", "registered")]).unwrap();
     let private = host_mem(4096, 11);
     let shared = host_mem(4096, 12);
-    server.register_mem_with(private, 4096, ascendless::engine::MemType::Host, true, no_vouch).unwrap();
+    let offer = ascendless::engine::Offer { local_only: true, ..Default::default() };
+    server.register_mem_with(private, 4096, ascendless::engine::MemType::Host, offer, no_vouch).unwrap();
     register(&server, shared, 4096);
     let client = client_engine();
     let local = host_mem(4096, 13);

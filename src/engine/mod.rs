@@ -100,8 +100,10 @@ use name::EngineName;
 use options::Options;
 use path::tcp::{self, Local};
 use path::{direct, shm, ucx};
+pub use registry::Offer;
 use requests::Poll;
 use wire::{Desc, MemKind, Message};
+pub use wire::{NO_TAG, Region};
 
 /// `adxl::MemType`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,19 +316,20 @@ impl Engine {
         mem_type: MemType,
         vouch: impl FnMut(HostRange) -> RawSpan,
     ) -> EngineResult<u64> {
-        self.register_mem_with(addr, len, mem_type, false, vouch)
+        self.register_mem_with(addr, len, mem_type, Offer::default(), vouch)
     }
 
-    /// [`Engine::register_mem`] with `MemDesc::local_only`: a local-only region serves this
-    /// engine's own transfers and is never offered to peers (not announced, not mapped for
-    /// same-host peers, not registered with UCX; their requests into it are served as for
-    /// unregistered memory).
+    /// [`Engine::register_mem`], offered to peers as `offer` says. A local-only region
+    /// (`MemDesc::local_only`) serves this engine's own transfers and is never offered to peers
+    /// (not announced, not mapped for same-host peers, not registered with UCX; their requests
+    /// into it are served as for unregistered memory). A tagged one is announced with its tag,
+    /// which a peer's face finds it by ([`Engine::peer_region`]).
     pub fn register_mem_with(
         &self,
         addr: usize,
         len: usize,
         mem_type: MemType,
-        local_only: bool,
+        offer: Offer,
         mut vouch: impl FnMut(HostRange) -> RawSpan,
     ) -> EngineResult<u64> {
         let core = self.core()?;
@@ -341,8 +344,8 @@ impl Engine {
             MemType::Device => MemKind::Device,
             MemType::Host => MemKind::Host,
         };
-        let r = core.registry.add_with(addr, span, kind, local_only);
-        if local_only {
+        let r = core.registry.add_with(addr, span, kind, offer);
+        if offer.local_only {
             return Ok(r.handle);
         }
         ucx::registered(&core.ucx, &r);
@@ -737,6 +740,31 @@ impl Engine {
             ));
         }
         tcp::notify(&core.dialer(), &link, name, msg, deadline)
+    }
+
+    /// The region `remote` announced with `tag` (see [`Offer`]): `None` if it has none (never
+    /// registered, or deregistered). No link to `remote`: NOT_CONNECTED; timeout <= 0:
+    /// PARAM_INVALID. Only an initiator hears its peer's regions (HELLO_ACK, then MEM_ADD and
+    /// MEM_REMOVE, which it reads with the answers to its requests), so only the side that
+    /// connected can ask. A tag not heard of yet costs one heartbeat on an idle connection,
+    /// within the time-out: announcements the peer sent before answering it are then read.
+    pub fn peer_region(&self, remote: &str, tag: u32, timeout_ms: i32) -> EngineResult<Option<Region>> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        let link = core
+            .link(remote)
+            .filter(|l| !l.is_broken())
+            .ok_or_else(|| EngineError::new(ADXL_NOT_CONNECTED, format!("not connected to {remote}")))?;
+        if let Some(found) = link.peer_region(tag) {
+            return Ok(Some(found));
+        }
+        if tag == NO_TAG {
+            return Ok(None);
+        }
+        match tcp::ping(&link, deadline) {
+            Ok(()) => Ok(link.peer_region(tag)),
+            Err(_) => Err(EngineError::new(ADXL_TIMEOUT, format!("{remote} did not answer in time"))),
+        }
     }
 
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
-use crate::engine::wire::{MAX_REGIONS, MemKind, Region};
+use crate::engine::wire::{MAX_REGIONS, MemKind, NO_TAG, Region};
 use crate::error::EngineError;
 use crate::handle::Handle;
 use crate::sync::lock;
@@ -28,11 +28,27 @@ pub struct Registered {
     /// in HELLO, mapped for same-host peers or registered with UCX; a peer's request into it
     /// is served as if the range were not registered.
     pub local_only: bool,
+    /// Announced with the region ([`Region::tag`]; [`NO_TAG`]: none).
+    pub tag: u32,
+}
+
+/// How a registration is offered to peers: kept from them (`local_only`), or announced with a
+/// tag their faces can find it by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Offer {
+    pub local_only: bool,
+    pub tag: u32,
+}
+
+impl Default for Offer {
+    fn default() -> Offer {
+        Offer { local_only: false, tag: NO_TAG }
+    }
 }
 
 impl Registered {
     pub fn region(&self) -> Region {
-        Region { addr: self.addr as u64, len: self.len as u64, kind: self.kind }
+        Region { addr: self.addr as u64, len: self.len as u64, kind: self.kind, tag: self.tag }
     }
 
     pub fn holds(&self, addr: usize, len: usize) -> bool {
@@ -60,13 +76,14 @@ impl Registry {
     /// Records `[addr, addr + span.len())`, reached through `span`, as `kind`.
     #[cfg(test)]
     pub fn add(&self, addr: usize, span: RawSpan, kind: MemKind) -> Arc<Registered> {
-        self.add_with(addr, span, kind, false)
+        self.add_with(addr, span, kind, Offer::default())
     }
 
-    /// [`Registry::add`], kept from peers when `local_only`.
-    pub fn add_with(&self, addr: usize, span: RawSpan, kind: MemKind, local_only: bool) -> Arc<Registered> {
+    /// [`Registry::add`], offered to peers as `offer` says.
+    pub fn add_with(&self, addr: usize, span: RawSpan, kind: MemKind, offer: Offer) -> Arc<Registered> {
         let handle = MemoryHandle::table().reserve();
-        let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span, local_only });
+        let Offer { local_only, tag } = offer;
+        let r = Arc::new(Registered { handle, addr, len: span.len(), kind, span, local_only, tag });
         lock(&self.by_addr).insert((r.addr, handle), r.clone());
         r
     }
@@ -142,7 +159,10 @@ mod tests {
         assert_eq!(reg.find(base + 10, 90).unwrap().handle, r.handle);
         assert!(reg.find(base + 10, 91).is_none());
         assert!(reg.find(base - 1, 2).is_none());
-        assert_eq!(reg.regions(), vec![Region { addr: base as u64, len: 100, kind: MemKind::Host }]);
+        assert_eq!(
+            reg.regions(),
+            vec![Region { addr: base as u64, len: 100, kind: MemKind::Host, tag: NO_TAG }]
+        );
         assert!(reg.remove(r.handle + 1).is_none());
         assert!(reg.remove(r.handle).is_some());
         assert!(reg.find(base, 1).is_none());
@@ -162,7 +182,7 @@ mod tests {
     fn local_only_registrations_are_kept_from_peers() {
         let reg = Registry::default();
         let ((x, s1), (y, s2)) = (span(64), span(64));
-        let mine = reg.add_with(x, s1, MemKind::Host, true);
+        let mine = reg.add_with(x, s1, MemKind::Host, Offer { local_only: true, tag: NO_TAG });
         let shared = reg.add(y, s2, MemKind::Host);
         assert_eq!(reg.find(x, 64).unwrap().handle, mine.handle);
         assert!(reg.find_shared(x, 64).is_none());

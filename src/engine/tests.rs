@@ -847,3 +847,39 @@ fn an_async_request_past_its_time_limit_is_reported_timeout_and_freed() {
     c.finalize();
     s.finalize();
 }
+
+#[test]
+fn a_peer_finds_tagged_regions_by_their_tag_before_and_after_connect() {
+    let (s, name) = server(&[]);
+    let c = client(&[]);
+    let (early, late, plain) = (host(4096, 1), host(8192, 2), host(64, 3));
+    let offer = |tag| Offer { tag, ..Offer::default() };
+    s.register_mem_with(early, 4096, MemType::Host, offer(7), no_vouch).unwrap();
+    s.register_mem(plain, 64, MemType::Host, no_vouch).unwrap();
+    assert_eq!(status(c.peer_region(&name, 7, 1000)), ADXL_NOT_CONNECTED);
+    c.connect(&name, 5000).unwrap();
+    let found = c.peer_region(&name, 7, 1000).unwrap().unwrap();
+    assert_eq!((found.addr, found.len, found.kind), (early as u64, 4096, MemKind::Host));
+    assert_eq!(c.peer_region(&name, 8, 1000).unwrap(), None);
+    assert_eq!(c.peer_region(&name, NO_TAG, 1000).unwrap(), None, "untagged memory is never found by tag");
+    // Registered after Connect: announced with its tag before RegisterMem returns, so the
+    // next lookup finds it (a miss asks the peer once, reading its announcements).
+    let h = s.register_mem_with(late, 8192, MemType::Host, offer(8), no_vouch).unwrap();
+    let found = c.peer_region(&name, 8, 1000).unwrap().unwrap();
+    assert_eq!((found.addr, found.len), (late as u64, 8192));
+    // Deregistered: gone once the client next hears from the server (here: a miss).
+    s.deregister_mem(h).unwrap();
+    assert_eq!(c.peer_region(&name, 99, 1000).unwrap(), None);
+    assert_eq!(c.peer_region(&name, 8, 1000).unwrap(), None);
+    // The server hears no regions of its initiator.
+    assert_eq!(status(s.peer_region("127.0.0.1", 7, 1000)), ADXL_NOT_CONNECTED);
+    assert_eq!(status(c.peer_region(&name, 7, 0)), ADXL_PARAM_INVALID);
+    // A local-only region is never announced, tag or not.
+    s.register_mem_with(plain, 64, MemType::Host, Offer { local_only: true, tag: 9 }, no_vouch).unwrap();
+    assert_eq!(c.peer_region(&name, 9, 1000).unwrap(), None);
+    c.finalize();
+    s.finalize();
+    for a in [early, late, plain] {
+        memory::free(a, AllocKind::Host).unwrap();
+    }
+}

@@ -74,7 +74,15 @@ pub struct Region {
     pub addr: u64,
     pub len: u64,
     pub kind: MemKind,
+    /// A number the registering face gave the range, for a peer's face to find it by
+    /// ([`NO_TAG`]: none). LLM-DataDist names a cache's tensors this way, so a peer can pull
+    /// from a cache it knows only by id. Sent in what were reserved bytes: an older engine
+    /// sends zeros ([`NO_TAG`]) and ignores it.
+    pub tag: u32,
 }
+
+/// The tag of a region registered without one.
+pub const NO_TAG: u32 = 0;
 
 /// One descriptor of a request: the serving engine's range and what the initiator's side is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -418,7 +426,8 @@ fn put_regions(b: &mut Vec<u8>, regions: &[Region]) {
         b.extend_from_slice(&r.addr.to_le_bytes());
         b.extend_from_slice(&r.len.to_le_bytes());
         b.push(r.kind as u8);
-        b.extend_from_slice(&[0; 7]);
+        b.extend_from_slice(&[0; 3]);
+        b.extend_from_slice(&r.tag.to_le_bytes());
     }
 }
 
@@ -478,8 +487,9 @@ impl Cursor<'_> {
         }
         let mut out = Vec::with_capacity(n.min(self.b.len() / REGION_LEN));
         for _ in 0..n {
-            let r = Region { addr: self.u64()?, len: self.u64()?, kind: MemKind::from_u8(self.u8()?)? };
-            self.take(7)?;
+            let (addr, len, kind) = (self.u64()?, self.u64()?, MemKind::from_u8(self.u8()?)?);
+            self.take(3)?;
+            let r = Region { addr, len, kind, tag: self.u32()? };
             if r.kind == MemKind::Unregistered || r.addr.checked_add(r.len).is_none() {
                 return Err(WireError::Malformed("bad region"));
             }
@@ -601,11 +611,14 @@ mod tests {
         let m = Message::Read { id: 1, descs: vec![huge, huge] };
         assert!(Message::decode(6, &body(&m)).is_err());
         // An unknown memory kind, a region wrapping the address space, bad UTF-8.
-        let mut b = body(&Message::MemAdd { regions: vec![Region { addr: 1, len: 1, kind: MemKind::Host }] });
+        let mut b = body(&Message::MemAdd {
+            regions: vec![Region { addr: 1, len: 1, kind: MemKind::Host, tag: NO_TAG }],
+        });
         b[4 + 16] = 9;
         assert!(Message::decode(3, &b).is_err());
-        let b =
-            body(&Message::MemAdd { regions: vec![Region { addr: u64::MAX, len: 2, kind: MemKind::Host }] });
+        let b = body(&Message::MemAdd {
+            regions: vec![Region { addr: u64::MAX, len: 2, kind: MemKind::Host, tag: NO_TAG }],
+        });
         assert!(Message::decode(3, &b).is_err());
         let mut b = body(&Message::Hello { name: "ab".into(), regions: vec![], host: None });
         b[2] = 0xff;

@@ -28,8 +28,8 @@ pub fn seeds(name: &str) -> Vec<(String, Vec<u8>)> {
 /// One message of every kind and shape, valid and within the limits.
 pub fn messages() -> Vec<(&'static str, Message)> {
     let regions = vec![
-        Region { addr: 0x1000, len: 4096, kind: MemKind::Device },
-        Region { addr: 7, len: 1, kind: MemKind::Host },
+        Region { addr: 0x1000, len: 4096, kind: MemKind::Device, tag: 0 },
+        Region { addr: 7, len: 1, kind: MemKind::Host, tag: 0x0102_0304 },
     ];
     let descs = vec![
         Desc { remote_addr: 0x1000, len: 10, local_kind: MemKind::Host },

@@ -25,7 +25,7 @@ use crate::engine::limits::MAX_CONNS;
 use crate::engine::options::Transport;
 use crate::engine::path::shm;
 use crate::engine::path::ucx::slot::PeerSlot;
-use crate::engine::wire::{Host, Message, Region};
+use crate::engine::wire::{Host, Message, NO_TAG, Region};
 use crate::error::engine_status::ADXL_FAILED;
 use crate::error::{EngineError, EngineResult};
 use crate::sync::{lock, wait_timeout};
@@ -212,6 +212,15 @@ impl Link {
                 addr.checked_add(len).is_some_and(|end| end <= r.addr + r.len)
             }
         })
+    }
+
+    /// The peer's region announced with `tag` (the one at the highest address, if several
+    /// carry it); never one without a tag.
+    pub fn peer_region(&self, tag: u32) -> Option<Region> {
+        if tag == NO_TAG {
+            return None;
+        }
+        lock(&self.peer_regions).iter().rev().find(|r| r.tag == tag).copied()
     }
 
     /// Whether the peer still holds the link's idle connections: a peer that died (and maybe

@@ -201,6 +201,7 @@ mod tests {
                 addr: (i + 1) << 20,
                 len: 4096,
                 kind: crate::engine::wire::MemKind::Host,
+                tag: i as u32,
             })
             .collect();
         let large = Message::MemAdd { regions };

@@ -4,7 +4,7 @@ use std::ffi::c_void;
 
 use super::handle::{AscendlessEngine, UintptrArg, vouch};
 use crate::engine::Engine;
-use crate::engine::MemType;
+use crate::engine::{MemType, Offer};
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::handles::{resolve, to_c};
@@ -33,8 +33,9 @@ pub unsafe extern "C" fn ascendless_engine_register_mem_with(
         let out = unsafe { Out::new(mem_handle, "mem_handle") }?;
         let e = resolve::<Engine>(engine, "engine")?;
         let kind = MemType::from_raw(mem_type)?;
+        let offer = Offer { local_only: local_only != 0, ..Offer::default() };
         // SAFETY: the caller promises the memory stays valid while registered.
-        let h = e.register_mem_with(addr, len, kind, local_only != 0, |r| unsafe { vouch(r) })?;
+        let h = e.register_mem_with(addr, len, kind, offer, |r| unsafe { vouch(r) })?;
         out.write(to_c(h));
         Ok(())
     })

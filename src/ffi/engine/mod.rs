@@ -23,6 +23,9 @@ mod registration;
 // RegisterMem of local-only memory.
 mod local_only;
 
+// RegisterMem with a tag, and a peer's region by its tag.
+mod tagged;
+
 // Connect/Disconnect.
 mod connect;
 
@@ -52,4 +55,5 @@ pub use memory::*;
 pub use notify::*;
 pub use registration::*;
 pub use requests::*;
+pub use tagged::*;
 pub use transfer::*;
