@@ -166,6 +166,10 @@ fn numbers_and_layouts_are_the_vendors() {
         .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
         .arg(&include)
         .arg(root().join("tests/c/data_types.cpp")));
+    run(Command::new("c++")
+        .args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only", "-I"])
+        .arg(&include)
+        .arg(root().join("tests/c/llm_codes_agree.cpp")));
 }
 
 /// Function names declared by the C headers: every top-level statement with a parameter list

@@ -18,6 +18,19 @@
 
 #include "graph/ascend_string.h"
 
+// How the graph engine composes its status numbers (runtime 2 bits, type 2, level 3, system
+// id 8, module id 5, value 12), as the vendor's file defines it: llm_datadist/llm_error_codes.h
+// defines the LLM-DataDist family with it.
+#ifndef GE_ERRORNO_DEFINE
+#define GE_ERRORNO_DEFINE(runtime, type, level, sysid, modid, name, value)                                \
+  constexpr ge::Status name = ((static_cast<uint32_t>(0xFFU & (static_cast<uint32_t>(runtime))) << 30U) | \
+                              (static_cast<uint32_t>(0xFFU & (static_cast<uint32_t>(type))) << 28U) |     \
+                              (static_cast<uint32_t>(0xFFU & (static_cast<uint32_t>(level))) << 25U) |    \
+                              (static_cast<uint32_t>(0xFFU & (static_cast<uint32_t>(sysid))) << 17U) |    \
+                              (static_cast<uint32_t>(0xFFU & (static_cast<uint32_t>(modid))) << 12U) |    \
+                              (static_cast<uint32_t>(0x0FFFU) & (static_cast<uint32_t>(value))))
+#endif
+
 namespace ge {
 using Status = uint32_t;
 constexpr Status SUCCESS = 0U;
