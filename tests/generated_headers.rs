@@ -408,7 +408,7 @@ fn checked_in_headers_match_the_code() {
 
 /// The headers written by hand: the C++ ones (cbindgen does not write C++ classes),
 /// `acl/acl_base_rt.h`, which only includes the generated `acl/acl_base.h`, `acl/acl_rt_api.h`
-/// (C++ inline overloads), and the secure C
+/// (C++ inline overloads), LLM-DataDist's constant headers under `ge/`, and the secure C
 /// library's, whose functions are C++ code of ours (src/cxx/securec.cpp).
 const HAND_WRITTEN: &[&str] = &[
     "acl/acl_base_rt.h",
@@ -417,6 +417,8 @@ const HAND_WRITTEN: &[&str] = &[
     "adxl/adxl_types.h",
     "external/ge_common/api_error_codes.h",
     "external/ge_common/ge_api_error_codes.h",
+    "ge/llm_engine_types.h",
+    "ge/llm_error_codes.h",
     "graph/ascend_string.h",
     "graph/types.h",
     "hixl/hixl.h",

@@ -26,8 +26,8 @@ use crate::sync;
 /// Most labels a process holds at once (the vendor's limit).
 pub const LABEL_MAX: usize = 65535;
 
-/// The name of a switch task (`aclmdlRIDebugPrint`); a model holding one runs with jumps.
-pub const SWITCH_TASK: &str = "switch label by index";
+// The name of a switch task lives with the graph that looks for it (no import cycle).
+use crate::runtime::capture::graph::SWITCH_TASK;
 /// The name of the task that marks a label's place.
 pub const LABEL_TASK: &str = "label";
 

@@ -15,6 +15,10 @@ use crate::error::{AclError, AclResult};
 use crate::runtime::task::{Op, TaskInfo, TaskType};
 use crate::sync;
 
+/// The name of a label switch task (`aclrtSwitchLabelByIndex`, runtime/label.rs; what
+/// `aclmdlRIDebugPrint` shows): a model holding one runs with jumps.
+pub const SWITCH_TASK: &str = "switch label by index";
+
 crate::handle_kind!(pub static MODELS: ModelRi => Graph, AclError);
 crate::handle_kind!(pub static TASKS: ModelTask => RecordedTask, AclError);
 crate::handle_kind!(pub static MODEL_STREAMS: ModelStream => ModelStream, AclError);
@@ -129,7 +133,7 @@ impl RecordedTask {
 
     /// A label switch task (`aclrtSwitchLabelByIndex`): the model runs with jumps.
     fn is_switch(&self) -> bool {
-        sync::lock(&self.current).0.name == crate::runtime::label::SWITCH_TASK
+        sync::lock(&self.current).0.name == SWITCH_TASK
     }
 
     fn step(&self) -> Option<Op> {
