@@ -5,6 +5,7 @@ use std::ffi::c_void;
 use super::handle::{AscendlessEngine, UintptrArg, vouch};
 use crate::engine::Engine;
 use crate::engine::{MemType, Offer};
+use crate::error::EngineResult;
 use crate::error::engine_status::EngineStatus;
 use crate::ffi::adxl_call;
 use crate::ffi::handles::{resolve, to_c};
@@ -29,14 +30,30 @@ pub unsafe extern "C" fn ascendless_engine_register_mem_with(
     mem_handle: *mut *mut c_void,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_register_mem_with", || {
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(mem_handle, "mem_handle") }?;
-        let e = resolve::<Engine>(engine, "engine")?;
-        let kind = MemType::from_raw(mem_type)?;
         let offer = Offer { local_only: local_only != 0, ..Offer::default() };
-        // SAFETY: the caller promises the memory stays valid while registered.
-        let h = e.register_mem_with(addr, len, kind, offer, |r| unsafe { vouch(r) })?;
-        out.write(to_c(h));
-        Ok(())
+        // SAFETY: forwarded from this function's contract.
+        unsafe { register_offered(engine, addr, len, mem_type, offer, mem_handle) }
     })
+}
+
+/// RegisterMem offered to peers as `offer` says: the body of every RegisterMem variant.
+///
+/// # Safety
+/// As `ascendless_engine_register_mem`.
+pub(super) unsafe fn register_offered(
+    engine: AscendlessEngine,
+    addr: UintptrArg,
+    len: usize,
+    mem_type: i32,
+    offer: Offer,
+    mem_handle: *mut *mut c_void,
+) -> EngineResult<()> {
+    // SAFETY: forwarded from this function's contract.
+    let out = unsafe { Out::new(mem_handle, "mem_handle") }?;
+    let e = resolve::<Engine>(engine, "engine")?;
+    let kind = MemType::from_raw(mem_type)?;
+    // SAFETY: the caller promises the memory stays valid while registered.
+    let h = e.register_mem_with(addr, len, kind, offer, |r| unsafe { vouch(r) })?;
+    out.write(to_c(h));
+    Ok(())
 }

@@ -5,13 +5,14 @@
 
 use std::ffi::{c_char, c_void};
 
-use super::handle::{AscendlessEngine, UintptrArg, vouch};
+use super::handle::{AscendlessEngine, UintptrArg};
+use super::local_only::register_offered;
 use crate::engine::wire::MemKind;
-use crate::engine::{Engine, MemType, NO_TAG, Offer};
+use crate::engine::{Engine, NO_TAG, Offer};
 use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_PARAM_INVALID, EngineStatus};
 use crate::ffi::adxl_call;
-use crate::ffi::handles::{resolve, to_c};
+use crate::ffi::handles::resolve;
 use crate::ffi::ptr::{Out, required_str};
 
 /// `RegisterMem` with a tag: as `ascendless_engine_register_mem`, and the region is announced
@@ -31,18 +32,13 @@ pub unsafe extern "C" fn ascendless_engine_register_mem_tagged(
     mem_handle: *mut *mut c_void,
 ) -> EngineStatus {
     adxl_call("ascendless_engine_register_mem_tagged", || {
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(mem_handle, "mem_handle") }?;
-        let e = resolve::<Engine>(engine, "engine")?;
-        let kind = MemType::from_raw(mem_type)?;
         if tag == NO_TAG {
             return Err(EngineError::new(ADXL_PARAM_INVALID, "tag 0 means no tag"));
         }
-        let offer = Offer { tag, ..Offer::default() };
-        // SAFETY: the caller promises the memory stays valid while registered.
-        let h = e.register_mem_with(addr, len, kind, offer, |r| unsafe { vouch(r) })?;
-        out.write(to_c(h));
-        Ok(())
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            register_offered(engine, addr, len, mem_type, Offer { tag, ..Offer::default() }, mem_handle)
+        }
     })
 }
 
