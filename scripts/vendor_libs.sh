@@ -51,10 +51,14 @@ mapfile -t names < <(printf '%s\n' "${syms[@]}" | c++filt)
 # exports_of FACE...: the symbols of the core that the faces export, one per line.
 exports_of() {
     local face i glob sym name hit
-    local -a globs=() privates=() exact=() acl=0
+    local -a globs=() privates=() exact=() cglobs=() acl=0
     for face in "$@"; do
         if [ "$face" = acl ]; then
             acl=1
+            continue
+        fi
+        if [ "${face#c=}" != "$face" ]; then
+            cglobs+=("${face#c=}")
             continue
         fi
         grep -qE "^face=$face( |\$)" "$here/src/cxx/faces.txt" || die "src/vendor_libs.txt names '$face', which src/cxx/faces.txt lacks"
@@ -77,6 +81,10 @@ exports_of() {
                 ;;
             acl*) hit=$acl ;;
         esac
+        for glob in "${cglobs[@]}"; do
+            # shellcheck disable=SC2254 # the globs are patterns
+            case $sym in $glob) hit=1 ;; esac
+        done
         for glob in "${exact[@]}"; do
             [ "$sym" = "$glob" ] && hit=1
         done
