@@ -1656,70 +1656,6 @@ typedef struct dim3 {
 } dim3;
 
 /*
- A parameter of a random-number task: a value or the address of one.
- */
-typedef struct aclrtRandomParaInfo {
-  uint8_t isAddr;
-  uint8_t valueOrAddr[8];
-  uint8_t size;
-  uint8_t rsv[6];
-} aclrtRandomParaInfo;
-
-/*
- Dropout bitmask parameters.
- */
-typedef struct aclrtDropoutBitmaskInfo {
-  struct aclrtRandomParaInfo dropoutRation;
-} aclrtDropoutBitmaskInfo;
-
-/*
- Uniform distribution parameters.
- */
-typedef struct aclrtUniformDisInfo {
-  struct aclrtRandomParaInfo min;
-  struct aclrtRandomParaInfo max;
-} aclrtUniformDisInfo;
-
-/*
- Normal distribution parameters.
- */
-typedef struct aclrtNormalDisInfo {
-  struct aclrtRandomParaInfo mean;
-  struct aclrtRandomParaInfo stddev;
-} aclrtNormalDisInfo;
-
-/*
- The parameters of a random-number function (the vendor's anonymous union, named here).
- */
-typedef union aclrtRandomNumFuncParamInfo {
-  struct aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
-  struct aclrtUniformDisInfo uniformDisInfo;
-  struct aclrtNormalDisInfo normalDisInfo;
-} aclrtRandomNumFuncParamInfo;
-
-/*
- A random-number function and its parameters.
- */
-typedef struct aclrtRandomNumFuncParaInfo {
-  aclrtRandomNumFuncType funcType;
-  union aclrtRandomNumFuncParamInfo paramInfo;
-} aclrtRandomNumFuncParaInfo;
-
-/*
- A random-number task (`aclrtRandomNumAsync`).
- */
-typedef struct aclrtRandomNumTaskInfo {
-  aclDataType dataType;
-  struct aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
-  void *randomParaAddr;
-  void *randomResultAddr;
-  void *randomCounterAddr;
-  struct aclrtRandomParaInfo randomSeed;
-  struct aclrtRandomParaInfo randomNum;
-  uint8_t rsv[8];
-} aclrtRandomNumTaskInfo;
-
-/*
  New parameters of a random-number task.
  */
 typedef struct aclrtRandomTaskUpdateAttr {
@@ -1798,6 +1734,70 @@ typedef struct aclrtMemUsageInfo {
    */
   size_t reserved[8];
 } aclrtMemUsageInfo;
+
+/*
+ A parameter of a random-number task: a value or the address of one.
+ */
+typedef struct aclrtRandomParaInfo {
+  uint8_t isAddr;
+  uint8_t valueOrAddr[8];
+  uint8_t size;
+  uint8_t rsv[6];
+} aclrtRandomParaInfo;
+
+/*
+ Dropout bitmask parameters.
+ */
+typedef struct aclrtDropoutBitmaskInfo {
+  struct aclrtRandomParaInfo dropoutRation;
+} aclrtDropoutBitmaskInfo;
+
+/*
+ Uniform distribution parameters.
+ */
+typedef struct aclrtUniformDisInfo {
+  struct aclrtRandomParaInfo min;
+  struct aclrtRandomParaInfo max;
+} aclrtUniformDisInfo;
+
+/*
+ Normal distribution parameters.
+ */
+typedef struct aclrtNormalDisInfo {
+  struct aclrtRandomParaInfo mean;
+  struct aclrtRandomParaInfo stddev;
+} aclrtNormalDisInfo;
+
+/*
+ The parameters of a random-number function (the vendor's anonymous union, named here).
+ */
+typedef union aclrtRandomNumFuncParamInfo {
+  struct aclrtDropoutBitmaskInfo dropoutBitmaskInfo;
+  struct aclrtUniformDisInfo uniformDisInfo;
+  struct aclrtNormalDisInfo normalDisInfo;
+} aclrtRandomNumFuncParamInfo;
+
+/*
+ A random-number function and its parameters.
+ */
+typedef struct aclrtRandomNumFuncParaInfo {
+  aclrtRandomNumFuncType funcType;
+  union aclrtRandomNumFuncParamInfo paramInfo;
+} aclrtRandomNumFuncParaInfo;
+
+/*
+ A random-number task (`aclrtRandomNumAsync`).
+ */
+typedef struct aclrtRandomNumTaskInfo {
+  aclDataType dataType;
+  struct aclrtRandomNumFuncParaInfo randomNumFuncParaInfo;
+  void *randomParaAddr;
+  void *randomResultAddr;
+  void *randomCounterAddr;
+  struct aclrtRandomParaInfo randomSeed;
+  struct aclrtRandomParaInfo randomNum;
+  uint8_t rsv[8];
+} aclrtRandomNumTaskInfo;
 
 /*
  Options of `aclrtSnapShotProcessBackup` (reserved).
@@ -4654,14 +4654,6 @@ aclError aclrtRepairError(int32_t deviceId,
                           const struct aclrtErrorInfo *errorInfo);
 
 /*
- Needs an NPU (random numbers): 207000.
- */
-ACL_FUNC_VISIBILITY
-aclError aclrtRandomNumAsync(const struct aclrtRandomNumTaskInfo *taskInfo,
-                             aclrtStream stream,
-                             void *reserve);
-
-/*
  Needs an NPU (it updates random-number and kernel tasks, which only an NPU runs): 207000.
  */
 ACL_FUNC_VISIBILITY
@@ -4806,6 +4798,23 @@ aclError aclrtGetMemUsageInfo(int32_t deviceId,
                               struct aclrtMemUsageInfo *memUsageInfo,
                               size_t inputNum,
                               size_t *outputNum);
+
+/*
+ Queues a random-number task: `randomNum` values of `dataType` into `randomResultAddr`
+ (for a dropout bitmask, `ceil(randomNum / 8)` bytes, bit `i % 8` of byte `i / 8` is element
+ `i`, 1 = kept), from the Philox4x32-10 stream of `randomSeed` at the 16-byte counter at
+ `randomCounterAddr`, which the task advances by the blocks it used. Parameters given by
+ address (`isAddr = 1`) are read from device memory when the task runs, as on the device.
+ `randomParaAddr` is where the NPU stages the parameters; here it is checked to be device
+ memory and left untouched. `reserve` must be NULL.
+
+ # Safety
+ `taskInfo` is NULL or points to an `aclrtRandomNumTaskInfo` readable during the call.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtRandomNumAsync(const struct aclrtRandomNumTaskInfo *taskInfo,
+                             aclrtStream stream,
+                             void *reserve);
 
 /*
  Queues `dst[i] = op(dst[i], src[i])` over the `count` bytes (a multiple of the element size)

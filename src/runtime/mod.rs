@@ -20,6 +20,7 @@ pub mod limits;
 pub mod mbuf;
 pub mod memory;
 pub mod notify;
+pub mod random;
 pub mod reduce;
 pub(crate) mod report;
 pub mod share;

@@ -36,6 +36,7 @@ pub mod notify;
 pub mod npu_only;
 pub mod overflow;
 pub mod pointer;
+pub mod random;
 pub mod reduce;
 pub mod snapshot;
 pub mod stream;

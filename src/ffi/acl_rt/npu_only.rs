@@ -40,9 +40,6 @@ pub(crate) const PROFILING: &str =
 pub(crate) const HARDWARE_SYNC: &str = "the hardware synchronisation address is a register of the NPU";
 /// Why the HBM errors functions need an NPU.
 pub(crate) const HBM_ERRORS: &str = "repairs and reports of uncorrectable ECC errors are about the NPU's HBM; device memory here is host memory, whose errors the kernel handles";
-/// Why the random numbers functions need an NPU.
-pub(crate) const RANDOM: &str =
-    "random numbers are made by the NPU's random-number engine, whose sequences only it defines";
 /// Why the links between NPUs functions need an NPU.
 pub(crate) const TASK_UPDATE: &str =
     "it rewrites random-number and kernel tasks already queued, which only an NPU runs";
@@ -482,16 +479,6 @@ pub extern "C" fn aclrtMemUceRepair(
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRepairError(deviceId: i32, errorInfo: *const aclrtErrorInfo) -> aclError {
     npu_only("aclrtRepairError", HBM_ERRORS)
-}
-
-/// Needs an NPU (random numbers): 207000.
-#[unsafe(no_mangle)]
-pub extern "C" fn aclrtRandomNumAsync(
-    taskInfo: *const aclrtRandomNumTaskInfo,
-    stream: aclrtStream,
-    reserve: *mut c_void,
-) -> aclError {
-    npu_only("aclrtRandomNumAsync", RANDOM)
 }
 
 /// Needs an NPU (it updates random-number and kernel tasks, which only an NPU runs): 207000.
