@@ -157,6 +157,17 @@ AdxlStatus ascendless_get_capability(int32_t feature_type, int32_t *value);
 void ascendless_log(int32_t level, const char *message);
 
 /*
+ Records `message` as this thread's most recent error (what `aclGetRecentErrMsg` and
+ `ascendless_last_error` return next) and logs it as an error: for the C++ faces, whose own
+ argument checks (LLM-DataDist's) fail before any native call could say why. NULL records
+ nothing.
+
+ # Safety
+ `message` is NULL or a NUL-terminated string.
+ */
+void ascendless_record_error(const char *message);
+
+/*
  Allocates `size` bytes of memory for transfers (`adxl::AdxlEngine::MallocMem`):
  `mem_type` 0 is device memory on the calling thread's current device (none: `ADXL_FAILED`),
  1 pinned host memory. Both are shareable with engines of other processes. Size 0, another

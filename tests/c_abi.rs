@@ -361,6 +361,37 @@ fn a_shared_segment_moves_bytes_between_two_processes_as_mooncake_uses_it() {
     assert!(out.contains("peer: 0 failures") && out.contains("owner: 0 failures"), "{out}");
 }
 
+/// LLM-DataDist between two processes as the vendor's C++ samples use it
+/// (tests/c/llm_datadist_pair.cpp): the decoder listens and registers, the prompt links, pulls
+/// and pushes blocks and batches with layer ranges (bytes checked on both sides), gets the
+/// documented codes for bad calls, and unlinks by force after the decoder is killed.
+#[test]
+fn llm_datadist_prompt_and_decoder_move_kv_blocks_between_two_processes() {
+    let dir = scratch("llm-datadist-pair");
+    let so = dir.join("libascendless.so.0");
+    let _ = std::fs::remove_file(&so);
+    std::os::unix::fs::symlink(shared_library(), &so).unwrap();
+    for abi in ["0", "1"] {
+        let exe = dir.join(format!("llm_datadist_pair{abi}"));
+        run(Command::new("c++")
+            .args(["-std=c++17", "-Wall", "-Wextra", "-Werror"])
+            .arg(format!("-D_GLIBCXX_USE_CXX11_ABI={abi}"))
+            .arg("-I")
+            .arg(root().join("include"))
+            .arg(root().join("tests/c/llm_datadist_pair.cpp"))
+            .arg("-o")
+            .arg(&exe)
+            .arg(shared_library())
+            .arg(format!("-Wl,-rpath,{}", dir.display())));
+        let out =
+            run(Command::new(&exe).arg(ports::free_port().to_string()).env("ASCEND_GLOBAL_LOG_LEVEL", "4"));
+        assert!(
+            out.contains("prompt: 0 failures") && out.matches("decoder: 0 failures").count() == 2,
+            "{out}"
+        );
+    }
+}
+
 /// Every number of the vendor's `acl/error_codes/rt_error_codes.h` (hicann/runtime; names and
 /// values listed in tests/c/vendor_rt_error_codes.txt) is defined by ours with the same value:
 /// a caller's `case ACL_ERROR_RT_...:` must compile whichever codes the runtime returns.
@@ -564,16 +595,16 @@ fn vendor_cxx_symbols() -> BTreeSet<String> {
         .collect()
 }
 
-#[test]
-fn hixl_header_declares_the_vendors_names() {
-    // The names include/hixl/hixl.h makes a caller link against, under both string ABIs, are
-    // the HIXL members of the vendor's list (C2/D2 are the library's own, not a caller's).
+/// The names a face's header makes a caller link against (tests/c/<members>.cpp takes the
+/// address of every member), under both string ABIs, are that face's names of the vendor's list
+/// (C2/D2 are the library's own, not a caller's).
+fn header_declares_the_vendors_names(prefix: &str, count: usize, members: &str) {
     let vendor: BTreeSet<String> = vendor_cxx_symbols()
         .into_iter()
-        .filter(|s| s.starts_with("_ZN4hixl") && !s.ends_with("C2Ev") && !s.ends_with("D2Ev"))
+        .filter(|s| s.starts_with(prefix) && !s.contains("C2E") && !s.contains("D2E"))
         .collect();
-    assert_eq!(vendor.len(), 19, "the list holds the spec's 19 caller-side HIXL names");
-    let dir = scratch("hixl-members");
+    assert_eq!(vendor.len(), count, "the list holds the spec's {count} caller-side names of {prefix}");
+    let dir = scratch(members);
     for abi in ["0", "1"] {
         let obj = dir.join(format!("members{abi}.o"));
         run(Command::new("c++")
@@ -583,15 +614,25 @@ fn hixl_header_declares_the_vendors_names() {
             .arg(root().join("include"))
             .arg("-o")
             .arg(&obj)
-            .arg(root().join("tests/c/hixl_members.cpp")));
+            .arg(root().join(format!("tests/c/{members}.cpp"))));
         let undefined: BTreeSet<String> = run(Command::new("nm").arg("-u").arg(&obj))
             .lines()
             .filter_map(|l| l.split_whitespace().last())
-            .filter(|n| n.starts_with("_ZN4hixl"))
+            .filter(|n| n.starts_with(prefix))
             .map(str::to_owned)
             .collect();
         assert_eq!(undefined, vendor, "ABI {abi}: the header's names differ from the vendor's");
     }
+}
+
+#[test]
+fn hixl_header_declares_the_vendors_names() {
+    header_declares_the_vendors_names("_ZN4hixl", 19, "hixl_members");
+}
+
+#[test]
+fn llm_datadist_header_declares_the_vendors_names() {
+    header_declares_the_vendors_names("_ZN12llm_datadist", 17, "llm_datadist_members");
 }
 
 #[test]

@@ -423,6 +423,7 @@ const HAND_WRITTEN: &[&str] = &[
     "graph/types.h",
     "hixl/hixl.h",
     "hixl/hixl_types.h",
+    "llm_datadist/llm_datadist.h",
     "securec.h",
     "securectype.h",
 ];

@@ -65,3 +65,23 @@ pub unsafe extern "C" fn ascendless_log(level: i32, message: *const c_char) {
         log::log!(target: crate::logging::TARGET, level, "{text}");
     })
 }
+
+/// Records `message` as this thread's most recent error (what `aclGetRecentErrMsg` and
+/// `ascendless_last_error` return next) and logs it as an error: for the C++ faces, whose own
+/// argument checks (LLM-DataDist's) fail before any native call could say why. NULL records
+/// nothing.
+///
+/// # Safety
+/// `message` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ascendless_record_error(message: *const c_char) {
+    boundary("ascendless_record_error", (), || {
+        if message.is_null() {
+            return;
+        }
+        // SAFETY: non-NULL and NUL-terminated by this function's contract.
+        let text = unsafe { std::ffi::CStr::from_ptr(message) }.to_string_lossy();
+        log::error!(target: crate::logging::TARGET, "{text}");
+        crate::error::record_recent(&text);
+    })
+}
