@@ -154,6 +154,20 @@ class __attribute__((visibility("hidden"))) LlmDataDist::LlmDataDistImpl {
   Status CheckInitialized() const {
     return initialized_ ? LLM_SUCCESS : fail(LLM_FAILED, "the instance is not initialized (call Initialize)");
   }
+  // What Link and Unlink both need: an initialized instance, 1 to 16 clusters, a time-out > 0.
+  Status CheckClusters(const std::vector<ClusterInfo> &clusters, int32_t timeout) const {
+    Status ret = CheckInitialized();
+    if (ret != LLM_SUCCESS) {
+      return ret;
+    }
+    if (clusters.empty() || timeout <= 0) {
+      return fail(LLM_PARAM_INVALID, clusters.empty() ? "no cluster given" : "timeout_in_millis must be > 0");
+    }
+    if (clusters.size() > kMaxClusters) {
+      return fail(LLM_CLUSTER_NUM_EXCEED_LIMIT, std::to_string(clusters.size()) + " clusters: at most 16 per call");
+    }
+    return LLM_SUCCESS;
+  }
   // (Re)starts the engine as `name` and registers every cache again with its tags.
   Status StartEngine(const std::string &name, const std::vector<std::string> &keys,
                      const std::vector<std::string> &values);
@@ -305,16 +319,10 @@ Status LlmDataDist::LlmDataDistImpl::SetRole(LlmRole role, const std::map<Ascend
 
 Status LlmDataDist::LlmDataDistImpl::Link(const std::vector<ClusterInfo> &clusters, std::vector<Status> &rets,
                                           int32_t timeout) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  Status ret = CheckInitialized();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckClusters(clusters, timeout);
   if (ret != LLM_SUCCESS) {
     return ret;
-  }
-  if (clusters.empty() || timeout <= 0) {
-    return fail(LLM_PARAM_INVALID, clusters.empty() ? "no cluster to link" : "timeout_in_millis must be > 0");
-  }
-  if (clusters.size() > kMaxClusters) {
-    return fail(LLM_CLUSTER_NUM_EXCEED_LIMIT, std::to_string(clusters.size()) + " clusters: at most 16 per call");
   }
   rets.assign(clusters.size(), LLM_SUCCESS);
   Status overall = LLM_SUCCESS;
@@ -350,15 +358,9 @@ Status LlmDataDist::LlmDataDistImpl::Link(const std::vector<ClusterInfo> &cluste
 Status LlmDataDist::LlmDataDistImpl::Unlink(const std::vector<ClusterInfo> &clusters, std::vector<Status> &rets,
                                             int32_t timeout, bool force) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Status ret = CheckInitialized();
+  Status ret = CheckClusters(clusters, timeout);
   if (ret != LLM_SUCCESS) {
     return ret;
-  }
-  if (clusters.empty() || timeout <= 0) {
-    return fail(LLM_PARAM_INVALID, clusters.empty() ? "no cluster to unlink" : "timeout_in_millis must be > 0");
-  }
-  if (clusters.size() > kMaxClusters) {
-    return fail(LLM_CLUSTER_NUM_EXCEED_LIMIT, std::to_string(clusters.size()) + " clusters: at most 16 per call");
   }
   rets.assign(clusters.size(), LLM_SUCCESS);
   Status overall = LLM_SUCCESS;

@@ -82,7 +82,8 @@ pub enum Number {
 }
 
 impl Number {
-    fn float(self) -> f64 {
+    /// The value as a float (integers converted).
+    pub fn float(self) -> f64 {
         match self {
             Number::Float(v) => v,
             Number::Int(v) => v as f64,

@@ -26,6 +26,19 @@ pub(crate) fn device_of(addr: usize, len: usize, what: &str) -> AclResult<i32> {
     }
 }
 
+/// Checks that `addr..addr + len` is device memory of `device` (a stream's), or 107000 naming
+/// it `what`.
+pub(crate) fn on_device(addr: usize, len: usize, what: &str, device: i32) -> AclResult<()> {
+    let owner = device_of(addr, len, what)?;
+    if owner != device {
+        return Err(AclError::new(
+            ACL_ERROR_RT_PARAM_INVALID,
+            format!("{what} is memory of device {owner}, the stream is of device {device}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads `N` 64-bit words at device address `addr`.
 pub(crate) fn read<const N: usize>(addr: usize, what: &str) -> AclResult<[u64; N]> {
     device_of(addr, N * 8, what)?;

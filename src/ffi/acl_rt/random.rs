@@ -15,7 +15,7 @@ use crate::ffi::acl_rt::kernel_types::{aclrtRandomNumTaskInfo, aclrtRandomParaIn
 use crate::ffi::handles::raw;
 use crate::ffi::ptr;
 use crate::runtime::context;
-use crate::runtime::random::{self, Elem, Func, Number, Philox};
+use crate::runtime::random::{self, Elem, Func, Philox};
 
 /// The bytes of the counter a task reads and advances.
 const COUNTER_LEN: usize = 16;
@@ -111,15 +111,11 @@ impl Plan {
     fn read(self, elem: Elem) -> AclResult<Func> {
         let w = elem.size();
         let num = |p: Param, what| p.bytes(w, what).map(|b| elem.value(&b));
-        let float = |n: Number| match n {
-            Number::Float(v) => v,
-            Number::Int(v) => v as f64,
-        };
         Ok(match self {
-            Plan::Dropout(r) => Func::DropoutBitmask { ratio: float(num(r, "dropoutRation")?) },
+            Plan::Dropout(r) => Func::DropoutBitmask { ratio: num(r, "dropoutRation")?.float() },
             Plan::Uniform(lo, hi) => Func::Uniform { min: num(lo, "min")?, max: num(hi, "max")? },
             Plan::Normal(m, s, truncated) => {
-                Func::Normal { mean: float(num(m, "mean")?), stddev: float(num(s, "stddev")?), truncated }
+                Func::Normal { mean: num(m, "mean")?.float(), stddev: num(s, "stddev")?.float(), truncated }
             }
         })
     }
@@ -170,16 +166,7 @@ pub unsafe extern "C" fn aclrtRandomNumAsync(
             ));
         }
         let s = context::stream_for_work(raw(stream))?;
-        let on_stream_device = |addr: usize, len: usize, what: &str| -> AclResult<()> {
-            let device = device_words::device_of(addr, len, what)?;
-            if device != s.device {
-                return Err(AclError::new(
-                    ACL_ERROR_RT_PARAM_INVALID,
-                    format!("{what} is memory of device {device}, the stream is of device {}", s.device),
-                ));
-            }
-            Ok(())
-        };
+        let on_stream_device = |addr, len, what| device_words::on_device(addr, len, what, s.device);
         on_stream_device(counter, COUNTER_LEN, "randomCounterAddr")?;
         if !info.randomParaAddr.is_null() {
             on_stream_device(info.randomParaAddr.addr(), 1, "randomParaAddr")?;

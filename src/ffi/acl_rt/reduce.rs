@@ -47,15 +47,8 @@ pub extern "C" fn aclrtReduceAsync(
         }
         let s = context::stream_for_work(raw(stream))?;
         let (dst, src) = (dst.addr(), src.addr());
-        for (at, what) in [(dst, "dst"), (src, "src")] {
-            let device = device_words::device_of(at, len, what)?;
-            if device != s.device {
-                return Err(AclError::new(
-                    ACL_ERROR_RT_PARAM_INVALID,
-                    format!("{what} is memory of device {device}, the stream is of device {}", s.device),
-                ));
-            }
-        }
+        device_words::on_device(dst, len, "dst", s.device)?;
+        device_words::on_device(src, len, "src", s.device)?;
         s.submit(Box::new(move |_| {
             let from = device_words::read_bytes(src, len, "src")?;
             let mut into = device_words::read_bytes(dst, len, "dst")?;
