@@ -9,7 +9,7 @@
 #include "acl_base.h"
 
 /*
- `acltdtQueueAttr`: the permission to manage a queue.
+ The permission to manage a queue (`acltdtGrantQueue`, `acltdtAttachQueue`).
  */
 #define ACL_TDT_QUEUE_PERMISSION_MANAGE 1
 
