@@ -77,6 +77,20 @@ pub enum HandleKind {
     CondHandle = 28,
     /// A stream of a model run instance, as `aclmdlRIGetStreams` names it.
     ModelStream = 29,
+    /// A TDT data item (`acltdtDataItem`).
+    TdtDataItem = 64,
+    /// A TDT dataset (`acltdtDataset`).
+    TdtDataset = 65,
+    /// A TDT channel handle (`acltdtChannelHandle`).
+    TdtChannel = 66,
+    /// A TDT queue's attributes (`acltdtQueueAttr`).
+    TdtQueueAttr = 67,
+    /// A TDT queue route (`acltdtQueueRoute`).
+    TdtQueueRoute = 68,
+    /// A list of TDT queue routes (`acltdtQueueRouteList`).
+    TdtQueueRouteList = 69,
+    /// A TDT queue route query (`acltdtQueueRouteQueryInfo`).
+    TdtQueueRouteQuery = 70,
 }
 
 /// The handle of `kind` with the 48-bit `id`: for a kind whose ids are given out by a table

@@ -442,7 +442,7 @@ fn vendor_list(list: &str) -> Vec<String> {
 
 /// Each vendor header with its list of functions and the section of docs/compatibility.md that
 /// has one row per function.
-const VENDOR_HEADERS: [(&str, &str, &str); 3] = [
+const VENDOR_HEADERS: [(&str, &str, &str); 5] = [
     ("acl/acl_rt.h", "vendor_acl_rt_functions", "AscendCL runtime: every function of `acl/acl_rt.h`"),
     (
         "acl/acl_base_rt.h",
@@ -453,6 +453,12 @@ const VENDOR_HEADERS: [(&str, &str, &str); 3] = [
         "acl/acl_rt_allocator.h",
         "vendor_acl_rt_allocator_functions",
         "AscendCL allocators: every function of `acl/acl_rt_allocator.h`",
+    ),
+    ("acl/acl_tdt.h", "vendor_acl_tdt_functions", "TDT channels: every function of `acl/acl_tdt.h`"),
+    (
+        "acl/acl_tdt_queue.h",
+        "vendor_acl_tdt_queue_functions",
+        "TDT queues: every function of `acl/acl_tdt_queue.h`",
     ),
 ];
 
@@ -745,7 +751,14 @@ fn vendor_prototypes() -> Vec<Proto> {
 /// The function declarations of the generated `acl/*.h` headers.
 fn generated_prototypes() -> Vec<Proto> {
     let mut out = Vec::new();
-    for h in ["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/acl_rt_allocator.h"] {
+    for h in [
+        "acl/acl.h",
+        "acl/acl_base.h",
+        "acl/acl_rt.h",
+        "acl/acl_rt_allocator.h",
+        "acl/acl_tdt.h",
+        "acl/acl_tdt_queue.h",
+    ] {
         let text = std::fs::read_to_string(root().join("include").join(h)).unwrap();
         let mut code = String::new();
         let mut rest = text.as_str();
@@ -810,6 +823,7 @@ fn a_c_program_calls_every_vendor_function_with_zero_arguments() {
     let mut src = String::from(
         "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_base_rt.h\"\n\
          #include \"acl/acl_rt_allocator.h\"\n\
+         #include \"acl/acl_tdt.h\"\n#include \"acl/acl_tdt_queue.h\"\n\
          int main(void) {\n    int panics = 0, calls = 0;\n",
     );
     let mut called = Vec::new();

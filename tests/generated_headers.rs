@@ -185,6 +185,34 @@ const HEADERS: &[Header] = &[
         renames: &[],
     },
     Header {
+        path: "acl/acl_tdt.h",
+        sources: &["src/ffi/acl_tdt.rs"],
+        guard: "INC_EXTERNAL_ACL_ACL_TDT_H_",
+        sys_includes: &["stdint.h", "stddef.h"],
+        includes: &["acl_base.h"],
+        after_includes: None,
+        fn_prefix: Some("ACL_FUNC_VISIBILITY"),
+        types: &["acltdtTensorType"],
+        renames: &[],
+    },
+    Header {
+        path: "acl/acl_tdt_queue.h",
+        sources: &["src/ffi/acl_tdt_queue.rs"],
+        guard: "INC_EXTERNAL_ACL_ACL_TDT_QUEUE_H_",
+        sys_includes: &["stdint.h", "stddef.h"],
+        includes: &["acl_base.h"],
+        after_includes: None,
+        fn_prefix: Some("ACL_FUNC_VISIBILITY"),
+        types: &[
+            "acltdtQueueAttrType",
+            "acltdtQueueRouteParamType",
+            "acltdtQueueRouteQueryMode",
+            "acltdtQueueRouteQueryInfoParamType",
+            "acltdtAllocBufType",
+        ],
+        renames: &[],
+    },
+    Header {
         path: "acl/acl_rt.h",
         // cbindgen follows the `mod` items to the per-concept files.
         sources: &["src/ffi/acl_rt/mod.rs"],
@@ -333,6 +361,10 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("CondHandleFlagArg", "aclmdlRICondHandleFlag"),
     ("CondTaskTypeArg", "aclmdlRICondTaskType"),
     ("TaskTypeArg", "aclmdlRITaskType"),
+    ("TensorTypeArg", "acltdtTensorType"),
+    ("QueueAttrTypeArg", "acltdtQueueAttrType"),
+    ("QueueRouteParamTypeArg", "acltdtQueueRouteParamType"),
+    ("QueueRouteQueryInfoParamTypeArg", "acltdtQueueRouteQueryInfoParamType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

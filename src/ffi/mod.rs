@@ -17,6 +17,8 @@ pub mod acl_base;
 pub mod acl_base_data;
 pub mod acl_rt;
 pub mod acl_rt_allocator;
+pub mod acl_tdt;
+pub mod acl_tdt_queue;
 pub mod engine;
 pub mod handles;
 pub mod ptr;
@@ -75,6 +77,24 @@ pub(crate) fn acl_call(api: &str, body: impl FnOnce() -> AclResult<()>) -> aclEr
         record_last(code);
     }
     code
+}
+
+/// An AscendCL entry point that returns a value rather than a code (a pointer, a size): an
+/// error gives `fallback`, with its message recorded as any failure's.
+pub(crate) fn acl_value<R: Copy>(api: &str, fallback: R, body: impl FnOnce() -> AclResult<R>) -> R {
+    let mut failed = None;
+    let r = boundary(api, None, || match body() {
+        Ok(r) => Some(r),
+        Err(e) => {
+            report(api, &e.message, e.benign);
+            failed = Some(e.code);
+            None
+        }
+    });
+    if r.is_none() {
+        record_last(failed.unwrap_or(ACL_ERROR_INTERNAL_ERROR));
+    }
+    r.unwrap_or(fallback)
 }
 
 /// An ADXL entry point (native C API or the C++ class): `Ok` is `SUCCESS`.

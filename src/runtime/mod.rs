@@ -27,5 +27,6 @@ pub mod share;
 pub(crate) mod stream;
 pub mod sys_params;
 pub(crate) mod task;
+pub mod tdt;
 pub(crate) mod value;
 pub mod version;

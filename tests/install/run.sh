@@ -233,6 +233,8 @@ done
 ok "vendor runtime-sample style (bin/setenv.bash, ASCENDC_CMAKE_DIR/ascendc.cmake) builds host code; ascendc_library stops with the reason"
 quiet timeout 900 "$here/tests/install/samples_style/run.sh" "$prefix"
 ok "vendor runtime samples' run.sh style (set -euo pipefail, bin/setenv.bash, SOC_VERSION = aclrtGetSocName, ASCEND_CANN_PACKAGE_PATH): builds, runs; a kernel sample stops with the reason"
+quiet timeout 900 "$here/tests/install/tdt_samples/run.sh" "$prefix"
+ok "vendor TDT channel and queue samples' style (libacl_tdt_channel.so, libacl_tdt_queue.so): build, run, record only vendor names"
 
 # pkg-config, shared and static.
 # shellcheck disable=SC2046
