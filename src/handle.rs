@@ -77,6 +77,14 @@ pub enum HandleKind {
     CondHandle = 28,
     /// A stream of a model run instance, as `aclmdlRIGetStreams` names it.
     ModelStream = 29,
+    /// A profiling configuration (`aclprofConfig`).
+    ProfConfig = 40,
+    /// A msproftx stamp (`aclprofStamp`, a `void *` in the vendor's header).
+    ProfStamp = 41,
+    /// A step of a training loop (`aclprofStepInfo`).
+    ProfStepInfo = 42,
+    /// A model subscription's configuration (`aclprofSubscribeConfig`).
+    ProfSubscribeConfig = 43,
 }
 
 /// The handle of `kind` with the 48-bit `id`: for a kind whose ids are given out by a table
