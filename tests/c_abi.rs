@@ -430,7 +430,7 @@ fn vendor_list(list: &str) -> Vec<String> {
 
 /// Each vendor header with its list of functions and the section of docs/compatibility.md that
 /// has one row per function.
-const VENDOR_HEADERS: [(&str, &str, &str); 3] = [
+const VENDOR_HEADERS: [(&str, &str, &str); 5] = [
     ("acl/acl_rt.h", "vendor_acl_rt_functions", "AscendCL runtime: every function of `acl/acl_rt.h`"),
     (
         "acl/acl_base_rt.h",
@@ -442,6 +442,8 @@ const VENDOR_HEADERS: [(&str, &str, &str); 3] = [
         "vendor_acl_rt_allocator_functions",
         "AscendCL allocators: every function of `acl/acl_rt_allocator.h`",
     ),
+    ("acl/acl_prof.h", "vendor_acl_prof_functions", "Profiling: every function of `acl/acl_prof.h`"),
+    ("acl/acl_dump.h", "vendor_acl_dump_functions", "Dump: every function of `acl/acl_dump.h`"),
 ];
 
 const STATES: [&str; 3] = ["works", "not yet", "not supported"];
@@ -687,6 +689,7 @@ fn normal_type(t: &str) -> String {
 fn parse_proto(decl: &str) -> Option<Proto> {
     let decl = decl.trim().trim_end_matches(';').trim();
     let decl = decl.strip_prefix("ACL_FUNC_VISIBILITY").unwrap_or(decl).trim();
+    let decl = decl.strip_prefix("MSVP_PROF_API").unwrap_or(decl).trim();
     let open = decl.find('(')?;
     let close = decl.rfind(')')?;
     let head = decl[..open].trim_end();
@@ -723,7 +726,14 @@ fn vendor_prototypes() -> Vec<Proto> {
 /// The function declarations of the generated `acl/*.h` headers.
 fn generated_prototypes() -> Vec<Proto> {
     let mut out = Vec::new();
-    for h in ["acl/acl.h", "acl/acl_base.h", "acl/acl_rt.h", "acl/acl_rt_allocator.h"] {
+    for h in [
+        "acl/acl.h",
+        "acl/acl_base.h",
+        "acl/acl_rt.h",
+        "acl/acl_rt_allocator.h",
+        "acl/acl_prof.h",
+        "acl/acl_dump.h",
+    ] {
         let text = std::fs::read_to_string(root().join("include").join(h)).unwrap();
         let mut code = String::new();
         let mut rest = text.as_str();
@@ -739,7 +749,7 @@ fn generated_prototypes() -> Vec<Proto> {
             .collect::<Vec<_>>()
             .join(" ");
         for st in code.split(';') {
-            if let Some(at) = st.find("ACL_FUNC_VISIBILITY") {
+            if let Some(at) = st.find("ACL_FUNC_VISIBILITY").or_else(|| st.find("MSVP_PROF_API")) {
                 out.extend(parse_proto(&st[at..]));
             }
         }
@@ -788,6 +798,7 @@ fn a_c_program_calls_every_vendor_function_with_zero_arguments() {
     let mut src = String::from(
         "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_base_rt.h\"\n\
          #include \"acl/acl_rt_allocator.h\"\n\
+         #include \"acl/acl_prof.h\"\n#include \"acl/acl_dump.h\"\n\
          int main(void) {\n    int panics = 0, calls = 0;\n",
     );
     let mut called = Vec::new();

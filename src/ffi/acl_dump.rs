@@ -48,12 +48,13 @@ const PLACEMENT_DEVICE: u32 = 0;
 const MAX_TENSORS: usize = 4096;
 const MAX_BYTES: usize = 1 << 30;
 
-pub type acldumpCallback = Option<unsafe extern "C" fn(*const acldumpChunk, i32) -> i32>;
-
 /// Registers the callback that gets dump data instead of files (`flag` 0 only). It is kept
 /// until `acldumpUnregCallback`; no operator here produces dump data, so it is not called.
 #[unsafe(no_mangle)]
-pub extern "C" fn acldumpRegCallback(messageCallback: acldumpCallback, flag: i32) -> aclError {
+pub extern "C" fn acldumpRegCallback(
+    messageCallback: Option<unsafe extern "C" fn(*const acldumpChunk, i32) -> i32>,
+    flag: i32,
+) -> aclError {
     acl_call("acldumpRegCallback", || {
         let f = messageCallback.ok_or_else(|| ptr::null_argument("messageCallback"))?;
         dump::register_callback(f as usize, flag)

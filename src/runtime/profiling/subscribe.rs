@@ -158,15 +158,16 @@ pub fn op_ran(model: u32, _device: i32, task: &'static str, seq: u32, start_ns: 
         }
         names.insert(op_index, (Some(task.to_owned()), Some(format!("model{model}/task{seq}"))));
     }
+    let (start, end) = (start_ns / 1000, end_ns / 1000);
     let desc = OpDesc {
         model_id: model,
         flag: FLAG_OP,
         thread_id: crate::sys::thread_id(),
         op_index,
-        duration: (end_ns.saturating_sub(start_ns)) / 1000,
-        start: start_ns / 1000,
-        end: end_ns / 1000,
-        execution_time: (end_ns.saturating_sub(start_ns)) / 1000,
+        duration: end - start,
+        start,
+        end,
+        execution_time: end - start,
         dev_id: sub.device,
     };
     if let Err(e) = crate::sys::user_fd::write_all(sub.fd, &desc.encode(), PIPE_TIMEOUT) {
