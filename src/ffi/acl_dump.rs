@@ -144,6 +144,7 @@ pub unsafe extern "C" fn acldumpSaveExceptionInfo(
         }
         // SAFETY: forwarded from this function's contract.
         let infos = unsafe { ptr::slice(tensors, tensorCount, "tensors") }?;
+        dump::exception_config()?;
         let device = context::current()?.device;
         dump::exception_path(device)?;
         let mut saved = Vec::with_capacity(infos.len());
@@ -202,6 +203,7 @@ pub unsafe extern "C" fn acldumpGetExceptionInfoPath(path: *mut c_char, maxLen: 
                 format!("maxLen {maxLen} must be more than 1"),
             ));
         }
+        dump::exception_config()?;
         let device = context::current()?.device;
         let text = dump::exception_path(device)?;
         if text.len() + 1 > maxLen {

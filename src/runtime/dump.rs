@@ -287,14 +287,19 @@ fn exception_root(c: &DumpConfig) -> PathBuf {
     absolute(&env.or_else(|| c.path.clone()).unwrap_or_else(|| ".".to_owned()))
 }
 
-/// `acldumpGetExceptionInfoPath`: `<dumpPath>/extra-info/data-dump/<device>/`.
-pub fn exception_path(device: i32) -> AclResult<String> {
-    let Some(c) = current().filter(|c| c.exception.is_some()) else {
-        return Err(AclError::new(
+/// The configuration in effect when it enables the exception dump (100045 otherwise).
+pub fn exception_config() -> AclResult<DumpConfig> {
+    current().filter(|c| c.exception.is_some()).ok_or_else(|| {
+        AclError::new(
             ACL_ERROR_DUMP_NOT_RUN,
             "exception dump is not enabled (dump_scene in aclInit's or aclmdlSetDump's configuration)",
-        ));
-    };
+        )
+    })
+}
+
+/// `acldumpGetExceptionInfoPath`: `<dumpPath>/extra-info/data-dump/<device>/`.
+pub fn exception_path(device: i32) -> AclResult<String> {
+    let c = exception_config()?;
     let mut p = exception_root(&c)
         .join("extra-info")
         .join("data-dump")

@@ -42,7 +42,8 @@ struct Started {
 
 struct State {
     mode: Mode,
-    path: PathBuf,
+    /// The result path (`None` before the first `aclprofInit`).
+    path: Option<PathBuf>,
     started: Vec<Started>,
     /// msproftx records from a start with `ACL_PROF_MSPROFTX` until finalize (as the vendor's
     /// msproftx manager lives until `aclprofFinalize`), and the directory that gets them.
@@ -51,7 +52,7 @@ struct State {
 }
 
 static STATE: Mutex<State> =
-    Mutex::new(State { mode: Mode::Off, path: PathBuf::new(), started: Vec::new(), tx_dir: None, runs: 0 });
+    Mutex::new(State { mode: Mode::Off, path: None, started: Vec::new(), tx_dir: None, runs: 0 });
 
 fn state() -> std::sync::MutexGuard<'static, State> {
     sync::lock(&STATE)
@@ -89,9 +90,10 @@ pub fn init(path: &str) -> AclResult<()> {
         Mode::Subscribe => return Err(conflict("aclprofInit")),
         Mode::Off => {}
     }
-    s.path = result_path(path)?;
+    let p = result_path(path)?;
+    log::info!(target: TARGET, "aclprofInit: profiling data goes to {}", p.display());
+    s.path = Some(p);
     s.mode = Mode::Api;
-    log::info!(target: TARGET, "aclprofInit: profiling data goes to {}", s.path.display());
     Ok(())
 }
 
@@ -155,7 +157,8 @@ pub fn start(handle: u64) -> AclResult<PathBuf> {
             return Err(AclError::new(ACL_ERROR_PROF_ALREADY_RUN, "this configuration is already started"));
         }
     }
-    let root = config::path_setting().map_or_else(|| Ok(s.path.clone()), |p| result_path(&p))?;
+    let root =
+        config::path_setting().map_or_else(|| Ok(s.path.clone().unwrap_or_default()), |p| result_path(&p))?;
     s.runs += 1;
     let start_ns = clock::now_ns();
     let dir = root.join(format!("PROF_{:06}_{}_{}", s.runs, start_ns / 1_000_000, std::process::id()));

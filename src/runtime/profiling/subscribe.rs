@@ -71,7 +71,9 @@ static SUBS: Mutex<Option<HashMap<u32, Sub>>> = Mutex::new(None);
 /// Subscriptions active: zero makes [`op_clock`] one load.
 static ACTIVE: AtomicUsize = AtomicUsize::new(0);
 static MODEL_DEVICES: Mutex<Option<HashMap<u32, u32>>> = Mutex::new(None);
-static NAMES: Mutex<Option<HashMap<u64, (Option<String>, Option<String>)>>> = Mutex::new(None);
+/// A record's op type and op name, each `None` once read.
+type Texts = (Option<String>, Option<String>);
+static NAMES: Mutex<Option<HashMap<u64, Texts>>> = Mutex::new(None);
 static NEXT_OP: AtomicU64 = AtomicU64::new(1);
 
 /// `MsprofSetDeviceIdByGeModelIdx`: model `model` runs on `device`.

@@ -72,6 +72,12 @@ fn host(event: &'static str, message: String, start_ns: u64, id: Option<u64>, ex
     }
 }
 
+/// A host record of one instant (a mark, a step, a string's id): its end is its start.
+fn instant(event: &'static str, message: String, id: Option<u64>, extra: Value) -> Record {
+    let now = clock::now_ns();
+    Record::Host { event, message, start_ns: now, end_ns: now, thread: crate::sys::thread_id(), id, extra }
+}
+
 pub fn create_stamp() -> AclResult<u64> {
     need_tx("aclprofCreateStamp")?;
     Ok(STAMPS.insert(Stamp { message: Mutex::new(String::new()) }))
@@ -98,8 +104,7 @@ fn message(s: &Stamp) -> String {
 pub fn mark(h: u64) -> AclResult<()> {
     need_tx("aclprofMark")?;
     let s = stamp(h, "stamp")?;
-    let now = clock::now_ns();
-    records::push(host("mark", message(&s), now, None, json!({})));
+    records::push(instant("mark", message(&s), None, json!({})));
     Ok(())
 }
 
@@ -182,8 +187,7 @@ pub fn mark_ex(msg: &str, stream: &Stream) -> AclResult<()> {
     let msg = msg.to_owned();
     let queued = clock::now_ns();
     stream.submit_op(TaskInfo::plain("profiling mark"), move |_| {
-        let now = clock::now_ns();
-        records::push(host("mark_ex", msg.clone(), now, Some(id), json!({ "queued_ns": queued })));
+        records::push(instant("mark_ex", msg.clone(), Some(id), json!({ "queued_ns": queued })));
         Ok(())
     })
 }
@@ -198,7 +202,7 @@ pub fn str2id(text: &str) -> u64 {
         text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
     let id = id.max(1);
     if recording(TX) && sync::lock(&NAMED).get_or_insert_with(HashSet::new).insert(id) {
-        records::push(host("str2id", text.to_owned(), clock::now_ns(), Some(id), json!({})));
+        records::push(instant("str2id", text.to_owned(), Some(id), json!({})));
     }
     id
 }

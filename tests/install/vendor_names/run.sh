@@ -44,7 +44,7 @@ done
 if awk '$2 ~ /^ascendless_/' "$work/want.txt" | grep -q .; then fail "a vendor-named library exports ascendless's own API"; fi
 # docs/install.md's table says the same as src/vendor_libs.txt.
 table=$(sed -n '/^## One library under the vendor/,/^## /p' "$here/docs/install.md" |
-    sed -n 's/^| `\(lib[a-z_]*\.so\)` | \([a-z_ ]*\) *|$/\1 \2/p' | sed 's/ *$//')
+    sed -n 's/^| `\(lib[a-z_]*\.so\)` | \([A-Za-z_ =*]*\) *|$/\1 \2/p' | sed 's/ *$//')
 from_table=$(sed -e 's/#.*//' "$here/src/vendor_libs.txt" | awk 'NF { $1 = $1; print }')
 [ "$table" = "$from_table" ] || fail "docs/install.md's table of vendor names differs from src/vendor_libs.txt: $(diff <(echo "$from_table") <(echo "$table") | tr '\n' ' ')"
 ok "${#sonames[@]} vendor-named libraries: real files, the vendor's sonames, filters of libascendless.so.0, each exporting its faces' symbols"
