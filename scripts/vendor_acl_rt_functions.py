@@ -4,20 +4,25 @@
     scripts/vendor_acl_rt_functions.py path/to/acl_rt.h > tests/c/vendor_acl_rt_functions.txt
     scripts/vendor_acl_rt_functions.py path/to/acl_base_rt.h > tests/c/vendor_acl_base_rt_functions.txt
     scripts/vendor_acl_rt_functions.py path/to/acl_rt_allocator.h > tests/c/vendor_acl_rt_allocator_functions.txt
+    scripts/vendor_acl_rt_functions.py path/to/acl_prof.h > tests/c/vendor_acl_prof_functions.txt
+    scripts/vendor_acl_rt_functions.py path/to/acl_dump.h > tests/c/vendor_acl_dump_functions.txt
 
 With --prototypes, prints each declaration instead, normalised to one line
 (`ret name(type a, type b);`), which tests/c_abi.rs compares with the generated headers.
 
 The vendor's header is public (hicann/runtime, include/external/acl/acl_rt.h) but is not part
 of this repository; only the list of names is. A declaration is a top-level statement (outside
-braces, comments and preprocessor lines) that starts with ACL_FUNC_VISIBILITY and has a
-parameter list; its name is the identifier before the first '('. A name declared twice is
+braces, comments and preprocessor lines) that starts with a visibility macro (ACL_FUNC_VISIBILITY;
+MSVP_PROF_API in acl_prof.h, ACL_DUMP_API in acl_dump.h) and has a parameter list; its name is the identifier before the first '('. A name declared twice is
 listed once. The output starts with a comment naming the header's version macros, so a newer
 header shows in the diff.
 """
 import os
 import re
 import sys
+
+VISIBILITY = ("ACL_FUNC_VISIBILITY", "MSVP_PROF_API", "ACL_DUMP_API")
+VISIBILITY_RE = "(?:" + "|".join(VISIBILITY) + ")"
 
 
 def functions(text):
@@ -39,8 +44,9 @@ def functions(text):
         elif c == ";" and depth <= 0:
             st = " ".join("".join(statement).split())
             statement = []
-            if "ACL_FUNC_VISIBILITY" in st and "(" in st:
-                head = st[st.index("ACL_FUNC_VISIBILITY"):].split("(", 1)[0]
+            macro = next((m for m in VISIBILITY if m in st), None)
+            if macro and "(" in st:
+                head = st[st.index(macro):].split("(", 1)[0]
                 name = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", head)[-1]
                 if name not in names:
                     names.append(name)
@@ -50,12 +56,16 @@ def functions(text):
 
 
 def prototypes(text):
-    """Each declaration as `ret name(type a, type b);`, comments and macros stripped."""
+    """Each declaration as `ret name(type a, type b);`, comments and macros stripped. One with a
+    function-pointer parameter (acldumpRegCallback) is left out: its commas are not the
+    parameter list's."""
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     text = re.sub(r"//[^\n]*", " ", text)
     out = []
-    for m in re.finditer(r"ACL_FUNC_VISIBILITY\s+([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*;", text, flags=re.S):
+    for m in re.finditer(VISIBILITY_RE + r"\s+([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*;", text, flags=re.S):
         ret, name, params = (" ".join(g.split()) for g in m.groups())
+        if "(" in params:
+            continue
         out.append(f"{ret} {name}({params});")
     return out
 

@@ -91,6 +91,14 @@ pub enum HandleKind {
     TdtQueueRouteList = 69,
     /// A TDT queue route query (`acltdtQueueRouteQueryInfo`).
     TdtQueueRouteQuery = 70,
+    /// A profiling configuration (`aclprofConfig`).
+    ProfConfig = 40,
+    /// A msproftx stamp (`aclprofStamp`, a `void *` in the vendor's header).
+    ProfStamp = 41,
+    /// A step of a training loop (`aclprofStepInfo`).
+    ProfStepInfo = 42,
+    /// A model subscription's configuration (`aclprofSubscribeConfig`).
+    ProfSubscribeConfig = 43,
 }
 
 /// The handle of `kind` with the 48-bit `id`: for a kind whose ids are given out by a table

@@ -469,7 +469,7 @@ fn npu_only_functions_answer_207000_naming_the_call() {
     let calls: [(&str, &dyn Fn() -> i32); 6] = [
         ("aclrtLaunchKernel", &|| aclrtLaunchKernel(null_mut(), 1, null(), 0, null_mut())),
         ("aclrtGetSymbolAddress", &|| aclrtGetSymbolAddress(null(), null_mut())),
-        ("aclmdlInitDump", &|| aclmdlInitDump()),
+        ("aclrtGetArgsFromExceptionInfo", &|| aclrtGetArgsFromExceptionInfo(null(), null_mut(), null_mut())),
         ("aclrtProfTrace", &|| aclrtProfTrace(null_mut(), 0, null_mut())),
         ("aclrtTaskUpdateAsync", &|| aclrtTaskUpdateAsync(null_mut(), 0, null_mut(), null_mut())),
         ("aclrtMemP2PMap", &|| aclrtMemP2PMap(null_mut(), 0, 0, 0)),

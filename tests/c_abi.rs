@@ -442,7 +442,7 @@ fn vendor_list(list: &str) -> Vec<String> {
 
 /// Each vendor header with its list of functions and the section of docs/compatibility.md that
 /// has one row per function.
-const VENDOR_HEADERS: [(&str, &str, &str); 5] = [
+const VENDOR_HEADERS: [(&str, &str, &str); 7] = [
     ("acl/acl_rt.h", "vendor_acl_rt_functions", "AscendCL runtime: every function of `acl/acl_rt.h`"),
     (
         "acl/acl_base_rt.h",
@@ -460,6 +460,8 @@ const VENDOR_HEADERS: [(&str, &str, &str); 5] = [
         "vendor_acl_tdt_queue_functions",
         "TDT queues: every function of `acl/acl_tdt_queue.h`",
     ),
+    ("acl/acl_prof.h", "vendor_acl_prof_functions", "Profiling: every function of `acl/acl_prof.h`"),
+    ("acl/acl_dump.h", "vendor_acl_dump_functions", "Dump: every function of `acl/acl_dump.h`"),
 ];
 
 const STATES: [&str; 3] = ["works", "not yet", "not supported"];
@@ -715,6 +717,7 @@ fn normal_type(t: &str) -> String {
 fn parse_proto(decl: &str) -> Option<Proto> {
     let decl = decl.trim().trim_end_matches(';').trim();
     let decl = decl.strip_prefix("ACL_FUNC_VISIBILITY").unwrap_or(decl).trim();
+    let decl = decl.strip_prefix("MSVP_PROF_API").unwrap_or(decl).trim();
     let open = decl.find('(')?;
     let close = decl.rfind(')')?;
     let head = decl[..open].trim_end();
@@ -758,6 +761,8 @@ fn generated_prototypes() -> Vec<Proto> {
         "acl/acl_rt_allocator.h",
         "acl/acl_tdt.h",
         "acl/acl_tdt_queue.h",
+        "acl/acl_prof.h",
+        "acl/acl_dump.h",
     ] {
         let text = std::fs::read_to_string(root().join("include").join(h)).unwrap();
         let mut code = String::new();
@@ -774,7 +779,7 @@ fn generated_prototypes() -> Vec<Proto> {
             .collect::<Vec<_>>()
             .join(" ");
         for st in code.split(';') {
-            if let Some(at) = st.find("ACL_FUNC_VISIBILITY") {
+            if let Some(at) = st.find("ACL_FUNC_VISIBILITY").or_else(|| st.find("MSVP_PROF_API")) {
                 out.extend(parse_proto(&st[at..]));
             }
         }
@@ -824,6 +829,7 @@ fn a_c_program_calls_every_vendor_function_with_zero_arguments() {
         "#include <stdio.h>\n#include \"acl/acl.h\"\n#include \"acl/acl_base_rt.h\"\n\
          #include \"acl/acl_rt_allocator.h\"\n\
          #include \"acl/acl_tdt.h\"\n#include \"acl/acl_tdt_queue.h\"\n\
+         #include \"acl/acl_prof.h\"\n#include \"acl/acl_dump.h\"\n\
          int main(void) {\n    int panics = 0, calls = 0;\n",
     );
     let mut called = Vec::new();

@@ -133,6 +133,158 @@ typedef struct aclmdlRITaskParams {
 } aclmdlRITaskParams;
 ";
 
+/// `acl/acl_prof.h`'s text before the generated items: its visibility macro, the data-type
+/// and length macros (`ULL` constants), and the tensor structures, whose named union member and
+/// `#ifndef` guard (for users who defined them first) cbindgen cannot write; their Rust
+/// layouts are in src/ffi/acl_prof.rs.
+const ACL_PROF_PROLOGUE: &str = "
+#if (defined(_WIN32) || defined(_WIN64) || defined(_MSC_VER))
+#define MSVP_PROF_API __declspec(dllexport)
+#else
+#define MSVP_PROF_API __attribute__((visibility(\"default\")))
+#endif
+
+#define ACL_PROF_ACL_API 0x0001ULL
+#define ACL_PROF_TASK_TIME 0x0002ULL
+#define ACL_PROF_AICORE_METRICS 0x0004ULL
+#define ACL_PROF_AICPU 0x0008ULL
+#define ACL_PROF_L2CACHE 0x0010ULL
+#define ACL_PROF_HCCL_TRACE 0x0020ULL
+#define ACL_PROF_TRAINING_TRACE 0x0040ULL
+#define ACL_PROF_MSPROFTX 0x0080ULL
+#define ACL_PROF_RUNTIME_API 0x0100ULL
+#define ACL_PROF_GE_API_L0 0x0200ULL
+#define ACL_PROF_TASK_TIME_L0 0x0800ULL
+#define ACL_PROF_TASK_MEMORY 0x1000ULL
+#define ACL_PROF_GE_API_L1 0x01000000ULL
+#define ACL_PROF_TASK_TIME_L2 0x2000ULL
+#define ACL_PROF_OP_ATTR 0x4000ULL
+#define ACL_PROF_TASK_TIME_L3 0x8000ULL
+#define ACL_PROF_API_STATS 0x400000000ULL
+#define ACL_PROF_AICORE_SHAPE 0x800000000ULL
+
+/* Deprecated by the vendor (use aclprofGetOpTypeLen and aclprofGetOpNameLen). */
+#define ACL_PROF_MAX_OP_NAME_LEN 257
+#define ACL_PROF_MAX_OP_TYPE_LEN 65
+
+#ifndef ACL_PROF_TENSOR_DATA_SHAPE_LEN
+#define ACL_PROF_TENSOR_DATA_SHAPE_LEN 8
+#endif
+
+#ifndef ACL_PROF_TENSOR_INFO_DEFINED
+#define ACL_PROF_TENSOR_INFO_DEFINED
+
+#define ACL_PROF_EVENT_ATTR_VERSION 1
+
+typedef struct aclprofTensor {
+    uint32_t type;
+    uint32_t format;
+    uint32_t dataType;
+    uint32_t shapeDim;
+    uint32_t shape[ACL_PROF_TENSOR_DATA_SHAPE_LEN];
+} aclprofTensor;
+
+typedef struct aclprofTensorInfo {
+    uint64_t opNameId;
+    uint64_t opTypeId;
+    uint32_t resv;
+    uint32_t tensorNum;
+    uint32_t kernelType;
+    uint32_t blockNums;
+    void* stream;
+    aclprofTensor* tensors;
+} aclprofTensorInfo;
+
+typedef struct aclprofEventAttributes {
+    uint16_t version;
+    uint16_t size;
+    uint32_t messageType;
+    union Message {
+        aclprofTensorInfo* tensorInfo;
+    } message;
+} aclprofEventAttributes;
+
+#endif /* ACL_PROF_TENSOR_INFO_DEFINED */";
+
+/// `acl/acl_dump.h`'s text before the generated items: its two macros, and its structures and
+/// enums, written by hand: `acldumpChunk` ends in a flexible array (`dataBuf[0]`), which
+/// cbindgen cannot write (src/ffi/acl_dump.rs has the Rust layouts).
+/// `profiling/aprof_pub.h`'s visibility macro. The vendor's header (pkg_inc/profiling) holds the
+/// whole msprof reporting interface; this one the function programs call themselves.
+const APROF_PUB_PROLOGUE: &str = "
+#if (defined(_WIN32) || defined(_WIN64) || defined(_MSC_VER))
+#define MSVP_PROF_API __declspec(dllexport)
+#else
+#define MSVP_PROF_API __attribute__((visibility(\"default\")))
+#endif";
+
+const ACL_DUMP_PROLOGUE: &str = "
+#if (defined(_WIN32) || defined(_WIN64) || defined(_MSC_VER))
+#define ACL_DUMP_API __declspec(dllexport)
+#define ACL_DUMP_WEAK
+#else
+#define ACL_DUMP_API __attribute__((visibility(\"default\")))
+#define ACL_DUMP_WEAK __attribute__((weak))
+#endif
+
+#define ACL_DUMP_MAX_FILE_PATH_LENGTH 4096
+typedef struct acldumpChunk {
+    char fileName[ACL_DUMP_MAX_FILE_PATH_LENGTH];
+    uint32_t bufLen;
+    uint32_t isLastChunk;
+    int64_t offset;
+    int32_t flag;
+#if defined(__GNUC__)
+    __extension__ /* a zero-length array, as the vendor's */
+#endif
+    uint8_t dataBuf[0];
+} acldumpChunk;
+
+#define ACL_OP_DUMP_OP_AICORE_ARGS 0x00000001U
+
+typedef enum acldumpType {
+    AIC_ERR_BRIEF_DUMP = 1,
+    AIC_ERR_NORM_DUMP = 2,
+    AIC_ERR_DETAIL_DUMP = 3,
+    DATA_DUMP = 4,
+    OVERFLOW_DUMP = 5
+} acldumpType;
+
+#define ACL_DUMP_MAX_SHAPE_NUM 25
+
+typedef enum acldumpTensorType {
+    ACL_DUMP_TENSOR_INPUT = 0,
+    ACL_DUMP_TENSOR_OUTPUT,
+    ACL_DUMP_TENSOR_WORKSPACE
+} acldumpTensorType;
+
+typedef enum acldumpTensorAddressType {
+    ACL_DUMP_ADDR_PTR = 0,
+    ACL_DUMP_ADDR_PTR_PTR,
+    ACL_DUMP_ADDR_RAW
+} acldumpTensorAddressType;
+
+typedef enum acldumpTensorPlacement {
+    ACL_DUMP_PLACEMENT_DEVICE = 0,
+    ACL_DUMP_PLACEMENT_HOST,
+    ACL_DUMP_PLACEMENT_END
+} acldumpTensorPlacement;
+
+typedef struct acldumpTensorInfo {
+    acldumpTensorType type;
+    size_t tensorSize;
+    int32_t format;
+    int32_t dataType;
+    int64_t* tensorAddr;
+    acldumpTensorAddressType addrType;
+    acldumpTensorPlacement placement;
+    uint32_t argsOffset;
+    uint32_t shapeNum;
+    uint32_t originShapeNum;
+    uint64_t shape[ACL_DUMP_MAX_SHAPE_NUM];
+    uint64_t originShape[ACL_DUMP_MAX_SHAPE_NUM];
+} acldumpTensorInfo;";
+
 const HEADERS: &[Header] = &[
     Header {
         path: "acl/error_codes/rt_error_codes.h",
@@ -295,6 +447,51 @@ const HEADERS: &[Header] = &[
         renames: &[],
     },
     Header {
+        path: "acl/acl_prof.h",
+        sources: &["src/ffi/acl_prof.rs"],
+        guard: "INC_EXTERNAL_ACL_PROF_H_",
+        sys_includes: &["stdint.h", "stddef.h"],
+        includes: &["acl_base.h"],
+        after_includes: Some(ACL_PROF_PROLOGUE),
+        fn_prefix: Some("MSVP_PROF_API"),
+        types: &[
+            "aclprofAicoreMetrics",
+            "aclprofStepTag",
+            "aclprofSubscribeOpFlag",
+            "aclprofSubscribeOpAttri",
+            "aclprofConfigType",
+            "aclprofMessageType",
+            "aclprofConfig",
+            "aclprofStopConfig",
+            "aclprofAicoreEvents",
+            "aclprofSubscribeConfig",
+            "aclprofStepInfo",
+        ],
+        renames: &[],
+    },
+    Header {
+        path: "acl/acl_dump.h",
+        sources: &["src/ffi/acl_dump.rs"],
+        guard: "INC_EXTERNAL_ACL_DUMP_H_",
+        sys_includes: &["stdint.h", "stddef.h"],
+        includes: &["acl_base.h"],
+        after_includes: Some(ACL_DUMP_PROLOGUE),
+        fn_prefix: Some("ACL_FUNC_VISIBILITY"),
+        types: &[],
+        renames: &[],
+    },
+    Header {
+        path: "profiling/aprof_pub.h",
+        sources: &["src/ffi/aprof_pub.rs"],
+        guard: "APROF_PUB_H",
+        sys_includes: &["stddef.h", "stdint.h"],
+        includes: &[],
+        after_includes: Some(APROF_PUB_PROLOGUE),
+        fn_prefix: Some("MSVP_PROF_API"),
+        types: &[],
+        renames: &[],
+    },
+    Header {
         path: "ascendless.h",
         // cbindgen follows the `mod` items to the per-concept files.
         sources: &["src/error/engine_status.rs", "src/ffi/engine/mod.rs"],
@@ -365,6 +562,12 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("QueueAttrTypeArg", "acltdtQueueAttrType"),
     ("QueueRouteParamTypeArg", "acltdtQueueRouteParamType"),
     ("QueueRouteQueryInfoParamTypeArg", "acltdtQueueRouteQueryInfoParamType"),
+    ("AicoreMetricsArg", "aclprofAicoreMetrics"),
+    ("ProfConfigTypeArg", "aclprofConfigType"),
+    ("StepTagArg", "aclprofStepTag"),
+    ("SubscribeOpAttriArg", "aclprofSubscribeOpAttri"),
+    ("SubscribeOpFlagArg", "aclprofSubscribeOpFlag"),
+    ("DumpTypeArg", "acldumpType"),
     // Addresses are `usize` in Rust, which the headers print as `size_t`; the ADXL
     // descriptors are `uintptr_t`, as the vendor's `TransferOpDesc`.
     ("UintptrArg", "uintptr_t"),

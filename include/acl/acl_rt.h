@@ -4243,6 +4243,26 @@ aclError aclrtMemsetD32Async(void *ptr,
                              aclrtStream stream);
 
 /*
+ Starts configuring dumps: after `aclInit` (100001 before), not when `aclInit`'s file holds a
+ data or overflow dump (100044), once (100002).
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
+
+/*
+ Sets the dump configuration from the JSON file `dumpCfgPath` (its `dump` section, checked:
+ 100009 for a bad one); a later call replaces it. Needs `aclmdlInitDump` (100045).
+
+ # Safety
+ `dumpCfgPath` is NULL or a NUL-terminated string.
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
+
+/*
+ Ends the configuration of `aclmdlInitDump` / `aclmdlSetDump` (100045 without one).
+ */
+ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
+
+/*
  Creates a notify on the current device. `flag`: `ACL_NOTIFY_DEFAULT` or
  `ACL_NOTIFY_DEVICE_USE_ONLY` (else 107000). A device holds at most the product's limit
  (8192 on Atlas A2/A3; beyond it 207009).
@@ -4603,21 +4623,6 @@ aclError aclrtMemcpyToSymbolAsync(const void *symbol,
                                   size_t offset,
                                   aclrtMemcpyKind kind,
                                   aclrtStream stream);
-
-/*
- Needs an NPU (operator dumps): 207000.
- */
-ACL_FUNC_VISIBILITY aclError aclmdlInitDump(void);
-
-/*
- Needs an NPU (operator dumps): 207000.
- */
-ACL_FUNC_VISIBILITY aclError aclmdlSetDump(const char *dumpCfgPath);
-
-/*
- Needs an NPU (operator dumps): 207000.
- */
-ACL_FUNC_VISIBILITY aclError aclmdlFinalizeDump(void);
 
 /*
  Needs an NPU (profiling): 207000.

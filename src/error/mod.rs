@@ -8,6 +8,7 @@
 pub mod acl_codes;
 pub mod engine_status;
 mod last;
+pub mod prof_codes;
 mod recent;
 pub mod rt_codes;
 

@@ -15,10 +15,13 @@
 pub mod acl;
 pub mod acl_base;
 pub mod acl_base_data;
+pub mod acl_dump;
+pub mod acl_prof;
 pub mod acl_rt;
 pub mod acl_rt_allocator;
 pub mod acl_tdt;
 pub mod acl_tdt_queue;
+pub mod aprof_pub;
 pub mod engine;
 pub mod handles;
 pub mod ptr;

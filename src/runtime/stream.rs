@@ -569,10 +569,14 @@ fn drain(shared: &Shared) {
                 break;
             }
             let Queued { index, thread, task } = &mut batch[i];
+            let started = super::profiling::task_clock();
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run(&ctx)))
                 .unwrap_or_else(|_| {
                     Err(AclError::new(ACL_ERROR_RT_INTERNAL_ERROR, "a stream task panicked"))
                 });
+            if let Some(start) = started {
+                super::profiling::task_ran(shared.device, shared.id, *index, task, start);
+            }
             match result {
                 Ok(()) => {}
                 Err(e) if shared.aborts.load(Ordering::Acquire) != epoch => {

@@ -48,6 +48,7 @@ pub(crate) mod stream_copy;
 pub mod stream_io;
 #[cfg(feature = "ucx")]
 pub mod ucx;
+pub mod user_fd;
 pub mod word;
 
 /// The system page size (what every mapping is rounded to).

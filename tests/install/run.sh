@@ -235,6 +235,8 @@ quiet timeout 900 "$here/tests/install/samples_style/run.sh" "$prefix"
 ok "vendor runtime samples' run.sh style (set -euo pipefail, bin/setenv.bash, SOC_VERSION = aclrtGetSocName, ASCEND_CANN_PACKAGE_PATH): builds, runs; a kernel sample stops with the reason"
 quiet timeout 900 "$here/tests/install/tdt_samples/run.sh" "$prefix"
 ok "vendor TDT channel and queue samples' style (libacl_tdt_channel.so, libacl_tdt_queue.so): build, run, record only vendor names"
+quiet timeout 900 "$here/tests/install/profiling_style/run.sh" "$prefix"
+ok "vendor profiling and dump samples' style (libmsprofiler.so, libprofapi.so, libascend_dump.so by path): builds, runs, writes its data"
 
 # pkg-config, shared and static.
 # shellcheck disable=SC2046

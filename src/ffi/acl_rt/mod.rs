@@ -32,6 +32,7 @@ pub mod memcpy_desc;
 pub mod memory;
 pub mod memory_alloc;
 pub mod memory_batch;
+pub mod model_dump;
 pub mod notify;
 pub mod npu_only;
 pub mod overflow;

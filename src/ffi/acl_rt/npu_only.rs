@@ -30,9 +30,6 @@ pub(crate) fn npu_only(api: &str, why: &str) -> aclError {
 pub(crate) const KERNELS: &str = "kernel binaries hold NPU machine code (AI Core, vector core or AI CPU kernels), which a CPU-only machine cannot load or run";
 /// Why the device symbols functions need an NPU.
 pub(crate) const SYMBOLS: &str = "device symbols live in loaded kernel binaries, which need an NPU";
-/// Why the operator dumps functions need an NPU.
-pub(crate) const DUMP: &str =
-    "the dump records the inputs and outputs of operators run on the NPU; no operators run here";
 /// Why the profiling functions need an NPU.
 pub(crate) const PROFILING: &str =
     "profiling marks feed the vendor's msprof through the NPU's profiling hardware";
@@ -422,24 +419,6 @@ pub extern "C" fn aclrtMemcpyToSymbolAsync(
     stream: aclrtStream,
 ) -> aclError {
     npu_only("aclrtMemcpyToSymbolAsync", SYMBOLS)
-}
-
-/// Needs an NPU (operator dumps): 207000.
-#[unsafe(no_mangle)]
-pub extern "C" fn aclmdlInitDump() -> aclError {
-    npu_only("aclmdlInitDump", DUMP)
-}
-
-/// Needs an NPU (operator dumps): 207000.
-#[unsafe(no_mangle)]
-pub extern "C" fn aclmdlSetDump(dumpCfgPath: *const c_char) -> aclError {
-    npu_only("aclmdlSetDump", DUMP)
-}
-
-/// Needs an NPU (operator dumps): 207000.
-#[unsafe(no_mangle)]
-pub extern "C" fn aclmdlFinalizeDump() -> aclError {
-    npu_only("aclmdlFinalizeDump", DUMP)
 }
 
 /// Needs an NPU (profiling): 207000.

@@ -155,6 +155,8 @@ pub struct Steps {
     /// For a graph with a label switch (`aclrtSwitchLabelByIndex`, runtime/label.rs), each
     /// op's model stream and task handle, for the replay's jumps; empty otherwise.
     pub places: Vec<(u32, u64)>,
+    /// Each op's task name and seq id, for the profiling records of a subscribed model.
+    pub names: Vec<(&'static str, u32)>,
 }
 
 #[derive(Default)]
@@ -213,7 +215,12 @@ impl Graph {
             name: Mutex::new(String::new()),
             state: Mutex::new(state),
             inner: Mutex::new(Inner::default()),
-            steps: Mutex::new(Arc::new(Steps { ops: Vec::new(), staged: false, places: Vec::new() })),
+            steps: Mutex::new(Arc::new(Steps {
+                ops: Vec::new(),
+                staged: false,
+                places: Vec::new(),
+                names: Vec::new(),
+            })),
             invalid: Arc::new(AtomicBool::new(false)),
             aborts: AtomicU64::new(0),
             running: AtomicU32::new(0),
@@ -359,8 +366,9 @@ impl Graph {
                 true => enabled.iter().map(|(t, _)| (t.stream, t.handle.load(Ordering::Acquire))).collect(),
                 false => Vec::new(),
             };
+            let names = enabled.iter().map(|(t, _)| (t.info().name, t.seq)).collect();
             let ops = enabled.into_iter().map(|(_, op)| op).collect();
-            *steps = Arc::new(Steps { ops, staged, places });
+            *steps = Arc::new(Steps { ops, staged, places, names });
             inner.dirty = false;
         }
         Arc::clone(&steps)

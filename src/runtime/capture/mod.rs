@@ -42,6 +42,11 @@ use crate::runtime::stream::Stream;
 use crate::runtime::task::{Params, TaskType};
 use crate::sync;
 
+/// The device of the live model whose id (`aclmdlRIGetId`'s number) is `id`, if there is one.
+pub fn model_device(id: u32) -> Option<i32> {
+    MODELS.live_where(|g| g.id == id).first().map(|g| g.device)
+}
+
 /// `aclmdlRICaptureStatus`.
 pub const STATUS_NONE: u32 = 0;
 pub const STATUS_ACTIVE: u32 = 1;

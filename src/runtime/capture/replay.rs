@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 use super::cond::CondHandle;
 use super::graph::{Graph, State, Steps};
 use crate::error::AclResult;
+use crate::runtime::profiling;
 use crate::runtime::stream::Stream;
 use crate::runtime::task::{Op, Task, TaskCtx};
 use crate::sync;
@@ -66,17 +67,17 @@ fn run(graph: &Graph, steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -
         c.reset();
     }
     if !steps.places.is_empty() {
-        return run_with_jumps(steps, staged, ctx);
+        return run_with_jumps(graph, steps, staged, ctx);
     }
     let mut staged = staged.into_iter();
-    for op in &steps.ops {
+    for (i, op) in steps.ops.iter().enumerate() {
         let once = staged.next().flatten();
         if ctx.cancelled() {
             // Aborted (the model or the stream): the rest is not run; what was staged is
             // dropped, so its event records count as discarded.
             return Ok(());
         }
-        match run_op(op, once, ctx) {
+        match timed(graph, steps, i, || run_op(op, once, ctx)) {
             Ok(()) => {}
             // A task cut short by an abort (of the model or the stream) is no failure.
             Err(_) if ctx.cancelled() => return Ok(()),
@@ -104,7 +105,7 @@ fn run_op(op: &Op, once: Option<Task>, ctx: &TaskCtx) -> AclResult<()> {
 /// stream to the label (back or forth; a label of another stream also ends the switching
 /// stream's run, as the vendor's "the current stream stops"). A run that loops for ever
 /// ends with `aclmdlRIAbort` or the stream's abort.
-fn run_with_jumps(steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -> AclResult<()> {
+fn run_with_jumps(graph: &Graph, steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -> AclResult<()> {
     let mut staged = staged;
     staged.resize_with(steps.ops.len(), || None);
     // Per model stream: the indices of its ops, in order, and the place of the next one.
@@ -123,7 +124,7 @@ fn run_with_jumps(steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -> Ac
         let next = lanes.iter().enumerate().filter_map(|(n, l)| l.1.get(l.2).map(|&i| (i, n))).min();
         let Some((i, lane)) = next else { return Ok(()) };
         lanes[lane].2 += 1;
-        match run_op(&steps.ops[i], staged[i].take(), ctx) {
+        match timed(graph, steps, i, || run_op(&steps.ops[i], staged[i].take(), ctx)) {
             Ok(()) => {}
             Err(_) if ctx.cancelled() => return Ok(()),
             Err(e) => return Err(e),
@@ -141,6 +142,15 @@ fn run_with_jumps(steps: &Steps, staged: Vec<Option<Task>>, ctx: &TaskCtx) -> Ac
         }
         lanes[to].2 = lanes[to].1.iter().position(|&k| k == j).expect("the op is in its lane");
     }
+}
+
+/// Runs op `i` of `steps`; a model subscribed to (`aclprofModelSubscribe`) gets a record of it.
+fn timed(graph: &Graph, steps: &Steps, i: usize, op: impl FnOnce() -> AclResult<()>) -> AclResult<()> {
+    let Some(start) = profiling::subscribe::op_clock(graph.id) else { return op() };
+    let result = op();
+    let (name, seq) = steps.names.get(i).copied().unwrap_or(("task", i as u32));
+    profiling::subscribe::op_ran(graph.id, graph.device, name, seq, start);
+    result
 }
 
 /// Runs a branch graph inside the running replay (a conditional task's branch).
