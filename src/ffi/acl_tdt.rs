@@ -10,6 +10,7 @@
 
 use std::ffi::{c_char, c_void};
 
+use crate::config::settings;
 use crate::error::AclError;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
 use crate::ffi::acl_base::DataTypeArg;
@@ -269,7 +270,7 @@ pub unsafe extern "C" fn acltdtCreateChannel(deviceId: u32, name: *const c_char)
     acl_value("acltdtCreateChannel", std::ptr::null_mut(), || {
         // SAFETY: forwarded from this function's contract.
         let name = unsafe { channel_name(name) }?;
-        Ok(handle_ptr(channel::create(deviceId, name, None)?))
+        Ok(handle_ptr(channel::create(deviceId, name, None, settings())?))
     })
 }
 
@@ -287,7 +288,7 @@ pub unsafe extern "C" fn acltdtCreateChannelWithCapacity(
     acl_value("acltdtCreateChannelWithCapacity", std::ptr::null_mut(), || {
         // SAFETY: forwarded from this function's contract.
         let name = unsafe { channel_name(name) }?;
-        Ok(handle_ptr(channel::create(deviceId, name, Some(capacity))?))
+        Ok(handle_ptr(channel::create(deviceId, name, Some(capacity), settings())?))
     })
 }
 

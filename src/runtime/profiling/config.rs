@@ -156,8 +156,8 @@ pub fn set(t: u32, value: &str) -> AclResult<()> {
     Ok(())
 }
 
-/// The settings made so far, by name.
-pub fn settings() -> BTreeMap<&'static str, String> {
+/// The `aclprofSetConfig` values made so far, by name.
+pub fn configured() -> BTreeMap<&'static str, String> {
     sync::lock(&SETTINGS).iter().filter_map(|(t, v)| setting_name(*t).map(|n| (n, v.clone()))).collect()
 }
 
@@ -166,7 +166,7 @@ pub fn path_setting() -> Option<String> {
     sync::lock(&SETTINGS).get(&SETTING_PATH).cloned()
 }
 
-/// Forgets the settings (`aclprofFinalize`).
-pub fn clear_settings() {
+/// Forgets the `aclprofSetConfig` values (`aclprofFinalize`).
+pub fn clear_configured() {
     sync::lock(&SETTINGS).clear();
 }

@@ -227,7 +227,7 @@ pub fn finalize() -> AclResult<()> {
     if dropped > 0 {
         log::warn!(target: TARGET, "aclprofFinalize: {dropped} profiling records were dropped (more than {} at once)", records::MAX_RECORDS);
     }
-    config::clear_settings();
+    config::clear_configured();
     result
 }
 
@@ -299,7 +299,7 @@ fn write_info(st: &Started, stop_ns: Option<u64>) -> std::io::Result<()> {
         "aicore_metrics": config::metrics_name(c.metrics),
         "data_type_config": format!("{:#x}", c.requested),
         "data_type_config_effective": format!("{:#x}", c.data_types),
-        "settings": config::settings(),
+        "settings": config::configured(),
         "start_ns": st.start_ns,
         "stop_ns": stop_ns,
         "dropped_records": records::dropped(),

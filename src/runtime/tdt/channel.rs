@@ -10,7 +10,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 
-use crate::config::settings;
+use crate::config::Settings;
 use crate::error::acl_codes::{ACL_ERROR_FAILURE, ACL_ERROR_INVALID_PARAM};
 use crate::error::rt_codes::{ACL_ERROR_RT_QUEUE_EMPTY, ACL_ERROR_RT_QUEUE_FULL};
 use crate::error::{AclError, AclResult};
@@ -67,10 +67,10 @@ fn invalid(message: impl Into<String>) -> AclError {
 
 /// Opens the channel `name` of `device` (creating it with `capacity` if it is not open; an
 /// open one keeps the capacity it was made with) and gives a handle to it.
-pub fn create(device_id: u32, name: &str, capacity: Option<usize>) -> AclResult<u64> {
+pub fn create(device_id: u32, name: &str, capacity: Option<usize>, s: &Settings) -> AclResult<u64> {
     let id =
         i32::try_from(device_id).map_err(|_| invalid(format!("deviceId {device_id} is out of range")))?;
-    device::check_id(id, settings())?;
+    device::check_id(id, s)?;
     if name.len() + 1 > NAME_MAX {
         return Err(invalid(format!("name is {} bytes long: at most {} may be", name.len(), NAME_MAX - 1)));
     }
