@@ -510,12 +510,10 @@ fn compatibility_table_matches_the_exports() {
             let exported = if plain_c {
                 c_exports.contains(name)
             } else {
-                // A member is `Class::Member(args)`; a class's row covers `Class::anything`.
-                let prefix = if name.contains("::AdxlEngine::") || name.contains("::Hixl::") {
-                    format!("{name}(")
-                } else {
-                    format!("{name}::")
-                };
+                // A member is `ns::Class::Member(args)`; a class's row (`ns::Class`) covers
+                // `ns::Class::anything`.
+                let prefix =
+                    if name.matches("::").count() >= 2 { format!("{name}(") } else { format!("{name}::") };
                 cxx_exports.iter().any(|s| s.starts_with(&prefix))
             };
             let vendor_c = plain_c && name.starts_with("acl");

@@ -658,6 +658,7 @@ const HAND_WRITTEN: &[&str] = &[
     "graph/types.h",
     "hixl/hixl.h",
     "hixl/hixl_types.h",
+    "ascendless_llm_datadist.h",
     "llm_datadist/llm_datadist.h",
     "securec.h",
     "securectype.h",

@@ -77,7 +77,7 @@ is_face_symbol() {
     done
     return 1
 }
-c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix"/include/*.h)
+c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix"/include/profiling/*.h "$prefix"/include/*.h)
 mapfile -t syms < <(nm -D --defined-only --format=posix "$prefix/lib64/libascendless.so.$version" |
     awk '$2 != "A" { sub(/@.*/, "", $1); print $1 }')
 mapfile -t demangled < <(printf '%s\n' "${syms[@]}" | c++filt)
@@ -152,6 +152,8 @@ ok "bin/setenv.bash sets what set_env.sh sets (bash, dash, set -u)"
 # nothing; a PYTHONPATH already set stays, after ours.
 grep -qx 'python/site-packages/acl/__init__.py' "$prefix/share/ascendless/install-manifest.txt" ||
     fail "the manifest does not list the Python package"
+grep -qx 'python/site-packages/llm_datadist/__init__.py' "$prefix/share/ascendless/install-manifest.txt" ||
+    fail "the manifest does not list the llm_datadist package"
 cat >"$work/py_probe.py" <<'PY'
 import os, sys
 import acl
@@ -163,7 +165,16 @@ assert acl.init() == 0
 assert rt.set_device(0) == 0
 ptr, ret = rt.malloc(4096, 0)
 assert ret == 0 and ptr != 0, ret
-assert rt.free(ptr) == 0 and rt.reset_device(0) == 0 and acl.finalize() == 0
+assert rt.free(ptr) == 0 and rt.reset_device(0) == 0
+# llm_datadist, beside acl, on the same library.
+import llm_datadist
+assert llm_datadist.__file__ == os.path.join(home, "python", "site-packages", "llm_datadist", "__init__.py")
+config = llm_datadist.LLMConfig()
+config.device_id = 0
+dd = llm_datadist.LLMDataDist(llm_datadist.LLMRole.DECODER, 7)
+dd.init(config.generate_options())
+dd.finalize()
+assert acl.finalize() == 0
 PY
 clean() { env -i PATH="$PATH" HOME="$HOME" "$@"; }
 for before in "" /elsewhere; do
@@ -180,7 +191,7 @@ done
 # With PYTHONPATH set by hand instead, the package still finds the library installed with it.
 out=$(clean PYTHONPATH="$prefix/python/site-packages" python3 "$work/py_probe.py" "$prefix" 2>&1) ||
     fail "import acl with only PYTHONPATH set: $out"
-ok "after set_env.sh in a clean environment, import acl calls the installed library (twice: same PYTHONPATH)"
+ok "after set_env.sh in a clean environment, import acl and llm_datadist call the installed library (twice: same PYTHONPATH)"
 
 # shellcheck source=/dev/null
 source "$prefix/set_env.sh"

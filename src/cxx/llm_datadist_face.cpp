@@ -1,0 +1,617 @@
+// llm_datadist_face.cpp - part of ascendless.
+// LLM-DataDist (the vendor's llm_datadist::LlmDataDist, and the Python package through
+// llm_datadist_c.cpp) as a third face of the transfer engine, on the native C API
+// (ascendless.h), beside adxl_engine.cpp and hixl.cpp; docs/llm-datadist.md says how the calls
+// map:
+// - an instance is one engine: named by `llm.ListenIpInfo` ("ip:port", so it listens: a
+//   server) or, without it, "127.0.0.1" (a client, which never listens);
+// - LinkLlmClusters connects to each cluster's remote_ip_infos[0] "ip:port"; the linking side
+//   is the one that transfers (pull or push), as in the vendor's samples; a cluster id this
+//   instance did not link is LLM_NOT_YET_LINK;
+// - RegisterKvCache registers each tensor with the tag (cache_id << 8) | tensor index, by
+//   which the peer finds it (ascendless_engine_peer_region); cache ids count from 1 per
+//   instance, as the vendor's samples rely on;
+// - Pull/Push of caches and blocks are one TransferSync of descriptors built from the local
+//   cache's layout (a block or batch row is tensor bytes / shape[0]), with the peer's tensors
+//   checked to hold every byte named.
+//
+// No member lets an exception escape: anything that could throw is caught and is LLM_FAILED.
+
+#include "llm_datadist_face.h"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace llm_datadist {
+namespace face {
+
+// Fails with `code`, saying why through aclGetRecentErrMsg and the log.
+Status fail(Status code, const std::string &why) {
+  ascendless_record_error(("LLM-DataDist: " + why).c_str());
+  return code;
+}
+
+namespace {
+
+constexpr size_t kMaxClusters = 16U;
+constexpr uint32_t kMaxTensors = 240U;  // the vendor's documented limit per cache
+constexpr const char *kClientName = "127.0.0.1";
+constexpr int32_t kReadOp = 0;   // adxl::READ
+constexpr int32_t kWriteOp = 1;  // adxl::WRITE
+
+// The LLM-DataDist status of a native engine status (its message is already recorded).
+Status from_engine(AdxlStatus status) {
+  switch (status) {
+    case ADXL_SUCCESS:
+      return LLM_SUCCESS;
+    case ADXL_PARAM_INVALID:
+      return LLM_PARAM_INVALID;
+    case ADXL_TIMEOUT:
+      return LLM_TIMEOUT;
+    case ADXL_NOT_CONNECTED:
+      return LLM_NOT_YET_LINK;
+    case ADXL_ALREADY_CONNECTED:
+      return LLM_ALREADY_LINK;
+    case ADXL_RESOURCE_EXHAUSTED:
+      return LLM_OUT_OF_MEMORY;
+    default:
+      return LLM_FAILED;
+  }
+}
+
+// A decimal integer in [min, max], or false.
+bool parse_int(const char *text, long long min, long long max, long long &out) {
+  if (text == nullptr || *text == '\0') {
+    return false;
+  }
+  errno = 0;
+  char *end = nullptr;
+  long long v = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
+    return false;
+  }
+  out = v;
+  return true;
+}
+
+bool valid_role(LlmRole role) {
+  return role == LlmRole::kPrompt || role == LlmRole::kDecoder || role == LlmRole::kMix;
+}
+
+// The engine name of an address: "ip:port", or "[ipv6]:port" for an address with a ':'.
+std::string engine_name(const IpInfo &info) {
+  std::string ip = info.ip.GetString();
+  if (ip.find(':') != std::string::npos && ip.front() != '[') {
+    ip = "[" + ip + "]";
+  }
+  return ip + ":" + std::to_string(info.port);
+}
+
+uint32_t tag_of(int64_t cache_id, uint32_t tensor) {
+  return (static_cast<uint32_t>(cache_id) << 8) | tensor;
+}
+
+}  // namespace
+
+Status DataDist::CheckInitialized() const {
+  return initialized_ ? LLM_SUCCESS : fail(LLM_FAILED, "the instance is not initialized (call Initialize)");
+}
+
+Status DataDist::CheckClusters(const std::vector<ClusterInfo> &clusters, int32_t timeout) const {
+  Status ret = CheckInitialized();
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  if (clusters.empty() || timeout <= 0) {
+    return fail(LLM_PARAM_INVALID, clusters.empty() ? "no cluster given" : "timeout_in_millis must be > 0");
+  }
+  if (clusters.size() > kMaxClusters) {
+    return fail(LLM_CLUSTER_NUM_EXCEED_LIMIT, std::to_string(clusters.size()) + " clusters: at most 16 per call");
+  }
+  return LLM_SUCCESS;
+}
+
+Status DataDist::StartEngine(const std::string &name, const std::vector<std::string> &keys,
+                                                 const std::vector<std::string> &values) {
+  std::vector<const char *> k;
+  std::vector<const char *> v;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    k.push_back(keys[i].c_str());
+    v.push_back(values[i].c_str());
+  }
+  ascendless_engine_finalize(engine_.engine);
+  Status ret = from_engine(ascendless_engine_initialize(engine_.engine, name.c_str(), k.data(), v.data(), k.size()));
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  name_ = name;
+  option_keys_ = keys;
+  option_values_ = values;
+  for (auto &entry : caches_) {
+    entry.second.handles.clear();
+    ret = RegisterTensors(entry.first, entry.second);
+    if (ret != LLM_SUCCESS) {
+      return ret;
+    }
+  }
+  return LLM_SUCCESS;
+}
+
+Status DataDist::Initialize(const std::map<AscendString, AscendString> &options) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (initialized_) {
+    return LLM_SUCCESS;
+  }
+  if (!valid_role(role_)) {
+    return fail(LLM_PARAM_INVALID, "role " + std::to_string(static_cast<int32_t>(role_)) +
+                                       " is not kPrompt (1), kDecoder (2) or kMix (3)");
+  }
+  std::string listen;
+  const char *device = nullptr;
+  std::vector<std::string> keys;
+  std::vector<std::string> values;
+  for (const auto &kv : options) {
+    const std::string key = kv.first.GetString();
+    const char *value = kv.second.GetString();
+    long long n = 0;
+    // The Python package's spellings ("llm.listenIpInfo", "ge.exec.deviceId") too.
+    if (key == OPTION_LISTEN_IP_INFO || key == "llm.listenIpInfo") {
+      listen = value;
+    } else if (key == OPTION_DEVICE_ID || key == "ge.exec.deviceId") {
+      device = value;
+    } else if (key == OPTION_SYNC_CACHE_WAIT_TIME) {
+      if (!parse_int(value, 1, INT32_MAX, n)) {
+        return fail(LLM_PARAM_INVALID, key + " = \"" + value + "\": a positive number of milliseconds");
+      }
+      wait_ms_ = static_cast<int32_t>(n);
+    } else if (key == OPTION_TRANSFER_BACKEND) {
+      if (std::strcmp(value, "hixl") != 0) {
+        return fail(LLM_PARAM_INVALID, key + " = \"" + value + "\": the only backend is \"hixl\"");
+      }
+    } else if (key == OPTION_GLOBAL_RESOURCE_CONFIG || key == OPTION_LOCAL_COMM_RES) {
+      keys.push_back(key == OPTION_LOCAL_COMM_RES ? "LocalCommRes" : "GlobalResourceConfig");
+      values.push_back(value);
+    }
+    // Other keys (llm.BufPoolCfg, llm.EnableSwitchRole, llm.RdmaTrafficClass...) configure
+    // the vendor's pools and RDMA; they change nothing here (docs/llm-datadist.md).
+  }
+  long long id = 0;
+  if (device == nullptr) {
+    return fail(LLM_PARAM_INVALID, std::string(OPTION_DEVICE_ID) + " is required");
+  }
+  if (std::strchr(device, ';') != nullptr) {
+    return fail(LLM_FEATURE_NOT_ENABLED, std::string(OPTION_DEVICE_ID) + " = \"" + device +
+                                             "\": one device per instance (the vendor's multi-card mode is not here)");
+  }
+  if (!parse_int(device, 0, INT32_MAX, id)) {
+    return fail(LLM_PARAM_INVALID, std::string(OPTION_DEVICE_ID) + " = \"" + device + "\": a device id >= 0");
+  }
+  Status ret = StartEngine(listen.empty() ? kClientName : listen, keys, values);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  initialized_ = true;
+  return LLM_SUCCESS;
+}
+
+void DataDist::Finalize() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) {
+    return;
+  }
+  // The engine closes its links and drops its registrations as it finalizes.
+  ascendless_engine_finalize(engine_.engine);
+  links_.clear();
+  caches_.clear();
+  next_cache_id_ = 1;
+  initialized_ = false;
+}
+
+Status DataDist::SetRole(LlmRole role, const std::map<AscendString, AscendString> &options) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckInitialized();
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  if (!valid_role(role)) {
+    return fail(LLM_PARAM_INVALID, "role " + std::to_string(static_cast<int32_t>(role)) + " is not a role");
+  }
+  if (!links_.empty()) {
+    return fail(LLM_EXIST_LINK, "SetRole with " + std::to_string(links_.size()) + " links: unlink them first");
+  }
+  std::string name = kClientName;
+  for (const auto &kv : options) {
+    const std::string key = kv.first.GetString();
+    if (key == OPTION_LISTEN_IP_INFO || key == "llm.listenIpInfo") {
+      name = kv.second.GetString();
+    }
+  }
+  if (name != name_) {
+    ret = StartEngine(name, option_keys_, option_values_);
+    if (ret != LLM_SUCCESS) {
+      // Back to what it was, so the instance stays usable.
+      (void)StartEngine(name_, option_keys_, option_values_);
+      return ret;
+    }
+  }
+  role_ = role;
+  return LLM_SUCCESS;
+}
+
+Status DataDist::Link(const std::vector<ClusterInfo> &clusters, std::vector<Status> &rets,
+                                          int32_t timeout) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckClusters(clusters, timeout);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  rets.assign(clusters.size(), LLM_SUCCESS);
+  Status overall = LLM_SUCCESS;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    const ClusterInfo &c = clusters[i];
+    const std::string id = std::to_string(c.remote_cluster_id);
+    if (c.remote_ip_infos.size() != 1U) {
+      rets[i] = fail(LLM_PARAM_INVALID, "cluster " + id + ": one remote_ip_infos entry, not " +
+                                            std::to_string(c.remote_ip_infos.size()));
+    } else if (links_.count(c.remote_cluster_id) != 0U) {
+      rets[i] = fail(LLM_ALREADY_LINK, "cluster " + id + " is already linked");
+    } else {
+      const std::string remote = engine_name(c.remote_ip_infos[0]);
+      AdxlStatus s = ascendless_engine_connect(engine_.engine, remote.c_str(), timeout);
+      if (s == ADXL_SUCCESS) {
+        links_[c.remote_cluster_id] = remote;
+      } else if (s == ADXL_ALREADY_CONNECTED) {
+        rets[i] = fail(LLM_ALREADY_LINK, "cluster " + id + ": " + remote + " is linked already (as another cluster)");
+      } else if (s == ADXL_TIMEOUT) {
+        rets[i] = fail(LLM_LINK_FAILED, "cluster " + id + ": " + remote + " did not answer in " +
+                                            std::to_string(timeout) + " ms");
+      } else {
+        rets[i] = LLM_LINK_FAILED;  // the engine said why
+      }
+    }
+    if (overall == LLM_SUCCESS) {
+      overall = rets[i];
+    }
+  }
+  return overall;
+}
+
+Status DataDist::Unlink(const std::vector<ClusterInfo> &clusters, std::vector<Status> &rets,
+                                            int32_t timeout, bool force) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckClusters(clusters, timeout);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  rets.assign(clusters.size(), LLM_SUCCESS);
+  Status overall = LLM_SUCCESS;
+  for (size_t i = 0; i < clusters.size(); ++i) {
+    auto link = links_.find(clusters[i].remote_cluster_id);
+    if (link == links_.end()) {
+      // A forced unlink releases what is here: nothing, when this side did not link.
+      if (!force) {
+        rets[i] = fail(LLM_NOT_YET_LINK,
+                       "cluster " + std::to_string(clusters[i].remote_cluster_id) + " is not linked from here");
+      }
+    } else {
+      // Disconnect releases the local end even when the peer is gone; a forced unlink does not
+      // wait for the peer to hear it.
+      AdxlStatus s = ascendless_engine_disconnect(engine_.engine, link->second.c_str(), timeout);
+      links_.erase(link);
+      if (s != ADXL_SUCCESS && s != ADXL_NOT_CONNECTED && !force) {
+        rets[i] = LLM_UNLINK_FAILED;
+      }
+    }
+    if (overall == LLM_SUCCESS) {
+      overall = rets[i];
+    }
+  }
+  return overall;
+}
+
+Status DataDist::RegisterTensors(int64_t cache_id, Registered &cache) {
+  const int32_t mem_type = cache.placement == CachePlacement::kHost ? 1 : 0;
+  for (uint32_t i = 0; i < cache.num_tensors; ++i) {
+    void *handle = nullptr;
+    AdxlStatus s = ascendless_engine_register_mem_tagged(engine_.engine, static_cast<uintptr_t>(cache.addrs[i]),
+                                                         static_cast<size_t>(cache.tensor_bytes), mem_type,
+                                                         tag_of(cache_id, i), &handle);
+    if (s != ADXL_SUCCESS) {
+      for (void *h : cache.handles) {
+        ascendless_engine_deregister_mem(engine_.engine, h);
+      }
+      cache.handles.clear();
+      return from_engine(s);
+    }
+    cache.handles.push_back(handle);
+  }
+  return LLM_SUCCESS;
+}
+
+Status DataDist::Register(const CacheDesc &desc, const std::vector<uint64_t> &addrs, int64_t keyed_model_id,
+                          int64_t &cache_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckInitialized();
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  if (desc.num_tensors == 0U || desc.num_tensors > kMaxTensors || addrs.size() != desc.num_tensors) {
+    return fail(LLM_PARAM_INVALID, "num_tensors " + std::to_string(desc.num_tensors) + " with " +
+                                       std::to_string(addrs.size()) + " addresses: 1 to 240 tensors, one address each");
+  }
+  if (desc.placement != CachePlacement::kDevice && desc.placement != CachePlacement::kHost) {
+    return fail(LLM_PARAM_INVALID, "placement " + std::to_string(static_cast<uint32_t>(desc.placement)));
+  }
+  const int elem = ge::GetSizeByDataType(desc.data_type);
+  if (elem <= 0 || elem >= ge::kDataTypeSizeBitOffset) {
+    return fail(LLM_PARAM_INVALID, "data type " + std::to_string(static_cast<int>(desc.data_type)) +
+                                       " has no whole-byte size");
+  }
+  uint64_t bytes = static_cast<uint64_t>(elem);
+  for (int64_t dim : desc.shape) {
+    if (dim <= 0 || bytes > UINT64_MAX / static_cast<uint64_t>(dim)) {
+      return fail(LLM_PARAM_INVALID, "shape dims must be > 0 (and the tensor must fit in memory)");
+    }
+    bytes *= static_cast<uint64_t>(dim);
+  }
+  if (desc.shape.empty()) {
+    return fail(LLM_PARAM_INVALID, "shape is empty: dim 0 is the batch or block count");
+  }
+  for (uint64_t a : addrs) {
+    if (a == 0U) {
+      return fail(LLM_PARAM_INVALID, "a tensor address is 0");
+    }
+  }
+  int64_t id = next_cache_id_;
+  if (keyed_model_id >= 0) {
+    if (keyed_model_id > kMaxCacheId - kKeyedCacheIdBase) {
+      return fail(LLM_PARAM_INVALID, "BlocksCacheKey model_id " + std::to_string(keyed_model_id) + ": at most " +
+                                         std::to_string(kMaxCacheId - kKeyedCacheIdBase));
+    }
+    id = kKeyedCacheIdBase + keyed_model_id;
+    if (caches_.count(id) != 0U) {
+      return fail(LLM_PARAM_INVALID, "a cache is registered with BlocksCacheKey model_id " +
+                                         std::to_string(keyed_model_id) + " already (cache id " + std::to_string(id) +
+                                         "): unregister it first");
+    }
+  } else if (id >= kKeyedCacheIdBase) {
+    return fail(LLM_OUT_OF_MEMORY, "no cache ids left for this instance");
+  }
+  Registered cache;
+  cache.placement = desc.placement;
+  cache.num_tensors = desc.num_tensors;
+  cache.tensor_bytes = bytes;
+  cache.rows = static_cast<uint64_t>(desc.shape[0]);
+  cache.addrs = addrs;
+  ret = RegisterTensors(id, cache);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  if (keyed_model_id < 0) {
+    ++next_cache_id_;
+  }
+  caches_[id] = std::move(cache);
+  cache_id = id;
+  return LLM_SUCCESS;
+}
+
+Status DataDist::Unregister(int64_t cache_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckInitialized();
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  auto it = caches_.find(cache_id);
+  if (it == caches_.end()) {
+    return LLM_SUCCESS;  // as the vendor documents
+  }
+  for (void *h : it->second.handles) {
+    ascendless_engine_deregister_mem(engine_.engine, h);
+  }
+  caches_.erase(it);
+  return LLM_SUCCESS;
+}
+
+Status DataDist::Ranges(const Registered &local, const KvCacheExtParam &ext,
+                                            TensorRange &range) const {
+  const auto all = std::make_pair(-1, -1);
+  if (ext.tensor_num_per_layer == 0U) {
+    return fail(LLM_PARAM_INVALID, "tensor_num_per_layer is 0");
+  }
+  if (ext.src_layer_range == all && ext.dst_layer_range == all) {
+    range = TensorRange{0U, 0U, local.num_tensors};
+    return LLM_SUCCESS;
+  }
+  const uint32_t per = ext.tensor_num_per_layer;
+  if (per > local.num_tensors || local.num_tensors % per != 0U) {
+    return fail(LLM_PARAM_INVALID, "tensor_num_per_layer " + std::to_string(per) + " does not divide num_tensors " +
+                                       std::to_string(local.num_tensors));
+  }
+  const int32_t layers = static_cast<int32_t>(local.num_tensors / per);
+  const auto &s = ext.src_layer_range;
+  const auto &d = ext.dst_layer_range;
+  auto bad = [layers](const std::pair<int32_t, int32_t> &r) {
+    return r.first < 0 || r.first > r.second || r.second >= layers;
+  };
+  if (bad(s) || bad(d) || s.second - s.first != d.second - d.first) {
+    return fail(LLM_PARAM_INVALID, "layer ranges [" + std::to_string(s.first) + ", " + std::to_string(s.second) +
+                                       "] and [" + std::to_string(d.first) + ", " + std::to_string(d.second) +
+                                       "]: 0 <= first <= second < " + std::to_string(layers) + ", of equal length");
+  }
+  range.count = static_cast<uint32_t>(s.second - s.first + 1) * per;
+  // The caller's "src" is the remote side of a pull and the local side of a push: the caller
+  // swaps before calling, so here src is always local.
+  range.local_first = static_cast<uint32_t>(s.first) * per;
+  range.remote_first = static_cast<uint32_t>(d.first) * per;
+  return LLM_SUCCESS;
+}
+
+Status DataDist::PeerTensors(const std::string &remote, int64_t remote_cache,
+                                                 const TensorRange &range, std::vector<PeerTensor> &out) {
+  if (remote_cache <= 0 || remote_cache > kMaxCacheId) {
+    return fail(LLM_KV_CACHE_NOT_EXIST, "cache id " + std::to_string(remote_cache) + " is no cache of " + remote);
+  }
+  for (uint32_t i = 0; i < range.count; ++i) {
+    const uint32_t tensor = range.remote_first + i;
+    PeerTensor t;
+    int32_t mem_type = 0;
+    AdxlStatus s = ascendless_engine_peer_region(engine_.engine, remote.c_str(), tag_of(remote_cache, tensor),
+                                                 wait_ms_, &t.addr, &t.len, &mem_type);
+    if (s == ADXL_PARAM_INVALID) {
+      return fail(LLM_KV_CACHE_NOT_EXIST, "cache " + std::to_string(remote_cache) + " of " + remote +
+                                              " has no tensor " + std::to_string(tensor) +
+                                              " (not registered, or unregistered)");
+    }
+    if (s != ADXL_SUCCESS) {
+      return from_engine(s);
+    }
+    out.push_back(t);
+  }
+  return LLM_SUCCESS;
+}
+
+Status DataDist::Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t remote_cache,
+                                              const std::vector<std::pair<uint64_t, uint64_t>> &rows, int64_t bytes,
+                                              const KvCacheExtParam &ext) {
+  std::string remote;
+  Registered local;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Status ret = CheckInitialized();
+    if (ret != LLM_SUCCESS) {
+      return ret;
+    }
+    auto link = links_.find(cluster);
+    if (link == links_.end()) {
+      return fail(LLM_NOT_YET_LINK, "cluster " + std::to_string(cluster) + " is not linked from here");
+    }
+    auto it = caches_.find(cache_id);
+    if (it == caches_.end()) {
+      return fail(LLM_KV_CACHE_NOT_EXIST, "no local cache " + std::to_string(cache_id));
+    }
+    remote = link->second;
+    local = it->second;
+  }
+  KvCacheExtParam swapped = ext;
+  if (pull) {  // Ranges takes src as the local side
+    std::swap(swapped.src_layer_range, swapped.dst_layer_range);
+  }
+  TensorRange range;
+  Status ret = Ranges(local, swapped, range);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  std::vector<PeerTensor> peer;
+  ret = PeerTensors(remote, remote_cache, range, peer);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  const uint64_t row = local.row_bytes();
+  const uint64_t len = bytes < 0 ? row : static_cast<uint64_t>(bytes);
+  if (len > row) {
+    return fail(LLM_PARAM_INVALID, "size " + std::to_string(bytes) + " is more than a batch (" + std::to_string(row) +
+                                       " bytes)");
+  }
+  std::vector<AscendlessTransferDesc> descs;
+  descs.reserve(static_cast<size_t>(range.count) * rows.size());
+  for (uint32_t i = 0; i < range.count; ++i) {
+    const PeerTensor &p = peer[i];
+    const uint64_t base = local.addrs[range.local_first + i];
+    for (const auto &r : rows) {
+      const uint64_t local_row = r.first;
+      const uint64_t remote_row = r.second;
+      if (local_row >= local.rows || (remote_row + 1U) * row > p.len) {
+        return fail(LLM_PARAM_INVALID, "row " + std::to_string(local_row >= local.rows ? local_row : remote_row) +
+                                           " is out of range of the " + (local_row >= local.rows ? "local" : "remote") +
+                                           " cache (" + std::to_string(local_row >= local.rows ? local.rows : p.len / row) +
+                                           " rows of " + std::to_string(row) + " bytes)");
+      }
+      AscendlessTransferDesc d;
+      d.local_addr = static_cast<uintptr_t>(base + local_row * row);
+      d.remote_addr = static_cast<uintptr_t>(p.addr + remote_row * row);
+      d.len = static_cast<size_t>(len);
+      // Consecutive rows on both sides are one descriptor.
+      if (!descs.empty() && descs.back().local_addr + descs.back().len == d.local_addr &&
+          descs.back().remote_addr + descs.back().len == d.remote_addr && len == row) {
+        descs.back().len += d.len;
+      } else {
+        descs.push_back(d);
+      }
+    }
+  }
+  AdxlStatus s = ascendless_engine_transfer_sync(engine_.engine, remote.c_str(), pull ? kReadOp : kWriteOp,
+                                                 descs.data(), descs.size(), wait_ms_);
+  if (s == ADXL_TIMEOUT) {
+    return fail(LLM_TIMEOUT, std::string(pull ? "pull" : "push") + " from cluster " + std::to_string(cluster) +
+                                 " did not finish in " + std::to_string(wait_ms_) + " ms (llm.SyncKvCacheWaitTime)");
+  }
+  return from_engine(s);
+}
+
+
+namespace {
+// Pairs of (local, remote) block indexes, or a status.
+Status block_pairs(const std::vector<uint64_t> &local, const std::vector<uint64_t> &remote, uint32_t batch_index,
+                   std::vector<std::pair<uint64_t, uint64_t>> &out) {
+  if (batch_index != 0U) {
+    return fail(LLM_PARAM_INVALID, "the remote cache index's batch_index must be 0 for blocks");
+  }
+  if (local.empty() || local.size() != remote.size()) {
+    return fail(LLM_PARAM_INVALID, "block lists of " + std::to_string(local.size()) + " and " +
+                                       std::to_string(remote.size()) + " indexes: non-empty and of equal length");
+  }
+  out.reserve(local.size());
+  for (size_t i = 0; i < local.size(); ++i) {
+    out.emplace_back(local[i], remote[i]);
+  }
+  return LLM_SUCCESS;
+}
+}  // namespace
+
+Status DataDist::PullCache(const CacheIndex &src, const Cache &dst, uint32_t batch_index, int64_t size,
+                           const KvCacheExtParam &ext) {
+  if (size == 0 || size < -1) {
+    return fail(LLM_PARAM_INVALID, "size " + std::to_string(size) + ": -1 (the whole batch) or > 0");
+  }
+  return Transfer(true, src.cluster_id, dst.cache_id, src.cache_id, {{batch_index, src.batch_index}}, size, ext);
+}
+
+Status DataDist::PullBlocks(const CacheIndex &src, const Cache &dst, const std::vector<uint64_t> &src_blocks,
+                            const std::vector<uint64_t> &dst_blocks, const KvCacheExtParam &ext) {
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  Status ret = block_pairs(dst_blocks, src_blocks, src.batch_index, pairs);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  return Transfer(true, src.cluster_id, dst.cache_id, src.cache_id, pairs, -1, ext);
+}
+
+Status DataDist::PushCache(const Cache &src, const CacheIndex &dst, uint32_t src_batch_index, int64_t size,
+                           const KvCacheExtParam &ext) {
+  if (size != -1) {
+    return fail(LLM_PARAM_INVALID, "size " + std::to_string(size) + ": a push moves whole batches (-1)");
+  }
+  if (src.cache_desc.placement != CachePlacement::kDevice) {
+    return fail(LLM_PARAM_INVALID, "a pushed cache's placement is kDevice");
+  }
+  return Transfer(false, dst.cluster_id, src.cache_id, dst.cache_id, {{src_batch_index, dst.batch_index}}, -1, ext);
+}
+
+Status DataDist::PushBlocks(const Cache &src, const CacheIndex &dst, const std::vector<uint64_t> &src_blocks,
+                            const std::vector<uint64_t> &dst_blocks, const KvCacheExtParam &ext) {
+  if (src.cache_desc.placement != CachePlacement::kDevice) {
+    return fail(LLM_PARAM_INVALID, "a pushed cache's placement is kDevice");
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> pairs;
+  Status ret = block_pairs(src_blocks, dst_blocks, dst.batch_index, pairs);
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  return Transfer(false, dst.cluster_id, src.cache_id, dst.cache_id, pairs, -1, ext);
+}
+
+}  // namespace face
+}  // namespace llm_datadist
