@@ -36,7 +36,10 @@ quiet cmake -S "$here/examples-c" -B "$work/examples" -DCMAKE_BUILD_TYPE=Debug
 quiet cmake --build "$work/examples" -j 2
 quiet cmake -S "$here/examples-c/vendor-style" -B "$work/sample" -DCMAKE_BUILD_TYPE=Debug
 quiet cmake --build "$work/sample" -j 2
-ok "examples-c and the vendor-style sample build against the install"
+c++ -std=c++17 -Wall -Wextra -Werror -I"$prefix/include" -o "$work/llm_datadist_pair" \
+    "$here/tests/c/llm_datadist_pair.cpp" -L"$prefix/lib64" -lllm_datadist -lgraph -lascendcl -Wl,-rpath,"$prefix/lib64" ||
+    fail "tests/c/llm_datadist_pair.cpp does not build against the install"
+ok "examples-c, the vendor-style sample and the LLM-DataDist pair build against the install"
 
 # run LABEL CMD...: CMD under `timeout 120` with its output kept in out.log; one line with the
 # duration, or the output and a failure.
@@ -67,6 +70,7 @@ for tls in tcp sm,self; do
     run adxl_prefill_decode "$work/examples/adxl_prefill_decode"
     run "vendor-style sample" "$here/examples-c/vendor-style/run.sh" "$work/sample" "$(free_port)"
     grep -q "client: READ .* verified" "$work/out.log" || fail "UCX_TLS=$tls: the ADXL sample did not verify its data"
+    run "LLM-DataDist pair (prompt and decoder processes)" "$work/llm_datadist_pair" "$(free_port)"
     # The examples pass over TCP too when a call cannot take UCX; the benchmark's counters show
     # that its bytes really went through UCX.
     run "ascendless-bench adxl" ascendless-bench adxl --transport ucx --block 64K --duration 0.2 --json
