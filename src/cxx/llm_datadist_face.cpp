@@ -19,10 +19,12 @@
 
 #include "llm_datadist_face.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace llm_datadist {
@@ -415,22 +417,22 @@ Status DataDist::Unregister(int64_t cache_id) {
   return LLM_SUCCESS;
 }
 
-Status DataDist::Ranges(const Registered &local, const KvCacheExtParam &ext,
+Status DataDist::Ranges(uint32_t num_tensors, const KvCacheExtParam &ext,
                                             TensorRange &range) const {
   const auto all = std::make_pair(-1, -1);
   if (ext.tensor_num_per_layer == 0U) {
     return fail(LLM_PARAM_INVALID, "tensor_num_per_layer is 0");
   }
   if (ext.src_layer_range == all && ext.dst_layer_range == all) {
-    range = TensorRange{0U, 0U, local.num_tensors};
+    range = TensorRange{0U, 0U, num_tensors};
     return LLM_SUCCESS;
   }
   const uint32_t per = ext.tensor_num_per_layer;
-  if (per > local.num_tensors || local.num_tensors % per != 0U) {
+  if (per > num_tensors || num_tensors % per != 0U) {
     return fail(LLM_PARAM_INVALID, "tensor_num_per_layer " + std::to_string(per) + " does not divide num_tensors " +
-                                       std::to_string(local.num_tensors));
+                                       std::to_string(num_tensors));
   }
-  const int32_t layers = static_cast<int32_t>(local.num_tensors / per);
+  const int32_t layers = static_cast<int32_t>(num_tensors / per);
   const auto &s = ext.src_layer_range;
   const auto &d = ext.dst_layer_range;
   auto bad = [layers](const std::pair<int32_t, int32_t> &r) {
@@ -474,10 +476,14 @@ Status DataDist::PeerTensors(const std::string &remote, int64_t remote_cache,
 }
 
 Status DataDist::Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t remote_cache,
-                                              const std::vector<std::pair<uint64_t, uint64_t>> &rows, int64_t bytes,
-                                              const KvCacheExtParam &ext) {
+                                              const Rows &rows, int64_t bytes, const KvCacheExtParam &ext) {
+  // What the transfer needs of the local cache, copied under the lock (another thread may
+  // unregister it meanwhile).
   std::string remote;
-  Registered local;
+  uint32_t num_tensors = 0U;
+  uint64_t local_rows = 0U;
+  uint64_t row = 0U;
+  std::vector<uint64_t> addrs;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     Status ret = CheckInitialized();
@@ -493,57 +499,89 @@ Status DataDist::Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t
       return fail(LLM_KV_CACHE_NOT_EXIST, "no local cache " + std::to_string(cache_id));
     }
     remote = link->second;
-    local = it->second;
+    num_tensors = it->second.num_tensors;
+    local_rows = it->second.rows;
+    row = it->second.row_bytes();
+    addrs = it->second.addrs;
   }
   KvCacheExtParam swapped = ext;
   if (pull) {  // Ranges takes src as the local side
     std::swap(swapped.src_layer_range, swapped.dst_layer_range);
   }
   TensorRange range;
-  Status ret = Ranges(local, swapped, range);
+  Status ret = Ranges(num_tensors, swapped, range);
   if (ret != LLM_SUCCESS) {
     return ret;
   }
   std::vector<PeerTensor> peer;
+  peer.reserve(range.count);
   ret = PeerTensors(remote, remote_cache, range, peer);
   if (ret != LLM_SUCCESS) {
     return ret;
   }
-  const uint64_t row = local.row_bytes();
   const uint64_t len = bytes < 0 ? row : static_cast<uint64_t>(bytes);
+  if (rows.count == 0U) {
+    return fail(LLM_PARAM_INVALID, "no rows to transfer");
+  }
   if (len > row) {
     return fail(LLM_PARAM_INVALID, "size " + std::to_string(bytes) + " is more than a batch (" + std::to_string(row) +
                                        " bytes)");
   }
-  std::vector<AscendlessTransferDesc> descs;
-  descs.reserve(static_cast<size_t>(range.count) * rows.size());
+  // The rows are checked once: every local row in the cache, and the largest remote row in
+  // each peer tensor (the first row out of range is the one named, as the caller gave them).
+  uint64_t max_remote = 0U;
+  for (size_t j = 0; j < rows.count; ++j) {
+    if (rows.local[j] >= local_rows) {
+      return fail(LLM_PARAM_INVALID, "row " + std::to_string(rows.local[j]) + " is out of range of the local cache (" +
+                                         std::to_string(local_rows) + " rows of " + std::to_string(row) + " bytes)");
+    }
+    max_remote = std::max(max_remote, rows.remote[j]);
+  }
   for (uint32_t i = 0; i < range.count; ++i) {
-    const PeerTensor &p = peer[i];
-    const uint64_t base = local.addrs[range.local_first + i];
-    for (const auto &r : rows) {
-      const uint64_t local_row = r.first;
-      const uint64_t remote_row = r.second;
-      if (local_row >= local.rows || (remote_row + 1U) * row > p.len) {
-        return fail(LLM_PARAM_INVALID, "row " + std::to_string(local_row >= local.rows ? local_row : remote_row) +
-                                           " is out of range of the " + (local_row >= local.rows ? "local" : "remote") +
-                                           " cache (" + std::to_string(local_row >= local.rows ? local.rows : p.len / row) +
-                                           " rows of " + std::to_string(row) + " bytes)");
+    const uint64_t peer_rows = peer[i].len / row;
+    if (max_remote >= peer_rows) {
+      uint64_t first = 0U;
+      for (size_t j = 0; j < rows.count; ++j) {
+        if (rows.remote[j] >= peer_rows) {
+          first = rows.remote[j];
+          break;
+        }
       }
-      AscendlessTransferDesc d;
-      d.local_addr = static_cast<uintptr_t>(base + local_row * row);
-      d.remote_addr = static_cast<uintptr_t>(p.addr + remote_row * row);
-      d.len = static_cast<size_t>(len);
-      // Consecutive rows on both sides are one descriptor.
-      if (!descs.empty() && descs.back().local_addr + descs.back().len == d.local_addr &&
-          descs.back().remote_addr + descs.back().len == d.remote_addr && len == row) {
-        descs.back().len += d.len;
-      } else {
-        descs.push_back(d);
-      }
+      return fail(LLM_PARAM_INVALID, "row " + std::to_string(first) + " is out of range of the remote cache (" +
+                                         std::to_string(peer_rows) + " rows of " + std::to_string(row) + " bytes)");
     }
   }
+  // One descriptor per row of each tensor, consecutive rows on both sides merged into one. The
+  // descriptor being extended is kept in locals and stored when the next one starts, so the
+  // loop does not read back what it just wrote.
+  const bool whole = len == row;
+  std::unique_ptr<AscendlessTransferDesc[]> descs(new AscendlessTransferDesc[static_cast<size_t>(range.count) *
+                                                                            rows.count]);
+  size_t n = 0;
+  for (uint32_t i = 0; i < range.count; ++i) {
+    const uint64_t local_base = addrs[range.local_first + i];
+    const uint64_t remote_base = peer[i].addr;
+    uint64_t at_local = local_base + rows.local[0] * row;
+    uint64_t at_remote = remote_base + rows.remote[0] * row;
+    uint64_t run = len;
+    for (size_t j = 1; j < rows.count; ++j) {
+      const uint64_t l = local_base + rows.local[j] * row;
+      const uint64_t r = remote_base + rows.remote[j] * row;
+      if (whole && at_local + run == l && at_remote + run == r) {
+        run += len;
+        continue;
+      }
+      descs[n++] = AscendlessTransferDesc{static_cast<uintptr_t>(at_local), static_cast<uintptr_t>(at_remote),
+                                          static_cast<size_t>(run)};
+      at_local = l;
+      at_remote = r;
+      run = len;
+    }
+    descs[n++] = AscendlessTransferDesc{static_cast<uintptr_t>(at_local), static_cast<uintptr_t>(at_remote),
+                                        static_cast<size_t>(run)};
+  }
   AdxlStatus s = ascendless_engine_transfer_sync(engine_.engine, remote.c_str(), pull ? kReadOp : kWriteOp,
-                                                 descs.data(), descs.size(), wait_ms_);
+                                                 descs.get(), n, wait_ms_);
   if (s == ADXL_TIMEOUT) {
     return fail(LLM_TIMEOUT, std::string(pull ? "pull" : "push") + " from cluster " + std::to_string(cluster) +
                                  " did not finish in " + std::to_string(wait_ms_) + " ms (llm.SyncKvCacheWaitTime)");
@@ -553,9 +591,9 @@ Status DataDist::Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t
 
 
 namespace {
-// Pairs of (local, remote) block indexes, or a status.
-Status block_pairs(const std::vector<uint64_t> &local, const std::vector<uint64_t> &remote, uint32_t batch_index,
-                   std::vector<std::pair<uint64_t, uint64_t>> &out) {
+// The rows of a transfer of blocks (the caller's lists, not copied), or a status.
+Status block_rows(const std::vector<uint64_t> &local, const std::vector<uint64_t> &remote, uint32_t batch_index,
+                  Rows &out) {
   if (batch_index != 0U) {
     return fail(LLM_PARAM_INVALID, "the remote cache index's batch_index must be 0 for blocks");
   }
@@ -563,10 +601,7 @@ Status block_pairs(const std::vector<uint64_t> &local, const std::vector<uint64_
     return fail(LLM_PARAM_INVALID, "block lists of " + std::to_string(local.size()) + " and " +
                                        std::to_string(remote.size()) + " indexes: non-empty and of equal length");
   }
-  out.reserve(local.size());
-  for (size_t i = 0; i < local.size(); ++i) {
-    out.emplace_back(local[i], remote[i]);
-  }
+  out = Rows{local.data(), remote.data(), local.size()};
   return LLM_SUCCESS;
 }
 }  // namespace
@@ -576,17 +611,19 @@ Status DataDist::PullCache(const CacheIndex &src, const Cache &dst, uint32_t bat
   if (size == 0 || size < -1) {
     return fail(LLM_PARAM_INVALID, "size " + std::to_string(size) + ": -1 (the whole batch) or > 0");
   }
-  return Transfer(true, src.cluster_id, dst.cache_id, src.cache_id, {{batch_index, src.batch_index}}, size, ext);
+  const uint64_t local = batch_index;
+  const uint64_t remote = src.batch_index;
+  return Transfer(true, src.cluster_id, dst.cache_id, src.cache_id, Rows{&local, &remote, 1U}, size, ext);
 }
 
 Status DataDist::PullBlocks(const CacheIndex &src, const Cache &dst, const std::vector<uint64_t> &src_blocks,
                             const std::vector<uint64_t> &dst_blocks, const KvCacheExtParam &ext) {
-  std::vector<std::pair<uint64_t, uint64_t>> pairs;
-  Status ret = block_pairs(dst_blocks, src_blocks, src.batch_index, pairs);
+  Rows rows;
+  Status ret = block_rows(dst_blocks, src_blocks, src.batch_index, rows);
   if (ret != LLM_SUCCESS) {
     return ret;
   }
-  return Transfer(true, src.cluster_id, dst.cache_id, src.cache_id, pairs, -1, ext);
+  return Transfer(true, src.cluster_id, dst.cache_id, src.cache_id, rows, -1, ext);
 }
 
 Status DataDist::PushCache(const Cache &src, const CacheIndex &dst, uint32_t src_batch_index, int64_t size,
@@ -597,7 +634,9 @@ Status DataDist::PushCache(const Cache &src, const CacheIndex &dst, uint32_t src
   if (src.cache_desc.placement != CachePlacement::kDevice) {
     return fail(LLM_PARAM_INVALID, "a pushed cache's placement is kDevice");
   }
-  return Transfer(false, dst.cluster_id, src.cache_id, dst.cache_id, {{src_batch_index, dst.batch_index}}, -1, ext);
+  const uint64_t local = src_batch_index;
+  const uint64_t remote = dst.batch_index;
+  return Transfer(false, dst.cluster_id, src.cache_id, dst.cache_id, Rows{&local, &remote, 1U}, -1, ext);
 }
 
 Status DataDist::PushBlocks(const Cache &src, const CacheIndex &dst, const std::vector<uint64_t> &src_blocks,
@@ -605,12 +644,12 @@ Status DataDist::PushBlocks(const Cache &src, const CacheIndex &dst, const std::
   if (src.cache_desc.placement != CachePlacement::kDevice) {
     return fail(LLM_PARAM_INVALID, "a pushed cache's placement is kDevice");
   }
-  std::vector<std::pair<uint64_t, uint64_t>> pairs;
-  Status ret = block_pairs(src_blocks, dst_blocks, dst.batch_index, pairs);
+  Rows rows;
+  Status ret = block_rows(src_blocks, dst_blocks, dst.batch_index, rows);
   if (ret != LLM_SUCCESS) {
     return ret;
   }
-  return Transfer(false, dst.cluster_id, src.cache_id, dst.cache_id, pairs, -1, ext);
+  return Transfer(false, dst.cluster_id, src.cache_id, dst.cache_id, rows, -1, ext);
 }
 
 }  // namespace face

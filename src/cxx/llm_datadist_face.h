@@ -41,6 +41,14 @@ struct Registered {
   uint64_t row_bytes() const { return tensor_bytes / rows; }
 };
 
+// The rows of a transfer: local row local[i] goes with remote row remote[i], i < count (the
+// caller's arrays, not copied).
+struct Rows {
+  const uint64_t *local = nullptr;
+  const uint64_t *remote = nullptr;
+  size_t count = 0U;
+};
+
 // The tensors a transfer pairs: local index i goes with remote index remote_first + (i - first).
 struct TensorRange {
   uint32_t local_first = 0U;
@@ -87,13 +95,13 @@ class __attribute__((visibility("hidden"))) DataDist {
   Status StartEngine(const std::string &name, const std::vector<std::string> &keys,
                      const std::vector<std::string> &values);
   Status RegisterTensors(int64_t cache_id, Registered &cache);
-  Status Ranges(const Registered &local, const KvCacheExtParam &ext, TensorRange &range) const;
+  Status Ranges(uint32_t num_tensors, const KvCacheExtParam &ext, TensorRange &range) const;
   Status PeerTensors(const std::string &remote, int64_t remote_cache, const TensorRange &range,
                      std::vector<PeerTensor> &out);
   // A transfer between local cache `cache_id` and the remote cache `remote` of `cluster`:
-  // pairs of (local row, remote row) copied whole, or one pair of `bytes` from row starts.
-  Status Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t remote_cache,
-                  const std::vector<std::pair<uint64_t, uint64_t>> &rows, int64_t bytes, const KvCacheExtParam &ext);
+  // rows copied whole, or one pair of rows of which `bytes` from the row starts.
+  Status Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t remote_cache, const Rows &rows,
+                  int64_t bytes, const KvCacheExtParam &ext);
 
   uint64_t cluster_id_;
   LlmRole role_;

@@ -330,6 +330,17 @@ for transport in auto tcp; do
 done
 ok "a project in the vendor's HIXL examples layout (CMAKE_PROJECT_INCLUDE=AscendlessCannTargets.cmake) builds with -Werror and its fabric-memory pair verifies, same host and over TCP"
 
+# The LLM-DataDist pull benchmark (benches/cxx/llm_datadist_pull), built by its run.sh against
+# the install, in a smoke run: 16 blocks, one call a round, each case's bytes verified; over
+# the same-host path and over TCP. No figure is judged here (docs/performance.md has them).
+for transport in auto tcp; do
+    quiet "$here/benches/cxx/llm_datadist_pull/run.sh" "$prefix" "$work/llm_pull" -- --blocks 16 --rounds 1 --calls 1 \
+        --transport "$transport" --port "$(free_port)"
+    [ "$(grep -c 'bytes verified for both' "$work/out.log")" -eq 2 ] && grep -q 'ratio face/baseline' "$work/out.log" ||
+        fail "the LLM-DataDist pull benchmark ($transport) did not verify both cases: $(cat "$work/out.log")"
+done
+ok "the LLM-DataDist pull benchmark (C++ against the install, -Werror) runs: PullKvBlocks and TransferSync verified, same host and TCP"
+
 # The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
 # its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.
 env -u RUST_LOG -u ASCEND_GLOBAL_LOG_LEVEL "$here/scripts/demo.sh" "$prefix" "$work/demo" >"$work/demo.log" 2>&1 ||
