@@ -568,6 +568,23 @@ AdxlStatus ascendless_engine_get_notifies(AscendlessEngine engine,
  */
 void ascendless_notifies_free(struct AscendlessNotify *notifies, size_t count);
 
+/*
+ The engine name ("ip:port", "[ipv6]:port") of rank `rank_id` of the HCCL rank table
+ `rank_table` (its JSON text), with its NUL, into `address` of `address_len` bytes (64 hold
+ any). The rank is at its `device_ip` and `device_port`, 16666 when the table gives none. A
+ table HCCL would refuse (not JSON, `status` not "completed", ranks not numbered 0..n-1 once
+ each, two ranks at one address, ...), a rank it does not list, or a buffer too small is
+ `ADXL_PARAM_INVALID`, the message naming the field.
+
+ # Safety
+ `rank_table` is NULL or a NUL-terminated string; `address` is NULL or valid for
+ `address_len` bytes of writes.
+ */
+AdxlStatus ascendless_rank_table_address(const char *rank_table,
+                                         uint32_t rank_id,
+                                         char *address,
+                                         size_t address_len);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

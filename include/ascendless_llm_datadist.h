@@ -72,6 +72,21 @@ uint32_t ascendless_llm_link(AscendlessLlmDataDist *dd, const AscendlessLlmClust
 uint32_t ascendless_llm_unlink(AscendlessLlmDataDist *dd, const AscendlessLlmCluster *clusters, size_t count,
                                int32_t timeout_in_millis, int32_t force, uint32_t *rets);
 
+/* The Python package's link(comm_name, cluster_rank_info, rank_table): cluster cluster_ids[i] is
+ * rank rank_ids[i] of `rank_table`, an HCCL rank table (JSON text), in which every rank listens
+ * at its device_ip:device_port (16666 when not given; ascendless_rank_table_address). The
+ * instance listens at its own rank's address (it must be a client, or already listen there),
+ * then waits for every other rank to listen and links it, for at most HCCL_CONNECT_TIMEOUT
+ * seconds (default 120): LLM_LINK_FAILED when a rank does not come up or the table is refused,
+ * LLM_ALREADY_LINK for a cluster linked already. `*comm_id` names the communicator after. */
+uint32_t ascendless_llm_link_comm(AscendlessLlmDataDist *dd, const char *comm_name, const uint64_t *cluster_ids,
+                                  const uint32_t *rank_ids, size_t count, const char *rank_table, uint64_t *comm_id);
+/* unlink(comm_id): unlinks every cluster of the communicator (LLM_NOT_YET_LINK if unknown). */
+uint32_t ascendless_llm_unlink_comm(AscendlessLlmDataDist *dd, uint64_t comm_id);
+/* query_register_mem_status(comm_id): `*status` 0 (RegisterMemStatus.OK) once linked; the
+ * peers' caches are found at each transfer, so nothing stays to prepare. */
+uint32_t ascendless_llm_query_register_mem_status(AscendlessLlmDataDist *dd, uint64_t comm_id, int32_t *status);
+
 /* RegisterKvCache, with `keyed_model_id` -1 (the next id) or a BlocksCacheKey model id. */
 uint32_t ascendless_llm_register(AscendlessLlmDataDist *dd, const AscendlessLlmCacheDesc *desc,
                                  const uint64_t *addrs, size_t addr_count, int64_t keyed_model_id,

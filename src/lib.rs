@@ -30,6 +30,8 @@ pub mod fuzz_targets;
 #[forbid(unsafe_code)]
 pub mod handle;
 #[forbid(unsafe_code)]
+pub mod hccl;
+#[forbid(unsafe_code)]
 pub mod ipc;
 #[forbid(unsafe_code)]
 pub mod logging;

@@ -4,16 +4,20 @@ and its ``cache_manager``."""
 
 from __future__ import annotations
 
-from ctypes import byref, c_uint16, c_uint32, c_void_p
+from ctypes import byref, c_int32, c_uint16, c_uint32, c_uint64, c_void_p
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import _native
 from ._native import c, check
 from .cache_manager import CacheManager
 from .configs import LLMClusterInfo, LLMRole, ip_text
+from .llm_types import RegisterMemStatus
 from .status import LLMException, LLMStatusCode, code_2_status, not_enabled, raise_if
 
 __all__ = ["LLMDataDist"]
+
+_MAX_COMM_NAME = 128  # the vendor's: names of 1 to 127 characters
+_MAX_NODE_NUM = 4  # the vendor's: at most 4 clusters in a communicator
 
 
 def _options(options: Dict[str, str]) -> Tuple[object, object, int]:
@@ -37,6 +41,7 @@ class LLMDataDist:
         self._cluster_id = cluster_id
         self._handle: Optional[c_void_p] = None
         self._remote_cache_accessible = False
+        self._enable_cache_mgr = False
         self._cache_manager = CacheManager(self)
 
     def init(self, options: Dict[str, str]) -> None:
@@ -52,6 +57,7 @@ class LLMDataDist:
             check(code, "[init]", f"options = {options}")
         self._handle = handle
         self._remote_cache_accessible = options.get("llm.EnableRemoteCacheAccessible") == "1"
+        self._enable_cache_mgr = options.get("llm.EnableCacheManager") == "1"
 
     def finalize(self) -> None:
         """Closes every link and drops every cache; the instance may be initialized again."""
@@ -128,11 +134,76 @@ class LLMDataDist:
         check(c.ascendless_llm_set_role(handle, int(role), k, v, n), "[switch_role]", f"role = {role}")
         self._role = role
 
+    def _check_cache_mgr_mode(self, what: str) -> c_void_p:
+        handle = self._checked_handle()
+        raise_if(
+            not self._enable_cache_mgr, f"{what} is not supported when llm.EnableCacheManager is not configured."
+        )
+        return handle
+
+    @staticmethod
+    def _check_uint(name: str, value: object, bits: int) -> None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{name} only support {int}, but got {type(value)}.")
+        if not 0 <= value < 1 << bits:
+            raise ValueError(f"{name}'s value is out of range,{value} is not a uint{bits} value.")
+
     def link(self, comm_name: str, cluster_rank_info: Dict[int, int], rank_table: str) -> int:
-        raise not_enabled("link by an HCCL rank table", "link with link_clusters (HCCL is not here yet)")
+        """Links the clusters of `cluster_rank_info` (cluster id: its rank in `rank_table`, an
+        HCCL rank table as JSON text) as one communicator named `comm_name`; every cluster calls
+        it, and it returns once each has (within HCCL_CONNECT_TIMEOUT seconds). Returns the
+        comm id that ``unlink`` and ``query_register_mem_status`` take."""
+        handle = self._check_cache_mgr_mode("link")
+        if not isinstance(comm_name, str):
+            raise TypeError(f"comm_name only support {str}, but got {type(comm_name)}.")
+        raise_if(len(comm_name) == 0, "comm_name can not be empty")
+        raise_if(len(comm_name) >= _MAX_COMM_NAME, "comm_name length should be smaller than 128.")
+        if not isinstance(cluster_rank_info, dict):
+            raise TypeError(f"cluster_rank_info only support {dict}, but got {type(cluster_rank_info)}.")
+        raise_if(len(cluster_rank_info) > _MAX_NODE_NUM, "cluster_rank_info size can not be greater than 4.")
+        for k, v in cluster_rank_info.items():
+            self._check_uint("cluster_rank_info key", k, 64)
+            self._check_uint("cluster_rank_info value", v, 32)
+        if not isinstance(rank_table, str):
+            raise TypeError(f"rank_table only support {str}, but got {type(rank_table)}.")
+        ranks = list(cluster_rank_info.values())
+        raise_if(len(ranks) <= 1, "cluster num must be bigger than 1.")
+        raise_if(ranks != sorted(ranks), "rank in cluster_rank_info must be ordered")
+        clusters = list(cluster_rank_info.keys())
+        comm_id = c_uint64()
+        check(
+            c.ascendless_llm_link_comm(
+                handle,
+                comm_name.encode(),
+                _native.u64s(clusters),
+                (c_uint32 * len(ranks))(*ranks),
+                len(ranks),
+                rank_table.encode(),
+                byref(comm_id),
+            ),
+            "[link]",
+            f"cluster_rank_info = {cluster_rank_info}",
+        )
+        return comm_id.value
 
     def unlink(self, comm_id: int) -> None:
-        raise not_enabled("unlink of an HCCL communicator", "unlink with unlink_clusters")
+        """Unlinks every cluster of communicator `comm_id`, also when a peer is gone."""
+        handle = self._check_cache_mgr_mode("unlink")
+        self._check_uint("comm_id", comm_id, 64)
+        check(c.ascendless_llm_unlink_comm(handle, comm_id), "[unlink]", f"comm_id = {comm_id}")
 
-    def query_register_mem_status(self, comm_id: int) -> object:
-        raise not_enabled("query_register_mem_status", "there are no HCCL communicators; link with link_clusters")
+    def query_register_mem_status(self, comm_id: int) -> RegisterMemStatus:
+        """OK once ``link`` returned: each transfer finds the peer's caches, so nothing is
+        left to prepare."""
+        handle = self._check_cache_mgr_mode("query_register_mem_status")
+        self._check_uint("comm_id", comm_id, 64)
+        status = c_int32()
+        check(
+            c.ascendless_llm_query_register_mem_status(handle, comm_id, byref(status)),
+            "[query_register_mem_status]",
+            f"comm_id = {comm_id}",
+        )
+        try:
+            return RegisterMemStatus(status.value)
+        except ValueError:
+            return RegisterMemStatus.FAILED

@@ -205,6 +205,38 @@ uint32_t ascendless_llm_unlink(AscendlessLlmDataDist *dd, const AscendlessLlmClu
   });
 }
 
+uint32_t ascendless_llm_link_comm(AscendlessLlmDataDist *dd, const char *comm_name, const uint64_t *cluster_ids,
+                                  const uint32_t *rank_ids, size_t count, const char *rank_table, uint64_t *comm_id) {
+  return guarded(dd, "link_comm", [&](llm_datadist::face::DataDist &d) {
+    if (comm_name == nullptr || rank_table == nullptr || comm_id == nullptr ||
+        (count != 0U && (cluster_ids == nullptr || rank_ids == nullptr))) {
+      return fail(llm_datadist::LLM_PARAM_INVALID, "link_comm: comm_name, cluster_ids, rank_ids, rank_table or "
+                                                   "comm_id is NULL");
+    }
+    std::map<uint64_t, uint32_t> cluster2rank;
+    for (size_t i = 0; i < count; ++i) {
+      if (!cluster2rank.emplace(cluster_ids[i], rank_ids[i]).second) {
+        return fail(llm_datadist::LLM_PARAM_INVALID,
+                    "link_comm: cluster " + std::to_string(cluster_ids[i]) + " is given twice");
+      }
+    }
+    return d.LinkComm(comm_name, cluster2rank, rank_table, *comm_id);
+  });
+}
+
+uint32_t ascendless_llm_unlink_comm(AscendlessLlmDataDist *dd, uint64_t comm_id) {
+  return guarded(dd, "unlink_comm", [&](llm_datadist::face::DataDist &d) { return d.UnlinkComm(comm_id); });
+}
+
+uint32_t ascendless_llm_query_register_mem_status(AscendlessLlmDataDist *dd, uint64_t comm_id, int32_t *status) {
+  return guarded(dd, "query_register_mem_status", [&](llm_datadist::face::DataDist &d) {
+    if (status == nullptr) {
+      return fail(llm_datadist::LLM_PARAM_INVALID, "query_register_mem_status: status is NULL");
+    }
+    return d.QueryRegisterMemStatus(comm_id, *status);
+  });
+}
+
 uint32_t ascendless_llm_register(AscendlessLlmDataDist *dd, const AscendlessLlmCacheDesc *desc,
                                  const uint64_t *addrs, size_t addr_count, int64_t keyed_model_id,
                                  int64_t *cache_id) {

@@ -8,6 +8,9 @@
 // - LinkLlmClusters connects to each cluster's remote_ip_infos[0] "ip:port"; the linking side
 //   is the one that transfers (pull or push), as in the vendor's samples; a cluster id this
 //   instance did not link is LLM_NOT_YET_LINK;
+// - link by HCCL rank table (the Python face's link(comm_name, cluster_rank_info, rank_table)):
+//   every rank listens at its device_ip:device_port, so this instance listens at its own
+//   rank's and connects to the others' as they come up; then each cluster is linked as above;
 // - RegisterKvCache registers each tensor with the tag (cache_id << 8) | tensor index, by
 //   which the peer finds it (ascendless_engine_peer_region); cache ids count from 1 per
 //   instance, as the vendor's samples rely on;
@@ -21,11 +24,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 
 namespace llm_datadist {
 namespace face {
@@ -43,6 +48,14 @@ constexpr uint32_t kMaxTensors = 240U;  // the vendor's documented limit per cac
 constexpr const char *kClientName = "127.0.0.1";
 constexpr int32_t kReadOp = 0;   // adxl::READ
 constexpr int32_t kWriteOp = 1;  // adxl::WRITE
+constexpr size_t kMaxCommName = 128U;  // the vendor's COMM_NAME_MAX_LENGTH, NUL included
+constexpr size_t kMaxComms = 512U;     // the vendor's kMaxLinkNum
+constexpr long long kDefaultConnectSeconds = 120;  // HCCL_CONNECT_TIMEOUT's default
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 // The LLM-DataDist status of a native engine status (its message is already recorded).
 Status from_engine(AdxlStatus status) {
@@ -207,6 +220,8 @@ void DataDist::Finalize() {
   // The engine closes its links and drops its registrations as it finalizes.
   ascendless_engine_finalize(engine_.engine);
   links_.clear();
+  comms_.clear();
+  next_comm_id_ = 1U;
   caches_.clear();
   next_cache_id_ = 1;
   initialized_ = false;
@@ -312,6 +327,165 @@ Status DataDist::Unlink(const std::vector<ClusterInfo> &clusters, std::vector<St
     }
   }
   return overall;
+}
+
+Status DataDist::ListenAt(const std::string &own) {
+  if (name_ == own) {
+    return LLM_SUCCESS;
+  }
+  if (name_ != kClientName || !links_.empty()) {
+    return fail(LLM_LINK_FAILED, "this instance's engine is " + name_ + ", but the rank table puts its rank at " + own +
+                                     ": give llm.listenIpInfo that address, or none");
+  }
+  Status ret = StartEngine(own, option_keys_, option_values_);
+  if (ret != LLM_SUCCESS) {
+    // The engine said why (an address of another machine, or one in use); a client again.
+    (void)StartEngine(kClientName, option_keys_, option_values_);
+    return LLM_LINK_FAILED;
+  }
+  return LLM_SUCCESS;
+}
+
+Status DataDist::ConnectWhenUp(const std::string &remote, int64_t deadline_ms, const std::string &who) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!initialized_) {
+        return fail(LLM_FAILED, "the instance was finalized while linking " + who);
+      }
+    }
+    const int64_t left = deadline_ms - now_ms();
+    if (left <= 0) {
+      return fail(LLM_LINK_FAILED, who + " at " + remote + " did not come up in time (HCCL_CONNECT_TIMEOUT)");
+    }
+    const auto attempt_ms = static_cast<int32_t>(std::min<int64_t>(left, 1000));
+    AdxlStatus s = ascendless_engine_connect(engine_.engine, remote.c_str(), attempt_ms);
+    if (s == ADXL_SUCCESS) {
+      return LLM_SUCCESS;
+    }
+    if (s == ADXL_ALREADY_CONNECTED) {
+      return fail(LLM_ALREADY_LINK, who + ": " + remote + " is linked already (as another cluster)");
+    }
+    if (s != ADXL_FAILED && s != ADXL_TIMEOUT) {
+      return LLM_LINK_FAILED;  // the engine said why
+    }
+    // Nobody listens there yet: the peer has not called link. HCCL's comm init waits for every
+    // rank likewise.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+Status DataDist::LinkComm(const std::string &comm_name, const std::map<uint64_t, uint32_t> &cluster2rank,
+                          const std::string &rank_table, uint64_t &comm_id) {
+  std::lock_guard<std::mutex> one_at_a_time(comm_mutex_);
+  long long seconds = kDefaultConnectSeconds;
+  const char *env = std::getenv("HCCL_CONNECT_TIMEOUT");
+  if (env != nullptr && *env != '\0' && !parse_int(env, 1, 7200, seconds)) {
+    return fail(LLM_PARAM_INVALID, std::string("HCCL_CONNECT_TIMEOUT = \"") + env + "\": seconds, 1 to 7200");
+  }
+  const int64_t deadline = now_ms() + seconds * 1000;
+  // Every peer's address, checked before anything starts.
+  std::vector<std::pair<uint64_t, std::string>> peers;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Status ret = CheckInitialized();
+    if (ret != LLM_SUCCESS) {
+      return ret;
+    }
+    if (comm_name.empty() || comm_name.size() >= kMaxCommName) {
+      return fail(LLM_PARAM_INVALID, "comm_name of " + std::to_string(comm_name.size()) + " characters: 1 to 127");
+    }
+    auto own = cluster2rank.find(cluster_id_);
+    if (own == cluster2rank.end()) {
+      return fail(LLM_PARAM_INVALID, "this instance's cluster " + std::to_string(cluster_id_) +
+                                         " is not in cluster_rank_info");
+    }
+    if (cluster2rank.size() < 2U) {
+      return fail(LLM_PARAM_INVALID, "cluster_rank_info names no other cluster");
+    }
+    if (comms_.size() >= kMaxComms) {
+      return fail(LLM_PARAM_INVALID, "512 communicators are linked already (the vendor's limit)");
+    }
+    char address[64];
+    std::string own_address;
+    for (const auto &entry : cluster2rank) {
+      const std::string who = "cluster " + std::to_string(entry.first) + " (rank " + std::to_string(entry.second) + ")";
+      if (ascendless_rank_table_address(rank_table.c_str(), entry.second, address, sizeof address) != ADXL_SUCCESS) {
+        return LLM_LINK_FAILED;  // the rank table's fault, recorded
+      }
+      if (entry.first == cluster_id_) {
+        own_address = address;
+      } else if (links_.count(entry.first) != 0U) {
+        return fail(LLM_ALREADY_LINK, who + " is linked already");
+      } else {
+        peers.emplace_back(entry.first, address);
+      }
+    }
+    ret = ListenAt(own_address);
+    if (ret != LLM_SUCCESS) {
+      return ret;
+    }
+  }
+  // Waiting for the peers without mutex_: transfers on other links go on meanwhile.
+  std::vector<std::string> connected;
+  for (const auto &peer : peers) {
+    Status ret = ConnectWhenUp(peer.second, deadline, "cluster " + std::to_string(peer.first));
+    if (ret != LLM_SUCCESS) {
+      for (const auto &remote : connected) {
+        (void)ascendless_engine_disconnect(engine_.engine, remote.c_str(), wait_ms_);
+      }
+      return ret;
+    }
+    connected.push_back(peer.second);
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!initialized_) {
+    return fail(LLM_FAILED, "the instance was finalized while linking " + comm_name);
+  }
+  std::vector<uint64_t> clusters;
+  for (const auto &peer : peers) {
+    links_[peer.first] = peer.second;
+    clusters.push_back(peer.first);
+  }
+  comm_id = next_comm_id_++;
+  comms_[comm_id] = std::move(clusters);
+  return LLM_SUCCESS;
+}
+
+Status DataDist::UnlinkComm(uint64_t comm_id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckInitialized();
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  auto comm = comms_.find(comm_id);
+  if (comm == comms_.end()) {
+    return fail(LLM_NOT_YET_LINK, "comm " + std::to_string(comm_id) + " is not linked");
+  }
+  // The local ends are released even when a peer is gone, as the vendor's unlink destroys the
+  // communicator whatever the peers do.
+  for (uint64_t cluster : comm->second) {
+    auto link = links_.find(cluster);
+    if (link != links_.end()) {
+      (void)ascendless_engine_disconnect(engine_.engine, link->second.c_str(), wait_ms_);
+      links_.erase(link);
+    }
+  }
+  comms_.erase(comm);
+  return LLM_SUCCESS;
+}
+
+Status DataDist::QueryRegisterMemStatus(uint64_t comm_id, int32_t &status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Status ret = CheckInitialized();
+  if (ret != LLM_SUCCESS) {
+    return ret;
+  }
+  if (comms_.count(comm_id) == 0U) {
+    return fail(LLM_NOT_YET_LINK, "comm " + std::to_string(comm_id) + " is not linked");
+  }
+  status = 0;  // RegisterMemStatus.OK
+  return LLM_SUCCESS;
 }
 
 Status DataDist::RegisterTensors(int64_t cache_id, Registered &cache) {

@@ -74,6 +74,17 @@ class __attribute__((visibility("hidden"))) DataDist {
   Status SetRole(LlmRole role, const std::map<AscendString, AscendString> &options);
   Status Link(const std::vector<ClusterInfo> &clusters, std::vector<Status> &rets, int32_t timeout);
   Status Unlink(const std::vector<ClusterInfo> &clusters, std::vector<Status> &rets, int32_t timeout, bool force);
+  // The Python face's link by HCCL rank table (the vendor's LLMDataDistV2::Link): cluster c of
+  // `cluster2rank` is rank cluster2rank[c] of `rank_table`, and every rank listens at its
+  // device_ip:device_port (ascendless_rank_table_address). This instance starts listening at its
+  // own rank's address, then connects to every other rank, waiting for each to come up for at
+  // most HCCL_CONNECT_TIMEOUT seconds; the clusters are then linked as LinkLlmClusters links them.
+  Status LinkComm(const std::string &comm_name, const std::map<uint64_t, uint32_t> &cluster2rank,
+                  const std::string &rank_table, uint64_t &comm_id);
+  Status UnlinkComm(uint64_t comm_id);
+  // RegisterMemStatus of a communicator: 0 OK (its links are up: a peer's caches are looked up
+  // at each transfer, so nothing is left to prepare once LinkComm returns).
+  Status QueryRegisterMemStatus(uint64_t comm_id, int32_t &status);
   // `keyed_model_id` < 0: the next cache id; else the id of that BlocksCacheKey model id.
   Status Register(const CacheDesc &desc, const std::vector<uint64_t> &addrs, int64_t keyed_model_id,
                   int64_t &cache_id);
@@ -103,6 +114,12 @@ class __attribute__((visibility("hidden"))) DataDist {
   Status Transfer(bool pull, uint64_t cluster, int64_t cache_id, int64_t remote_cache, const Rows &rows,
                   int64_t bytes, const KvCacheExtParam &ext);
 
+  // Waits until `remote` listens and connects to it, or until `deadline_ms` (steady clock).
+  Status ConnectWhenUp(const std::string &remote, int64_t deadline_ms, const std::string &who);
+  // The engine listening at `own` (the instance's rank in a rank table), started there if the
+  // instance is a client with no links.
+  Status ListenAt(const std::string &own);
+
   uint64_t cluster_id_;
   LlmRole role_;
   ascendless_face::EngineHandle engine_;
@@ -115,6 +132,9 @@ class __attribute__((visibility("hidden"))) DataDist {
   int64_t next_cache_id_ = 1;
   std::map<int64_t, Registered> caches_;
   std::map<uint64_t, std::string> links_;  // cluster id -> engine name of that cluster
+  std::mutex comm_mutex_;  // one LinkComm at a time (held while waiting for peers, mutex_ is not)
+  uint64_t next_comm_id_ = 1;  // as the vendor's: comm ids count from 1
+  std::map<uint64_t, std::vector<uint64_t>> comms_;  // comm id -> the clusters it linked
 };
 
 }  // namespace face

@@ -44,6 +44,9 @@ mod batch_status;
 // SendNotify/GetNotifies.
 mod notify;
 
+// Where a rank of an HCCL rank table listens (LLM-DataDist's link by rank table).
+mod rank_table;
+
 pub use async_connect::*;
 pub use batch_status::*;
 pub use connect::*;
@@ -53,6 +56,7 @@ pub use lifecycle::*;
 pub use local_only::*;
 pub use memory::*;
 pub use notify::*;
+pub use rank_table::*;
 pub use registration::*;
 pub use requests::*;
 pub use tagged::*;
