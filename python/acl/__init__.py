@@ -33,11 +33,12 @@ from typing import Optional, Tuple
 
 from . import _lib
 from ._lib import func, optional_str
-from . import adxl, constants, rt, util  # noqa: F401  (submodules: acl.rt.*, acl.util.*, acl.adxl)
+from . import adxl, constants, mdl, rt, util  # noqa: F401  (submodules: acl.rt.*, acl.mdl.*, acl.util.*, acl.adxl)
+from . import _auto
 
 __all__ = [
     "init", "finalize", "finalize_reference", "get_recent_err_msg", "get_soc_name",
-    "rt", "util", "constants", "adxl", "library_path", "__version__",
+    "rt", "mdl", "util", "constants", "adxl", "library_path", "__version__",
 ]
 
 __version__ = "0.1.0"
@@ -78,3 +79,7 @@ def get_recent_err_msg() -> Optional[str]:
 def get_soc_name() -> Optional[str]:
     """``aclrtGetSocName`` under pyACL's name ``acl.get_soc_name``: e.g. ``"Ascend910B1"``."""
     return rt.get_soc_name()
+
+
+# Every other function of acl.h and acl_base.h, built from its C prototype (acl/_auto.py).
+__all__ += _auto.install(globals(), "", func)

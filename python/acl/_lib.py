@@ -181,6 +181,11 @@ _PROTOTYPES = {
 
 
 def _declare() -> None:
+    # Every function of the generated table first, then the hand-written prototypes above for
+    # the functions written by hand.
+    from . import _auto
+
+    _auto.declare(lib)
     for name, (restype, argtypes) in _PROTOTYPES.items():
         try:
             fn = getattr(lib, name)

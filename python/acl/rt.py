@@ -474,3 +474,14 @@ def ipc_mem_import_by_key(key: str, flags: int) -> Tuple[Ptr, int]:
 def ipc_mem_close(key: str) -> int:
     """``aclrtIpcMemClose``: unmaps (importer) or withdraws the export (exporter). Returns ret."""
     return func("aclrtIpcMemClose")(_key_in(key))
+
+
+# ---- every other runtime function, built from its C prototype ------------------------------
+
+from . import _auto, _rt_devices, _rt_memory, _rt_streams  # noqa: E402
+
+for _family in (_rt_devices, _rt_streams, _rt_memory):
+    for _name in _family.__all__:
+        globals()[_name] = getattr(_family, _name)
+    __all__ += _family.__all__
+__all__ += _auto.install(globals(), "rt", func)
