@@ -3,6 +3,9 @@
 // llm_datadist_c.cpp) as a third face of the transfer engine, on the native C API
 // (ascendless.h), beside adxl_engine.cpp and hixl.cpp; docs/llm-datadist.md says how the calls
 // map:
+// - Initialize sets the device of llm.DeviceId on the calling thread (aclrtSetDevice, one count,
+//   as the vendor's does, so the caller may allocate device memory after it without setting the
+//   device itself) and Finalize takes that count away (aclrtResetDevice);
 // - an instance is one engine: named by `llm.ListenIpInfo` ("ip:port", so it listens: a
 //   server) or, without it, "127.0.0.1" (a client, which never listens);
 // - LinkLlmClusters connects to each cluster's remote_ip_infos[0] "ip:port"; the linking side
@@ -21,6 +24,8 @@
 // No member lets an exception escape: anything that could throw is caught and is LLM_FAILED.
 
 #include "llm_datadist_face.h"
+
+#include "acl/acl_rt.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -204,10 +209,16 @@ Status DataDist::Initialize(const std::map<AscendString, AscendString> &options)
   if (!parse_int(device, 0, INT32_MAX, id)) {
     return fail(LLM_PARAM_INVALID, std::string(OPTION_DEVICE_ID) + " = \"" + device + "\": a device id >= 0");
   }
+  const aclError set = aclrtSetDevice(static_cast<int32_t>(id));
+  if (set != ACL_SUCCESS) {
+    return fail(LLM_FAILED, "aclrtSetDevice(" + std::to_string(id) + ") failed with " + std::to_string(set));
+  }
   Status ret = StartEngine(listen.empty() ? kClientName : listen, keys, values);
   if (ret != LLM_SUCCESS) {
+    (void)aclrtResetDevice(static_cast<int32_t>(id));
     return ret;
   }
+  device_id_ = static_cast<int32_t>(id);
   initialized_ = true;
   return LLM_SUCCESS;
 }
@@ -222,6 +233,7 @@ void DataDist::Finalize() {
   links_.clear();
   comms_.clear();
   next_comm_id_ = 1U;
+  (void)aclrtResetDevice(device_id_);
   caches_.clear();
   next_cache_id_ = 1;
   initialized_ = false;

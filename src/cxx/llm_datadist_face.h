@@ -125,6 +125,7 @@ class __attribute__((visibility("hidden"))) DataDist {
   ascendless_face::EngineHandle engine_;
   std::mutex mutex_;  // every member but the transfers themselves
   bool initialized_ = false;
+  int32_t device_id_ = 0;  // the device Initialize set (llm.DeviceId)
   std::string name_;  // the engine's name: the listen address, or "127.0.0.1" for a client
   std::vector<std::string> option_keys_;  // engine options passed through (GlobalResourceConfig...)
   std::vector<std::string> option_values_;

@@ -114,11 +114,14 @@ static ClusterInfo decoder_at(uint16_t port) {
 }
 
 // The decoder: listen, register, say ready, wait for the prompt to finish, check its pushes.
+// As the vendor's samples do, it never sets the device itself: Initialize sets llm.DeviceId's
+// on this thread, and Finalize takes that count away.
 static int decoder(uint16_t port, int ready_fd, int done_fd, bool check) {
   CHECK(aclInit(nullptr) == ACL_SUCCESS);
-  CHECK(aclrtSetDevice(0) == ACL_SUCCESS);
   LlmDataDist dd(kDecoderCluster, LlmRole::kDecoder);
   CHECK_STATUS(dd.Initialize(options("127.0.0.1:" + std::to_string(port))), LLM_SUCCESS);
+  int32_t device = -1;
+  CHECK(aclrtGetDevice(&device) == ACL_SUCCESS && device == 0);
   std::vector<uint64_t> addrs = tensors(2);
   int64_t cache_id = -1;
   CHECK_STATUS(dd.RegisterKvCache(desc(), addrs, {}, cache_id), LLM_SUCCESS);
@@ -143,7 +146,9 @@ static int decoder(uint16_t port, int ready_fd, int done_fd, bool check) {
     }
   }
   CHECK_STATUS(dd.UnregisterKvCache(cache_id), LLM_SUCCESS);
+  for (uint64_t a : addrs) CHECK(aclrtFree(reinterpret_cast<void *>(a)) == ACL_SUCCESS);
   dd.Finalize();
+  CHECK(aclrtGetDevice(&device) != ACL_SUCCESS);  // Initialize's count is gone: no device here
   std::printf("decoder: %d failures\n", failures);
   return failures == 0 ? 0 : 1;
 }
