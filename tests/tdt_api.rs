@@ -556,6 +556,19 @@ fn bad_queue_arguments_are_codes_with_messages() {
         assert_eq!(enqueue_bytes(q, b"x", b"", -7), ACL_ERROR_INVALID_PARAM);
         let mut buf = null_mut();
         assert_eq!(acltdtAllocBuf(8, 2, &mut buf), ACL_ERROR_INVALID_PARAM);
+        assert!(recent().contains("acltdtAllocBuf"), "{}", recent());
+        // The type is checked before the out-pointer.
+        assert_eq!(acltdtAllocBuf(8, 2, null_mut()), ACL_ERROR_INVALID_PARAM);
+        assert!(recent().contains("type 2"), "{}", recent());
+        // The buffer functions share aclrt*Buf*'s bodies; their messages name the tdt call.
+        assert_eq!(acltdtAllocBuf(8, 0, &mut buf), ACL_SUCCESS);
+        assert_eq!(acltdtSetBufDataLen(buf, 9), ACL_ERROR_RT_PARAM_INVALID);
+        assert!(recent().contains("acltdtSetBufDataLen"), "{}", recent());
+        assert_eq!(acltdtGetBufDataLen(buf, null_mut()), ACL_ERROR_INVALID_PARAM);
+        assert!(recent().contains("acltdtGetBufDataLen"), "{}", recent());
+        assert_eq!(acltdtFreeBuf(buf), ACL_SUCCESS);
+        assert_eq!(acltdtFreeBuf(buf), ACL_ERROR_RT_INVALID_HANDLE);
+        assert!(recent().contains("acltdtFreeBuf"), "{}", recent());
 
         // Grants: to this process checked and done, to another not supported.
         let me = std::process::id() as i32;

@@ -1,6 +1,7 @@
 //! `acl/acl_tdt_queue.h`: TDT queues, their shared buffers and the routes between queues
 //! (`runtime/tdt/queue.rs`, `runtime/tdt/route.rs`; the buffers are the runtime's mbufs,
-//! `runtime/mbuf.rs`). The vendor's library of these is `libacl_tdt_queue.so`.
+//! `runtime/mbuf.rs`; the `acltdt*Buf*` functions run the bodies of `aclrt*Buf*`, in
+//! `acl_rt/mbuf.rs`). The vendor's library of these is `libacl_tdt_queue.so`.
 //!
 //! The `*Attr`/`*Param`/`*QueryInfo` functions move values through `void *` and a length, as
 //! the vendor's: a setter copies `len` bytes (at most the value's size), a getter needs room for
@@ -13,6 +14,7 @@ use std::ffi::{CString, c_void};
 
 use crate::error::AclError;
 use crate::error::acl_codes::{ACL_ERROR_INVALID_PARAM, aclError};
+use crate::ffi::acl_rt::mbuf as bufs;
 use crate::ffi::acl_tdt::{handle_ptr, id};
 use crate::ffi::handles::{raw, to_c};
 use crate::ffi::ptr::{self, Out};
@@ -432,23 +434,22 @@ pub extern "C" fn acltdtQueryQueueRoutes(
 /// `buf` is NULL or valid for a write of an `acltdtBuf`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acltdtAllocBuf(size: usize, r#type: u32, buf: *mut acltdtBuf) -> aclError {
-    acl_call("acltdtAllocBuf", || {
+    let check = || {
         if r#type > 1 {
             return Err(invalid(
                 format!("type {type}: ACL_TDT_NORMAL_MEM (0) or ACL_TDT_DVPP_MEM (1)", type = r#type),
             ));
         }
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(buf, "buf") }?;
-        out.write(to_c(mbuf::alloc(size)?));
         Ok(())
-    })
+    };
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::alloc_buf("acltdtAllocBuf", buf, size, check) }
 }
 
 /// Frees a shared buffer, as `aclrtFreeBuf`.
 #[unsafe(no_mangle)]
 pub extern "C" fn acltdtFreeBuf(buf: acltdtBuf) -> aclError {
-    acl_call("acltdtFreeBuf", || mbuf::free(raw(buf)))
+    bufs::free_buf("acltdtFreeBuf", buf)
 }
 
 /// The buffer's data area, as `aclrtGetBufData`.
@@ -461,20 +462,14 @@ pub unsafe extern "C" fn acltdtGetBufData(
     dataPtr: *mut *mut c_void,
     size: *mut usize,
 ) -> aclError {
-    acl_call("acltdtGetBufData", || {
-        // SAFETY: forwarded from this function's contract.
-        let (out_ptr, out_size) = unsafe { (Out::new(dataPtr, "dataPtr")?, Out::new(size, "size")?) };
-        let (addr, len) = mbuf::get(raw(buf), "buf")?.data();
-        out_ptr.write(std::ptr::with_exposed_provenance_mut(addr));
-        out_size.write(len);
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::get_buf_data("acltdtGetBufData", buf, dataPtr, size) }
 }
 
 /// Sets the buffer's valid length, as `aclrtSetBufDataLen`.
 #[unsafe(no_mangle)]
 pub extern "C" fn acltdtSetBufDataLen(buf: acltdtBuf, len: usize) -> aclError {
-    acl_call("acltdtSetBufDataLen", || mbuf::get(raw(buf), "buf")?.set_len(len))
+    bufs::set_buf_data_len("acltdtSetBufDataLen", buf, len)
 }
 
 /// The buffer's valid length, as `aclrtGetBufDataLen`.
@@ -483,18 +478,14 @@ pub extern "C" fn acltdtSetBufDataLen(buf: acltdtBuf, len: usize) -> aclError {
 /// `len` is NULL or valid for a write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acltdtGetBufDataLen(buf: acltdtBuf, len: *mut usize) -> aclError {
-    acl_call("acltdtGetBufDataLen", || {
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(len, "len") }?;
-        out.write(mbuf::get(raw(buf), "buf")?.len());
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::get_buf_data_len("acltdtGetBufDataLen", buf, len) }
 }
 
 /// Appends `buf` to the chain headed by `headBuf`, as `aclrtAppendBufChain`.
 #[unsafe(no_mangle)]
 pub extern "C" fn acltdtAppendBufChain(headBuf: acltdtBuf, buf: acltdtBuf) -> aclError {
-    acl_call("acltdtAppendBufChain", || mbuf::append(raw(headBuf), raw(buf)))
+    bufs::append_buf_chain("acltdtAppendBufChain", headBuf, buf)
 }
 
 /// How many buffers the chain holds, as `aclrtGetBufChainNum`.
@@ -503,12 +494,8 @@ pub extern "C" fn acltdtAppendBufChain(headBuf: acltdtBuf, buf: acltdtBuf) -> ac
 /// `num` is NULL or valid for a write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acltdtGetBufChainNum(headBuf: acltdtBuf, num: *mut u32) -> aclError {
-    acl_call("acltdtGetBufChainNum", || {
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(num, "num") }?;
-        out.write(mbuf::chain_len(raw(headBuf))?);
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::get_buf_chain_num("acltdtGetBufChainNum", headBuf, num) }
 }
 
 /// The `index`-th buffer of the chain, as `aclrtGetBufFromChain`.
@@ -521,12 +508,8 @@ pub unsafe extern "C" fn acltdtGetBufFromChain(
     index: u32,
     buf: *mut acltdtBuf,
 ) -> aclError {
-    acl_call("acltdtGetBufFromChain", || {
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(buf, "buf") }?;
-        out.write(to_c(mbuf::chain_member(raw(headBuf), index)?));
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::get_buf_from_chain("acltdtGetBufFromChain", headBuf, index, buf) }
 }
 
 /// Copies `size` bytes of the buffer's user data from `offset`, as `aclrtGetBufUserData`.
@@ -540,20 +523,8 @@ pub unsafe extern "C" fn acltdtGetBufUserData(
     size: usize,
     offset: usize,
 ) -> aclError {
-    acl_call("acltdtGetBufUserData", || {
-        let b = mbuf::get(raw(buf), "buf")?;
-        let mut tmp = vec![0u8; size.min(mbuf::USER_DATA_SIZE + 1)];
-        b.user_data(offset, &mut tmp)?;
-        if size > 0 {
-            if dataPtr.is_null() {
-                return Err(ptr::null_argument("dataPtr"));
-            }
-            // SAFETY: non-NULL; valid for `size` bytes by this function's contract; `tmp` holds
-            // exactly `size` bytes (the area checked the size above).
-            unsafe { std::ptr::copy_nonoverlapping(tmp.as_ptr(), dataPtr.cast::<u8>(), size) };
-        }
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::get_buf_user_data("acltdtGetBufUserData", buf, dataPtr, size, offset) }
 }
 
 /// Writes `size` bytes into the buffer's user data at `offset`, as `aclrtSetBufUserData`.
@@ -567,11 +538,8 @@ pub unsafe extern "C" fn acltdtSetBufUserData(
     size: usize,
     offset: usize,
 ) -> aclError {
-    acl_call("acltdtSetBufUserData", || {
-        // SAFETY: forwarded from this function's contract.
-        let data = unsafe { ptr::slice(dataPtr.cast::<u8>(), size, "dataPtr") }?;
-        mbuf::get(raw(buf), "buf")?.set_user_data(offset, data)
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::set_buf_user_data("acltdtSetBufUserData", buf, dataPtr, size, offset) }
 }
 
 /// A new reference to the buffer's data block, as `aclrtCopyBufRef`.
@@ -580,12 +548,8 @@ pub unsafe extern "C" fn acltdtSetBufUserData(
 /// `newBuf` is NULL or valid for a write of an `acltdtBuf`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn acltdtCopyBufRef(buf: acltdtBuf, newBuf: *mut acltdtBuf) -> aclError {
-    acl_call("acltdtCopyBufRef", || {
-        // SAFETY: forwarded from this function's contract.
-        let out = unsafe { Out::new(newBuf, "newBuf") }?;
-        out.write(to_c(mbuf::copy_ref(raw(buf))?));
-        Ok(())
-    })
+    // SAFETY: forwarded from this function's contract.
+    unsafe { bufs::copy_buf_ref("acltdtCopyBufRef", buf, newBuf) }
 }
 
 /// New queue attributes: no name (one is chosen when the queue is made), depth 8.
