@@ -147,7 +147,7 @@ def test_bad_input_raises_with_the_status() -> None:
              LLMStatusCode.LLM_PARAM_INVALID),
             (lambda: dd.cache_manager.register_blocks_cache(CacheDesc(2, [4, 16], DataType.DT_UINT8), [1]),
              LLMStatusCode.LLM_PARAM_INVALID),
-            (lambda: dd.link("comm", {1: 0, 2: 1}, "{}"), LLMStatusCode.LLM_FEATURE_NOT_ENABLED),
+            (lambda: dd.link("comm", {PROMPT_ID: 0, DECODER_ID: 1}, "{}"), LLMStatusCode.LLM_LINK_FAILED),
         ]:
             with pytest.raises(LLMException) as e:
                 call()
