@@ -24,6 +24,13 @@ this class is ascendless's own. It wraps the C functions of ``ascendless.h``
 Failures raise :class:`AdxlError`, whose ``status`` is the ADXL number (:class:`Status`) and
 ``message`` the library's text for it (``ascendless_last_error``).
 
+Every public member of ``adxl::AdxlEngine`` has its counterpart here, calling the same native
+function as the C++ member (docs/python.md has the table): the static members are
+module-level functions (:func:`malloc_mem`, :func:`free_mem`,
+:func:`export_to_shareable_handle`, :func:`get_capability`) and static methods of
+:class:`Engine` alike; ``MemDesc::local_only`` is ``register(..., local_only=True)``.
+:meth:`Engine.counters` is ascendless's own (not a member of the C++ class).
+
 Life cycle: ``Engine(name, options)`` initialises at once; ``Engine()`` makes an engine that
 is not initialised yet (every call on it but :meth:`Engine.initialize` raises ``FAILED``, as
 the C++ class does). :meth:`Engine.finalize` closes the links and drops the registrations; the
@@ -48,7 +55,8 @@ __all__ = [
     "FEATURE_SUPPORTED", "FEATURE_NOT_SUPPORTED",
     "OPTION_RDMA_TRAFFIC_CLASS", "OPTION_RDMA_SERVICE_LEVEL", "OPTION_BUFFER_POOL",
     "OPTION_LOCAL_COMM_RES", "OPTION_AUTO_CONNECT", "OPTION_SECRET", "OPTION_REMOTE_ACCESS",
-    "get_capability", "buffer_address",
+    "get_capability", "buffer_address", "malloc_mem", "free_mem", "export_to_shareable_handle",
+    "SHAREABLE_HANDLE_SIZE", "Counters",
 ]
 
 
@@ -159,6 +167,45 @@ class _Notify(ctypes.Structure):
     _fields_ = [("name", c_void_p), ("notify_msg", c_void_p)]
 
 
+class _ShareableHandle(ctypes.Structure):
+    """``AscendlessShareableHandle`` (the 128 bytes of ``adxl::ShareableHandle``)."""
+
+    _fields_ = [("data", ctypes.c_uint8 * 128)]
+
+
+class _Counters(ctypes.Structure):
+    """``AscendlessEngineCounters``."""
+
+    _fields_ = [
+        (name, ctypes.c_uint64)
+        for name in (
+            "direct_calls", "direct_bytes", "kernel_copy_calls", "kernel_copy_bytes",
+            "tcp_calls", "tcp_bytes", "ucx_calls", "ucx_bytes",
+        )
+    ]
+
+
+class Counters(NamedTuple):
+    """How an engine's TransferSync calls moved their bytes (:meth:`Engine.counters`; ours):
+    calls and bytes per path since the engine was initialised. ``direct``: copied through a
+    mapping of the peer's shared memory (same host); ``kernel_copy``: copied by the kernel
+    between the two processes (same host); ``tcp``: sent over the engines' TCP connections;
+    ``ucx``: UCX one-sided puts and gets (zero unless the library was built with UCX)."""
+
+    direct_calls: int
+    direct_bytes: int
+    kernel_copy_calls: int
+    kernel_copy_bytes: int
+    tcp_calls: int
+    tcp_bytes: int
+    ucx_calls: int
+    ucx_bytes: int
+
+
+#: Bytes of a shareable handle (``adxl::ShareableHandle``, the vendor's ``aclrtMemFabricHandle``).
+SHAREABLE_HANDLE_SIZE = 128
+
+
 class TransferDesc(NamedTuple):
     """One contiguous copy: ``length`` bytes between a local and a remote address.
 
@@ -174,6 +221,9 @@ _Engine = c_void_p
 _PROTOTYPES = {
     "ascendless_last_error": (c_char_p, []),
     "ascendless_get_capability": (c_uint32, [c_int32, POINTER(c_int32)]),
+    "ascendless_malloc_mem": (c_uint32, [c_int32, c_size_t, POINTER(c_void_p)]),
+    "ascendless_free_mem": (c_uint32, [c_void_p]),
+    "ascendless_export_to_shareable_handle": (c_uint32, [c_void_p, POINTER(_ShareableHandle)]),
     "ascendless_engine_create": (c_uint32, [POINTER(_Engine)]),
     "ascendless_engine_destroy": (c_uint32, [_Engine]),
     "ascendless_engine_initialize": (
@@ -181,6 +231,10 @@ _PROTOTYPES = {
     ),
     "ascendless_engine_finalize": (c_uint32, [_Engine]),
     "ascendless_engine_register_mem": (c_uint32, [_Engine, c_size_t, c_size_t, c_int32, POINTER(c_void_p)]),
+    "ascendless_engine_register_mem_with": (
+        c_uint32, [_Engine, c_size_t, c_size_t, c_int32, c_int32, POINTER(c_void_p)]
+    ),
+    "ascendless_engine_get_counters": (c_uint32, [_Engine, POINTER(_Counters)]),
     "ascendless_engine_deregister_mem": (c_uint32, [_Engine, c_void_p]),
     "ascendless_engine_connect": (c_uint32, [_Engine, c_char_p, c_int32]),
     "ascendless_engine_disconnect": (c_uint32, [_Engine, c_char_p, c_int32]),
@@ -301,26 +355,83 @@ def get_capability(feature: Union[FeatureType, int]) -> bool:
     return value.value == FEATURE_SUPPORTED
 
 
+def malloc_mem(mem_type: Union[MemType, int], size: int) -> int:
+    """``AdxlEngine::MallocMem``: `size` bytes of memory suited to transfers, as an address (int).
+
+    ``MemType.HOST`` is pinned host memory, ``MemType.DEVICE`` device memory on the calling
+    thread's current device (none: FAILED); both can be shared with engines of other
+    processes. Register it with :meth:`Engine.register` (``register(addr, size, mem_type)``),
+    export it with :func:`export_to_shareable_handle` and free it with :func:`free_mem`.
+    Size 0 (or negative) or another type: PARAM_INVALID; out of memory: RESOURCE_EXHAUSTED.
+    """
+    size = int(size)
+    if size < 0:
+        raise AdxlError(Status.PARAM_INVALID, "negative size %d" % size, "malloc_mem")
+    out = c_void_p(None)
+    _check(_native("ascendless_malloc_mem")(_int32(mem_type), size, byref(out)), "malloc_mem")
+    return int(out.value or 0)
+
+
+def free_mem(ptr: int) -> None:
+    """``AdxlEngine::FreeMem``: frees memory from :func:`malloc_mem` (its start address); any
+    other address, 0 included, or memory freed already: PARAM_INVALID. An export of it
+    (:func:`export_to_shareable_handle`) is withdrawn."""
+    _check(_native("ascendless_free_mem")(c_void_p(_address(ptr, "free_mem") or None)), "free_mem")
+
+
+def export_to_shareable_handle(addr: int) -> bytes:
+    """``AdxlEngine::ExportToShareableHandle``: the 128-byte fabric handle (``bytes``) of memory
+    from :func:`malloc_mem`, which another process of the same user imports
+    (``aclrtMemImportFromShareableHandleV2``). The first call exports, later ones give the same
+    bytes; an address that is not the start of a live :func:`malloc_mem` allocation (0, inside
+    one, freed): PARAM_INVALID; a product without IPC import: UNSUPPORTED."""
+    handle = _ShareableHandle()
+    status = _native("ascendless_export_to_shareable_handle")(
+        c_void_p(_address(addr, "export_to_shareable_handle") or None), byref(handle)
+    )
+    _check(status, "export_to_shareable_handle")
+    return bytes(handle.data)
+
+
+def _address(value: int, call: str) -> int:
+    """An address argument as an int (None is 0); negative or past 64 bits: PARAM_INVALID."""
+    addr = 0 if value is None else int(value)
+    if not 0 <= addr < (1 << 64):
+        raise AdxlError(Status.PARAM_INVALID, "address %d is out of range" % addr, call)
+    return addr
+
+
+def _int32(value: Union[int, enum.IntEnum]) -> int:
+    """An enum argument for a C int32: out of range is PARAM_INVALID in the library (-1)."""
+    value = int(value)
+    return value if -(1 << 31) <= value < (1 << 31) else -1
+
+
 class MemHandle:
     """A registration made by :meth:`Engine.register`; pass it to :meth:`Engine.deregister`.
 
     ``addr``/``length`` give the registered range (any sub-range may be used in transfers),
     ``obj`` the Python object whose memory it is (None for a plain address); the handle keeps
-    that object, and a buffer export on it, alive until it is deregistered.
+    that object, and a buffer export on it, alive until it is deregistered. ``local_only``
+    tells whether it was registered for this engine's own transfers only (``MemDesc::local_only``).
     """
 
-    __slots__ = ("handle", "addr", "length", "mem_type", "obj", "_pin", "__weakref__")
+    __slots__ = ("handle", "addr", "length", "mem_type", "obj", "_pin", "local_only", "__weakref__")
 
-    def __init__(self, handle: int, addr: int, length: int, mem_type: MemType, obj: Any, pin: Any) -> None:
+    def __init__(
+        self, handle: int, addr: int, length: int, mem_type: MemType, obj: Any, pin: Any, local_only: bool = False
+    ) -> None:
         self.handle = handle
         self.addr = addr
         self.length = length
         self.mem_type = mem_type
         self.obj = obj
         self._pin = pin
+        self.local_only = local_only
 
     def __repr__(self) -> str:
-        return "MemHandle(addr=%#x, length=%d, mem_type=%s)" % (self.addr, self.length, self.mem_type.name)
+        extra = ", local_only=True" if self.local_only else ""
+        return "MemHandle(addr=%#x, length=%d, mem_type=%s%s)" % (self.addr, self.length, self.mem_type.name, extra)
 
 
 class Engine:
@@ -424,7 +535,11 @@ class Engine:
     # -- memory -------------------------------------------------------------------------------
 
     def register(
-        self, memory: Memory, length: Optional[int] = None, mem_type: MemType = MemType.HOST
+        self,
+        memory: Memory,
+        length: Optional[int] = None,
+        mem_type: MemType = MemType.HOST,
+        local_only: bool = False,
     ) -> MemHandle:
         """``AdxlEngine::RegisterMem``: makes memory available to peers' transfers.
 
@@ -434,6 +549,12 @@ class Engine:
         first `length` bytes. The object is kept alive (and a ``bytearray`` unresizable) until
         :meth:`deregister`, :meth:`finalize` or :meth:`close`. Register before :meth:`connect`
         where possible; later registrations are announced to connected peers.
+
+        With `local_only` (``MemDesc::local_only``) the region serves only this engine's own
+        transfers (as their local side): it is never offered to peers, whose transfers into it
+        are served as if it were not registered (refused under ``OPTION_REMOTE_ACCESS``
+        ``"registered"`` or with the relay pool off). Address 0, length 0 or a range that
+        wraps: PARAM_INVALID.
         """
         mem_type = MemType(mem_type)
         if isinstance(memory, numbers.Integral):
@@ -451,8 +572,11 @@ class Engine:
         if addr < 0 or size < 0:
             raise AdxlError(Status.PARAM_INVALID, "negative address or length", "register")
         out = c_void_p(None)
-        _check(_native("ascendless_engine_register_mem")(self._h(), addr, size, int(mem_type), byref(out)), "register")
-        handle = MemHandle(out.value or 0, addr, size, mem_type, obj, pin)
+        status = _native("ascendless_engine_register_mem_with")(
+            self._h(), addr, size, int(mem_type), int(bool(local_only)), byref(out)
+        )
+        _check(status, "register")
+        handle = MemHandle(out.value or 0, addr, size, mem_type, obj, pin, bool(local_only))
         with self._lock:
             self._regs[handle.handle] = handle
         return handle
@@ -515,7 +639,9 @@ class Engine:
         descs: Iterable[Union[TransferDesc, Tuple[int, int, int]]],
     ) -> int:
         """``AdxlEngine::TransferAsync``: queues the copies and returns a request (an int) at once;
-        the engine's worker threads move the data. Poll it with :meth:`get_transfer_status`.
+        the engine's worker threads move the data (ADXL's ``TransferArgs`` holds only reserved
+        bytes, so there is no argument for it; :class:`acl.hixl.Engine` takes its user data).
+        Poll it with :meth:`get_transfer_status`.
         NOT_CONNECTED (unless AutoConnect), RESOURCE_EXHAUSTED when the engine already holds
         4096 requests. Local memory must stay valid until the request is reported done.
         """
@@ -613,7 +739,33 @@ class Engine:
         buffer protocol's writable flag is what proves it is not a temporary copy)."""
         return self._transfer_buffer(TransferOp.WRITE, remote, local, remote_addr, length, timeout_ms)
 
+    def counters(self) -> Counters:
+        """How this engine's :meth:`transfer_sync` calls (and :meth:`read`/:meth:`write`) moved
+        their bytes since it was initialised (:class:`Counters`; ascendless's own,
+        ``ascendless_engine_get_counters``, not a member of the C++ class); all zeros before
+        :meth:`initialize` and after :meth:`finalize`."""
+        out = _Counters()
+        _check(_native("ascendless_engine_get_counters")(self._h(), byref(out)), "counters")
+        return Counters(*(int(getattr(out, name)) for name, _ in _Counters._fields_))
+
+    # -- static members (no engine needed) -----------------------------------------------------
+
     @staticmethod
     def capability(feature: Union[FeatureType, int]) -> bool:
         """:func:`get_capability` (``AdxlEngine::GetCapability`` is static too)."""
         return get_capability(feature)
+
+    @staticmethod
+    def malloc_mem(mem_type: Union[MemType, int], size: int) -> int:
+        """:func:`malloc_mem` (``AdxlEngine::MallocMem`` is static)."""
+        return malloc_mem(mem_type, size)
+
+    @staticmethod
+    def free_mem(ptr: int) -> None:
+        """:func:`free_mem` (``AdxlEngine::FreeMem`` is static)."""
+        free_mem(ptr)
+
+    @staticmethod
+    def export_to_shareable_handle(addr: int) -> bytes:
+        """:func:`export_to_shareable_handle` (``AdxlEngine::ExportToShareableHandle`` is static)."""
+        return export_to_shareable_handle(addr)

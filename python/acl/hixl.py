@@ -9,9 +9,13 @@ talk to each other) plus what HIXL adds:
 - ``TransferArgs::user_data``: :meth:`Engine.transfer_async` takes an integer `user_data`
   that :meth:`Engine.get_transfer_statuses` hands back with each request's status.
 
-Statuses, errors, memory registration and the synchronous calls are those of
-:mod:`acl.adxl` (``AdxlError``, ``Status``, ``TransferOp``, ``MemType``, ``TransferStatus``
-are re-exported here).
+Statuses, errors, memory registration (``register(..., local_only=True)`` is
+``MemDesc::local_only``), notifies and the synchronous calls are those of :mod:`acl.adxl`
+(``AdxlError``, ``Status``, ``TransferOp``, ``MemType``, ``TransferStatus``, ``FeatureType``,
+``FEATURE_SUPPORTED``/``FEATURE_NOT_SUPPORTED`` and :func:`get_capability` are re-exported
+here); the ``OPTION_*`` keys are HIXL's spellings (``hixl::OPTION_*``, without ADXL's
+``adxl.`` prefix; the engine takes both). docs/python.md has the table of every
+``hixl::Hixl`` member and its Python counterpart.
 """
 
 from __future__ import annotations
@@ -22,25 +26,56 @@ from typing import Dict, Iterable, List, NamedTuple, Tuple, Union
 
 from . import adxl
 from .adxl import (  # noqa: F401  (re-exported: the HIXL face has the same statuses and types)
+    FEATURE_NOT_SUPPORTED,
+    FEATURE_SUPPORTED,
     AdxlError,
+    FeatureType,
+    MemHandle,
     MemType,
+    Notify,
     Status,
     TransferDesc,
     TransferOp,
     TransferStatus,
+    get_capability,
 )
 
 __all__ = [
     "AdxlError",
     "AsyncConnectStatus",
     "Engine",
+    "FEATURE_NOT_SUPPORTED",
+    "FEATURE_SUPPORTED",
+    "FeatureType",
+    "MemHandle",
     "MemType",
+    "Notify",
+    "OPTION_AUTO_CONNECT",
+    "OPTION_BUFFER_POOL",
+    "OPTION_ENABLE_USE_FABRIC_MEM",
+    "OPTION_GLOBAL_RESOURCE_CONFIG",
+    "OPTION_LOCAL_COMM_RES",
+    "OPTION_RDMA_SERVICE_LEVEL",
+    "OPTION_RDMA_TRAFFIC_CLASS",
     "Status",
     "TransferDesc",
     "TransferOp",
     "TransferResult",
     "TransferStatus",
+    "get_capability",
 ]
+
+#: Option keys of :class:`Engine` (``hixl::OPTION_*``); the values are strings.
+OPTION_ENABLE_USE_FABRIC_MEM = "EnableUseFabricMem"
+OPTION_RDMA_TRAFFIC_CLASS = "RdmaTrafficClass"
+OPTION_RDMA_SERVICE_LEVEL = "RdmaServiceLevel"
+OPTION_BUFFER_POOL = "BufferPool"
+OPTION_GLOBAL_RESOURCE_CONFIG = "GlobalResourceConfig"
+OPTION_AUTO_CONNECT = "AutoConnect"
+OPTION_LOCAL_COMM_RES = "LocalCommRes"
+
+#: ``GetTransferStatusArgs::max_query_count``'s default: every request.
+_ALL = (1 << 32) - 1
 
 
 class AsyncConnectStatus(enum.IntEnum):
@@ -155,10 +190,17 @@ class Engine(adxl.Engine):
         _check(status, "transfer_async")
         return int(req.value or 0)
 
-    def get_transfer_statuses(self, max_query_count: int, skip_waiting: bool = False) -> List[TransferResult]:
-        """``Hixl::GetTransferStatus(args, results)``: up to `max_query_count` of this engine's
-        requests in submission order, each with its user data and status; COMPLETED and FAILED
-        ones are freed (reported once); with `skip_waiting` the WAITING ones are left out."""
+    def get_transfer_statuses(self, max_query_count: int = _ALL, skip_waiting: bool = False) -> List[TransferResult]:
+        """``Hixl::GetTransferStatus(args, results)``: up to `max_query_count` (default: all,
+        ``GetTransferStatusArgs``' UINT32_MAX; 0: none) of this engine's requests in
+        submission order, each with its user data and status; COMPLETED, TIMEOUT and FAILED
+        ones are freed (reported once); with `skip_waiting` the WAITING ones are left out.
+        A count outside 0..2**32-1 is PARAM_INVALID (``max_query_count`` is a uint32_t)."""
+        if not 0 <= int(max_query_count) <= _ALL:
+            raise AdxlError(
+                Status.PARAM_INVALID, "max_query_count %d is not a uint32_t" % int(max_query_count),
+                "get_transfer_statuses",
+            )
         arr = POINTER(_Result)()
         count = c_size_t(0)
         status = _native("ascendless_engine_get_transfer_statuses")(

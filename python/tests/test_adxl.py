@@ -390,3 +390,130 @@ def test_device_memory_transfer(pair: Tuple[Engine, Engine, str], device: int) -
         server.deregister(handle)
     finally:
         assert acl.rt.free(dev) == 0
+
+
+# -- static members: MallocMem, FreeMem, ExportToShareableHandle --------------------------------
+
+
+def test_malloc_mem_and_free_mem() -> None:
+    addr = adxl.malloc_mem(MemType.HOST, 4096)
+    assert addr != 0 and addr % 4096 == 0
+    ctypes.memset(addr, 0x5A, 4096)  # ordinary host memory, writable here
+    assert ctypes.string_at(addr, 4) == b"ZZZZ"
+    with Engine("127.0.0.1") as engine:
+        handle = engine.register(addr, 4096, MemType.HOST)
+        assert handle.addr == addr and handle.obj is None
+        engine.deregister(handle)
+    adxl.free_mem(addr)
+    for bad in (addr, 0, None):  # freed already, NULL
+        with pytest.raises(AdxlError) as info:
+            adxl.free_mem(bad)  # type: ignore[arg-type]
+        assert info.value.status is Status.PARAM_INVALID and info.value.call == "free_mem"
+    other = Engine.malloc_mem(MemType.MEM_HOST, 100)  # the static member, as AdxlEngine::MallocMem
+    with pytest.raises(AdxlError) as info:
+        Engine.free_mem(other + 1)  # not the start of an allocation
+    assert info.value.status is Status.PARAM_INVALID
+    Engine.free_mem(other)
+
+
+@pytest.mark.parametrize("mem_type,size", [(MemType.HOST, 0), (MemType.HOST, -1), (7, 4096), (-1, 4096), (1 << 40, 16)])
+def test_malloc_mem_bad_arguments_are_param_invalid(mem_type: int, size: int) -> None:
+    with pytest.raises(AdxlError) as info:
+        adxl.malloc_mem(mem_type, size)
+    assert info.value.status is Status.PARAM_INVALID and info.value.call == "malloc_mem"
+
+
+def test_malloc_mem_device(device: int) -> None:
+    addr = adxl.malloc_mem(MemType.DEVICE, 1 << 16)
+    try:
+        src = bytes(range(256)) * 256
+        assert acl.rt.memcpy(addr, len(src), acl.util.bytes_to_ptr(src), len(src), 1) == 0  # host to device
+        back = bytearray(len(src))
+        assert acl.rt.memcpy(acl.util.bytes_to_ptr(back), len(back), addr, len(src), 2) == 0
+        assert bytes(back) == src
+    finally:
+        adxl.free_mem(addr)
+
+
+def test_malloc_mem_device_without_a_current_device_is_failed() -> None:
+    """As tests/c/cxx_api.cpp: device memory needs the calling thread's current device."""
+    seen = []
+
+    def run() -> None:
+        try:
+            adxl.free_mem(adxl.malloc_mem(MemType.DEVICE, 4096))
+            seen.append(0)
+        except AdxlError as err:
+            seen.append(int(err.status))
+
+    import threading
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    assert seen == [Status.FAILED]
+
+
+def test_export_to_shareable_handle() -> None:
+    addr = adxl.malloc_mem(MemType.HOST, 1 << 20)
+    try:
+        for bad in (0, addr + 1):
+            with pytest.raises(AdxlError) as info:
+                adxl.export_to_shareable_handle(bad)
+            assert info.value.status is Status.PARAM_INVALID, info.value
+        try:
+            handle = Engine.export_to_shareable_handle(addr)
+        except AdxlError as err:
+            if err.status is Status.UNSUPPORTED:  # a product without IPC import
+                pytest.skip(str(err))
+            raise
+        assert isinstance(handle, bytes) and len(handle) == adxl.SHAREABLE_HANDLE_SIZE == 128
+        assert handle != bytes(128)
+        assert adxl.export_to_shareable_handle(addr) == handle, "later calls give the same handle"
+    finally:
+        adxl.free_mem(addr)
+    with pytest.raises(AdxlError) as info:
+        adxl.export_to_shareable_handle(addr)  # freed: the export is withdrawn
+    assert info.value.status is Status.PARAM_INVALID
+
+
+def test_register_local_only() -> None:
+    with Engine("127.0.0.1") as engine:
+        buf = bytearray(256)
+        handle = engine.register(buf, local_only=True)
+        assert handle.local_only and "local_only=True" in repr(handle)
+        assert not engine.register(bytearray(16)).local_only
+        engine.deregister(handle)
+        with pytest.raises(AdxlError) as info:
+            engine.register(0, 16, local_only=True)
+        assert info.value.status is Status.PARAM_INVALID
+
+
+def test_local_only_region_serves_own_transfers_but_not_peers() -> None:
+    name = "127.0.0.1:%d" % free_port()
+    with Engine(name, {adxl.OPTION_REMOTE_ACCESS: "registered"}) as server, Engine("127.0.0.1") as client:
+        remote = bytearray(b"s" * 1024)
+        hidden = bytearray(b"h" * 1024)
+        rh = server.register(remote)
+        server.register(hidden, local_only=True)
+        local = bytearray(1024)
+        client.register(local, local_only=True)
+        client.connect(name)
+        client.read(name, local, rh.addr)  # a local_only region is a transfer's local side
+        assert local == remote
+        # The peer reaches the server's local_only region only as unregistered memory, which
+        # this server refuses.
+        with pytest.raises(AdxlError) as info:
+            client.read(name, local, adxl.buffer_address(hidden), 64)
+        assert info.value.status is Status.PARAM_INVALID
+        assert local == remote
+
+
+def test_counters() -> None:
+    with Engine() as engine:
+        assert engine.counters() == adxl.Counters(*[0] * 8), "zeros before initialize"
+        engine.initialize("127.0.0.1")
+        assert sum(engine.counters()) == 0
+    with pytest.raises(AdxlError) as info:
+        engine.counters()
+    assert info.value.status is Status.FAILED  # closed

@@ -1,6 +1,8 @@
 """A numpy array moved between two Python processes with acl.adxl: a child process
 (adxl_peer.py) serves an array on 127.0.0.1:<free port> and prints its address and checksum;
-this process reads it, checks the checksum, writes new contents, and the child checks those."""
+this process reads it, checks the checksum, writes new contents, and the child checks those.
+Then the members that concern a peer (malloc_mem memory served to it, local_only
+registrations it cannot reach, the counters of the transfers) with adxl_member_peer.py."""
 
 from __future__ import annotations
 
@@ -8,8 +10,9 @@ import hashlib
 import os
 
 import numpy as np
+import pytest
 
-from acl import adxl
+from acl import adxl, hixl
 
 from adxl_util import Child, free_port
 from conftest import PYTHON, child_env
@@ -56,6 +59,61 @@ def test_numpy_array_between_two_processes() -> None:
             client.read(name, local, remote_addr, timeout_ms=10000)
             assert hashlib.sha256(local.tobytes()).hexdigest() == expected
             client.disconnect(name)
+        assert server.finish() == 0
+    finally:
+        server.kill()
+
+
+MEMBER_PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "adxl_member_peer.py")
+
+
+@pytest.mark.parametrize("face", ["adxl", "hixl"])
+def test_malloc_mem_local_only_and_counters_between_two_processes(face: str) -> None:
+    """A peer (adxl_member_peer.py, its engine reachable only through registered memory) serves
+    memory from malloc_mem and a region registered local_only: this process reads and writes
+    the first, is refused the second (PARAM_INVALID, as unregistered memory), sees its own
+    counters count the transfers, and after the peer's free_mem (a second free: PARAM_INVALID)
+    is refused the freed memory too."""
+    size = 1 << 16
+    name = "127.0.0.1:%d" % free_port()
+    server = Child([PYTHON, MEMBER_PEER, name, str(size), face], child_env())
+    module = hixl if face == "hixl" else adxl
+    try:
+        words = server.receive()
+        assert words[0] == "ready", words
+        shared, private, digest = int(words[1]), int(words[2]), words[3]
+        local = bytearray(size)
+        with module.Engine("127.0.0.1") as client:
+            assert client.counters() == adxl.Counters(0, 0, 0, 0, 0, 0, 0, 0)
+            handle = client.register(local, local_only=True)  # serves this engine's own transfers
+            assert handle.local_only
+            client.connect(name, timeout_ms=5000)
+            assert client.read(name, local, shared, timeout_ms=5000) == size
+            assert hashlib.sha256(bytes(local)).hexdigest() == digest
+            counters = client.counters()
+            calls = counters.direct_calls + counters.kernel_copy_calls + counters.tcp_calls + counters.ucx_calls
+            moved = counters.direct_bytes + counters.kernel_copy_bytes + counters.tcp_bytes + counters.ucx_bytes
+            assert (calls, moved) == (1, size), counters
+
+            with pytest.raises(adxl.AdxlError) as info:
+                client.read(name, local, private, 64, timeout_ms=5000)
+            assert info.value.status is adxl.Status.PARAM_INVALID, info.value
+
+            new = bytearray(reversed(local))
+            before = sum(client.counters()[1::2])  # bytes, whichever path (the refusal's too)
+            client.write(name, new, shared, timeout_ms=5000)
+            server.send("verify", hashlib.sha256(bytes(new)).hexdigest())
+            assert server.receive() == ["ok"]
+            assert sum(client.counters()[1::2]) == before + size, "the write's bytes counted"
+
+            server.send("free")
+            assert server.receive() == ["freed", str(int(adxl.Status.PARAM_INVALID))]
+            with pytest.raises(adxl.AdxlError) as info:
+                client.read(name, local, shared, 64, timeout_ms=5000)
+            assert info.value.status is adxl.Status.PARAM_INVALID, info.value
+            client.disconnect(name)
+            client.finalize()
+            assert client.counters() == adxl.Counters(*[0] * 8), "zeros after finalize"
         assert server.finish() == 0
     finally:
         server.kill()
