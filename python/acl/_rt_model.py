@@ -289,7 +289,9 @@ _exception_callbacks: Dict[int, Tuple[Any, Callable[..., Any], Any]] = {}
 _callbacks_lock = threading.Lock()
 
 
-def binary_set_exception_callback(bin_handle: int, callback: Optional[Callable[[int, Any], Any]], user_data: Any = None) -> int:
+def binary_set_exception_callback(
+    bin_handle: int, callback: Optional[Callable[[int, Any], Any]], user_data: Any = None
+) -> int:
     """``aclrtBinarySetExceptionCallback``: `callback(exception_info, user_data)` is called for
     an exception of a kernel of `bin_handle` (`exception_info` the ``aclrtExceptionInfo``
     address, an int; `user_data` the object given here). ``None`` removes it. The callback is
@@ -354,11 +356,15 @@ def get_function_name(func_handle: int, max_len: int = 256) -> Tuple[str, int]:
 # ---- kernel launches (207000 here) ---------------------------------------------------------
 
 
-def launch_kernel_with_config(func_handle: int, num_blocks: int, stream: int, cfg: Any, args_handle: int, reserve: int = 0) -> int:
+def launch_kernel_with_config(
+    func_handle: int, num_blocks: int, stream: int, cfg: Any, args_handle: int, reserve: int = 0
+) -> int:
     """``aclrtLaunchKernelWithConfig``: `cfg` a list of ``{"id", "value"}`` attributes (module
     docstring) or None. Returns ret (207000 here)."""
     c, _keep = _cfg(cfg)
-    return _c("aclrtLaunchKernelWithConfig")(_in(func_handle), num_blocks, _in(stream), c, _in(args_handle), _in(reserve))
+    return _c("aclrtLaunchKernelWithConfig")(
+        _in(func_handle), num_blocks, _in(stream), c, _in(args_handle), _in(reserve)
+    )
 
 
 def launch_kernel_v2(func_handle: int, num_blocks: int, args_data: int, args_size: int, cfg: Any, stream: int) -> int:
@@ -381,7 +387,9 @@ def launch_kernel_with_host_args(
     )
 
 
-def launch_kernel_with_args_array(func: int, num_blocks: int, stream: int, cfg: Any, args: Optional[Sequence[int]]) -> int:  # noqa: A002
+def launch_kernel_with_args_array(
+    func: int, num_blocks: int, stream: int, cfg: Any, args: Optional[Sequence[int]]  # noqa: A002
+) -> int:
     """``aclrtLaunchKernelWithArgsArray``: `args` a list of argument addresses (``void **``).
     Returns ret (207000 here)."""
     c, _keep = _cfg(cfg)

@@ -32,6 +32,7 @@ __all__: List[str] = [
     "ri_get_name", "ri_get_streams", "ri_get_tasks_by_stream", "ri_task_get_params",
     "ri_task_set_params", "ri_kernel_task_get_attribute", "ri_destroy_register_callback",
     "ri_destroy_unregister_callback", "ri_cond_handle_get_cond_ptr", "ri_add_cond_task",
+    "ri_capture_thread_exchange_mode",
 ]
 
 _log = logging.getLogger("acl")
@@ -124,6 +125,7 @@ _PROTOTYPES = {
     "aclmdlRIDestroyUnregisterCallback": [_P, Callback],
     "aclmdlRICondHandleGetCondPtr": [_P, POINTER(c_void_p)],
     "aclmdlRIAddCondTask": [CondTaskParams, _P, c_uint32],
+    "aclmdlRICaptureThreadExchangeMode": [POINTER(c_int)],
 }
 
 
@@ -138,6 +140,19 @@ def _declare() -> None:
 
 
 _declare()
+
+# ---- capture modes ---------------------------------------------------------------------------
+
+
+def ri_capture_thread_exchange_mode(mode: int) -> Tuple[int, int]:
+    """``aclmdlRICaptureThreadExchangeMode``: sets this thread's capture mode to `mode`
+    (``aclmdlRICaptureMode``: 0 GLOBAL, 1 THREAD_LOCAL, 2 RELAXED) and returns ``mode, ret``,
+    the previous mode (the C ``*mode`` goes in and comes out; written by hand because the
+    prototype alone reads as an output only)."""
+    cell = c_int(int(mode))
+    ret = _cfunc("aclmdlRICaptureThreadExchangeMode")(byref(cell))
+    return (cell.value if ret == 0 else 0), ret
+
 
 # ---- names, streams and tasks --------------------------------------------------------------
 
