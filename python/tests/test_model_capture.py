@@ -156,7 +156,10 @@ def test_destroy_callbacks_run_once_and_unregistered_ones_not(stream: int) -> No
         assert acl.mdl.ri_destroy(model) == 0
         assert acl.rt.synchronize_stream(stream) == 0
         assert done.wait(10)
-        time.sleep(0.05)
+        deadline = time.monotonic() + 5
+        while any(k[0] == model for k in acl.mdl._destroy_callbacks) and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert not any(k[0] == model for k in acl.mdl._destroy_callbacks), "released once they ran"
         assert calls == [{"key": 1}]
         assert read(dev, 64) == b"\x03" * 64
     finally:
@@ -268,3 +271,36 @@ def test_kernel_launches_answer_not_supported(stream: int) -> None:
         ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
     assert acl.rt.binary_load_from_file("/nonexistent.o", [{"type": 1, "value": 0}]) == (
         0, ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+
+
+def test_the_capture_mode_goes_in_and_the_previous_one_comes_out(device: int) -> None:
+    def exchange_in_thread() -> list:
+        out = [acl.mdl.ri_capture_thread_exchange_mode(1)]  # a new thread starts GLOBAL
+        out.append(acl.mdl.ri_capture_thread_exchange_mode(2))
+        out.append(acl.mdl.ri_capture_thread_exchange_mode(0))
+        return out
+
+    got: list = []
+    t = threading.Thread(target=lambda: got.extend(exchange_in_thread()))
+    t.start()
+    t.join()
+    assert got == [(0, 0), (1, 0), (2, 0)]
+    assert acl.mdl.ri_capture_thread_exchange_mode(7) == (0, ACL_ERROR_RT_PARAM_INVALID)
+
+
+def test_a_destroy_callback_is_released_once_unregistered(stream: int) -> None:
+    from acl import mdl
+
+    assert acl.mdl.ri_capture_begin(stream, GLOBAL) == 0
+    model, ret = acl.mdl.ri_capture_end(stream)
+    assert ret == 0
+    kept = dict(mdl._destroy_callbacks)
+
+    def cb(_: object) -> None:
+        pass
+
+    assert acl.mdl.ri_destroy_register_callback(model, cb, 1) == 0
+    assert len(mdl._destroy_callbacks) == len(kept) + 1
+    assert acl.mdl.ri_destroy_unregister_callback(model, cb) == 0
+    assert mdl._destroy_callbacks == kept
+    assert acl.mdl.ri_destroy(model) == 0
