@@ -59,6 +59,10 @@ SCALARS = {
 # Pointer parameters that are arrays although their names do not say so (the vendor's docs).
 ARRAYS: set = set()
 
+# Pointer parameters that are not plain outputs, so the function is manual: one the C function
+# reads and writes (a value going in and coming out), and a reserved one that must be NULL.
+IN_OUT = {("aclmdlRICaptureThreadExchangeMode", "mode"), ("aclrtGetPrimaryCtxState", "flags")}
+
 # Names ending in "s" that are one value (milliseconds, flag words, a status).
 SINGULAR_ENDINGS = ("ms", "Ms", "flags", "Flags", "ss", "us", "Status", "status", "Attrs")
 
@@ -135,7 +139,7 @@ def classify(func: str, params: list, kinds: dict) -> list:
         )
         arrayish = (func, name) in ARRAYS or plural or (counted and base not in ("void", "char"))
         ctype = scalar_ctype(base, kinds)
-        if base == "..." or kinds.get(base) == "callback":
+        if base == "..." or kinds.get(base) == "callback" or (func, name) in IN_OUT:
             out.append((name, "", "manual"))
         elif stars == 0:
             out.append((name, ctype or "", "in" if ctype else "manual"))
