@@ -729,7 +729,9 @@ def memcpy_batch_v2(
     return _c("aclrtMemcpyBatchV2")(*_batch_args(dsts, dest_maxs, srcs, sizes, attrs, attrs_indexes))
 
 
-memcpy_batch_v2.__doc__ = "``aclrtMemcpyBatchV2``: ``memcpy_batch`` without the failure index; returns ret." + _BATCH_DOC
+memcpy_batch_v2.__doc__ = (
+    "``aclrtMemcpyBatchV2``: ``memcpy_batch`` without the failure index; returns ret." + _BATCH_DOC
+)
 
 
 def memcpy_batch_async(

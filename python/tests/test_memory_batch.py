@@ -63,7 +63,8 @@ def test_attribute_indexes_mix_directions_in_one_batch(dev: int) -> None:
     # Seed the second half of device memory, then one batch: copies 0..3 host to device (first
     # half), copies 4..7 device to host (from the second half).
     seed = b"".join(pattern(100 + i) for i in range(4))
-    assert rt.memcpy(dev + 4 * CHUNK, 4 * CHUNK, acl.util.bytes_to_ptr(seed), 4 * CHUNK, c.ACL_MEMCPY_HOST_TO_DEVICE) == 0
+    seed_ptr = acl.util.bytes_to_ptr(seed)
+    assert rt.memcpy(dev + 4 * CHUNK, 4 * CHUNK, seed_ptr, 4 * CHUNK, c.ACL_MEMCPY_HOST_TO_DEVICE) == 0
     src = host_chunks(4)
     out = host_chunks(4, b"\0" * CHUNK)
     dsts = [dev + i * CHUNK for i in range(4)] + addrs(out)
