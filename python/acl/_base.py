@@ -106,7 +106,7 @@ def sys_get_version_num(pkg_name: str) -> Tuple[int, int]:
 
 # ---- init and finalize callbacks -----------------------------------------------------------
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a callback run inside a registration may register
 # (type, Python callable) -> [thunk, user data]: C keys the callbacks by type and function
 # pointer, so one thunk per pair makes registering the same pair again replace the user data.
 _init_callbacks: Dict[Tuple[int, Any], List[Any]] = {}

@@ -196,7 +196,7 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
         _fn.argtypes = _argtypes
 
 # Every C function pointer made for a Python callback, kept here while C may call it.
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a callback run inside a registration may register
 _legacy_exception_callback: List[Any] = []  # [thunk] while one is set
 _exception_callbacks: Dict[Any, Any] = {}  # Python callable -> thunk
 # Thunks of unregistered exception callbacks: the C side documents that a report already under
