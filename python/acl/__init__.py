@@ -34,7 +34,7 @@ from typing import Optional, Tuple
 from . import _lib
 from ._lib import func, optional_str
 from . import adxl, constants, mdl, rt, util  # noqa: F401  (submodules: acl.rt.*, acl.mdl.*, acl.util.*, acl.adxl)
-from . import _auto
+from . import _auto, _base
 
 __all__ = [
     "init", "finalize", "finalize_reference", "get_recent_err_msg", "get_soc_name",
@@ -80,6 +80,11 @@ def get_soc_name() -> Optional[str]:
     """``aclrtGetSocName`` under pyACL's name ``acl.get_soc_name``: e.g. ``"Ascend910B1"``."""
     return rt.get_soc_name()
 
+
+# The hand-written ones with structures, arrays, callbacks or variadic arguments (acl/_base.py).
+for _name in _base.__all__:
+    globals()[_name] = getattr(_base, _name)
+__all__ += _base.__all__
 
 # Every other function of acl.h and acl_base.h, built from its C prototype (acl/_auto.py).
 __all__ += _auto.install(globals(), "", func)

@@ -25,36 +25,15 @@ MODULES = {"rt": acl.rt, "mdl": acl.mdl, "": acl}
 # C functions whose Python twin is still to be written by hand, and why the prototype alone
 # does not give it.
 PENDING: Dict[str, str] = {
-    "aclsysGetCANNVersion": "structure or array: version",
-    "aclsysGetVersionStr": "structure or array: pkgName, versionStr",
-    "aclsysGetVersionNum": "structure or array: pkgName",
-    "aclrtSetExceptionInfoCallback": "callback",
-    "aclrtExceptionInfoCallbackRegister": "callback",
-    "aclrtExceptionInfoCallbackUnregister": "callback",
     "aclrtLaunchCallback": "callback",
-    "aclrtGetDeviceUtilizationRate": "structure or array: utilizationInfo",
     "aclrtSetStreamAttribute": "structure or array: value",
     "aclrtGetStreamAttribute": "structure or array: value",
-    "aclrtDeviceGetUuid": "structure or array: uuid",
-    "aclrtDeviceGetPCIBusId": "structure or array: pciBusId",
-    "aclrtDeviceGetHostAtomicCapabilities": "structure or array: capabilities, operations",
-    "aclrtDeviceGetP2PAtomicCapabilities": "structure or array: capabilities, operations",
-    "aclInitCallbackRegister": "callback",
-    "aclInitCallbackUnRegister": "callback",
-    "aclFinalizeCallbackRegister": "callback",
-    "aclFinalizeCallbackUnRegister": "callback",
     "aclrtLaunchHostFunc": "callback",
     "aclrtRegStreamStateCallback": "callback",
-    "aclrtRegDeviceStateCallback": "callback",
-    "aclrtSetDeviceTaskAbortCallback": "callback",
     "aclrtCntNotifyRecord": "structure or array: info",
     "aclrtCntNotifyWaitWithTimeout": "structure or array: info",
-    "aclrtGetErrorVerbose": "structure or array: errorInfo",
-    "aclrtRepairError": "structure or array: errorInfo",
     "aclrtIpcGetEventHandle": "structure or array: handle",
     "aclrtIpcOpenEventHandle": "structure or array: handle",
-    "aclAppLog": "variadic",
-    "aclGetCannAttributeList": "structure or array: cannAttrList",
 }
 
 
