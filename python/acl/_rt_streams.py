@@ -333,7 +333,9 @@ def set_stream_attribute(
     if isinstance(value, Mapping):
         for member, item in value.items():
             if member not in _MEMBERS:
-                raise ValueError("set_stream_attribute: %r is not a member of aclrtStreamAttrValue %s" % (member, _MEMBERS))
+                raise ValueError(
+                    "set_stream_attribute: %r is not a member of aclrtStreamAttrValue %s" % (member, _MEMBERS)
+                )
             if member == "reserve":
                 items = list(item)
                 if len(items) > 4:

@@ -24,7 +24,6 @@ import acl  # noqa: F401
 from pyacl_cases import (
     ACL_ERROR_INVALID_PARAM,
     ACL_ERROR_RT_FEATURE_NOT_SUPPORT,
-    ACL_ERROR_RT_PARAM_INVALID,
     BAD_HANDLE,
     Case,
     Ctx,
@@ -55,6 +54,8 @@ ACL_CALLBACK_BLOCK = 1
 ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION = 0x2
 ACL_RT_CNT_NOTIFY_RECORD_SET_VALUE_MODE = 0
 ACL_RT_CNT_NOTIFY_WAIT_EQUAL_MODE = 1
+ACL_MEMCPY_HOST_TO_DEVICE = 1
+ACL_MEMCPY_DEVICE_TO_HOST = 2
 UINT32_MAX = 0xFFFFFFFF
 
 SOC_950 = "Ascend950PR_9579"
@@ -106,8 +107,15 @@ def word_of(ctx: Ctx, value: int = 0) -> int:
     dev, ret = rt.malloc(WORD, 0)
     assert ret == 0
     ctx.cleanup.append((rt.free, dev))
-    ctypes.c_uint64.from_address(dev).value = value
+    cell = ctypes.c_uint64(value)
+    assert rt.memcpy(dev, 8, ctypes.addressof(cell), 8, ACL_MEMCPY_HOST_TO_DEVICE) == 0
     return dev
+
+
+def read_word(dev: int) -> int:
+    cell = ctypes.c_uint64(0)
+    assert rt.memcpy(ctypes.addressof(cell), 8, dev, 8, ACL_MEMCPY_DEVICE_TO_HOST) == 0
+    return cell.value
 
 
 def config_of(ctx: Ctx) -> int:
@@ -147,6 +155,12 @@ def created_in(release: Callable[[int], Any], make: Callable[[Ctx], Any]) -> Cal
 
 
 # ---- report callbacks and host functions ----------------------------------------------------
+
+
+def subscription_calls(host_func: bool) -> Tuple[Callable[[int, int], int], Callable[[int, int], int]]:
+    if host_func:
+        return rt.subscribe_host_func, rt.unsubscribe_host_func
+    return rt.subscribe_report, rt.unsubscribe_report
 
 
 def subscribed(ctx: Ctx, host_func: bool = False) -> int:
@@ -202,9 +216,7 @@ def process_host_func_valid(ctx: Ctx) -> Any:
 def subscribe_valid(ctx: Ctx, host_func: bool = False) -> Any:
     s = stream_of(ctx)
     tid = threading.get_ident()
-    sub, unsub = (
-        (rt.subscribe_host_func, rt.unsubscribe_host_func) if host_func else (rt.subscribe_report, rt.unsubscribe_report)
-    )
+    sub, unsub = subscription_calls(host_func)
     ret = sub(tid, s)
     if ret == 0:
         ctx.cleanup.append((lambda s: unsub(tid, s), s))
@@ -220,9 +232,7 @@ def subscribe_twice(ctx: Ctx, host_func: bool = False) -> Any:
 def unsubscribe_once(ctx: Ctx, host_func: bool = False) -> Any:
     s = stream_of(ctx)
     tid = threading.get_ident()
-    sub, unsub = (
-        (rt.subscribe_host_func, rt.unsubscribe_host_func) if host_func else (rt.subscribe_report, rt.unsubscribe_report)
-    )
+    sub, unsub = subscription_calls(host_func)
     assert sub(tid, s) == 0
     return unsub(tid, s)
 
@@ -393,7 +403,9 @@ CNT_CASES = [
     ),
     on_950(
         "rt.cnt_notify_reset",
-        valid=lambda ctx: then(rt.cnt_notify_reset(cnt_notify_of(ctx), ctx.stream), lambda: rt.synchronize_stream(ctx.stream)),
+        valid=lambda ctx: then(
+            rt.cnt_notify_reset(cnt_notify_of(ctx), ctx.stream), lambda: rt.synchronize_stream(ctx.stream)
+        ),
         bad=lambda ctx: rt.cnt_notify_reset(BAD_HANDLE, ctx.stream),
         code=ACL_ERROR_RT_INVALID_HANDLE,
     ),
@@ -460,7 +472,7 @@ def value_write_valid(ctx: Ctx) -> Any:
     word = word_of(ctx)
     ret = rt.value_write(word, 0x1122334455667788, 0, ctx.stream)
     assert rt.synchronize_stream(ctx.stream) == 0
-    assert ctypes.c_uint64.from_address(word).value == 0x1122334455667788
+    assert read_word(word) == 0x1122334455667788
     return ret
 
 
@@ -517,7 +529,8 @@ CASES: List[Case] = CNT_CASES + [
          # It has no failure to give (NULL only when memory runs out): without a device too.
          bad=created_in(rt.destroy_stream_config_handle, lambda ctx: (in_thread(rt.create_stream_config_handle), 0)),
          code=lambda r: r[0] != 0, check=lambda r, ctx: r[0] != 0),
-    Case("rt.destroy_stream_config_handle", valid=lambda ctx: rt.destroy_stream_config_handle(rt.create_stream_config_handle()),
+    Case("rt.destroy_stream_config_handle",
+         valid=lambda ctx: rt.destroy_stream_config_handle(rt.create_stream_config_handle()),
          bad=lambda ctx: rt.destroy_stream_config_handle(BAD_HANDLE), code=ACL_ERROR_INVALID_PARAM),
     Case("rt.set_stream_config_opt", valid=lambda ctx: config_opt(ctx, 7), bad=lambda ctx: config_opt(ctx, 8)),
     Case("rt.create_stream_v2", valid=stream_v2_valid, bad=lambda ctx: rt.create_stream_v2(BAD_HANDLE),
@@ -535,7 +548,8 @@ CASES: List[Case] = CNT_CASES + [
          bad=lambda ctx: rt.synchronize_stream_with_timeout(BAD_HANDLE, 1000), code=ACL_ERROR_RT_INVALID_HANDLE),
     Case("rt.stream_query", valid=lambda ctx: rt.stream_query(ctx.stream), bad=lambda ctx: rt.stream_query(BAD_HANDLE),
          code=ACL_ERROR_RT_INVALID_HANDLE, check=lambda r, ctx: r[0] == 0),  # ACL_STREAM_STATUS_COMPLETE
-    Case("rt.stream_get_id", valid=lambda ctx: rt.stream_get_id(ctx.stream), bad=lambda ctx: rt.stream_get_id(BAD_HANDLE),
+    Case("rt.stream_get_id", valid=lambda ctx: rt.stream_get_id(ctx.stream),
+         bad=lambda ctx: rt.stream_get_id(BAD_HANDLE),
          code=ACL_ERROR_RT_INVALID_HANDLE, check=lambda r, ctx: r[0] != rt.stream_get_id(stream_of(ctx))[0]),
     Case("rt.stream_get_flags", valid=lambda ctx: rt.stream_get_flags(stream_of(ctx, 0, ACL_STREAM_FAST_SYNC)),
          bad=lambda ctx: rt.stream_get_flags(BAD_HANDLE), code=ACL_ERROR_RT_INVALID_HANDLE,
@@ -550,7 +564,8 @@ CASES: List[Case] = CNT_CASES + [
     Case("rt.get_stream_available_num", valid=lambda ctx: rt.get_stream_available_num(),
          bad=lambda ctx: in_thread(rt.get_stream_available_num), code=ACL_ERROR_RT_CONTEXT_NULL,
          check=lambda r, ctx: 0 < r[0] <= 1984),
-    Case("rt.stream_abort", valid=lambda ctx: rt.stream_abort(stream_of(ctx)), bad=lambda ctx: rt.stream_abort(BAD_HANDLE),
+    Case("rt.stream_abort", valid=lambda ctx: rt.stream_abort(stream_of(ctx)),
+         bad=lambda ctx: rt.stream_abort(BAD_HANDLE),
          code=ACL_ERROR_RT_INVALID_HANDLE),
     # The header and docs/compatibility.md give 107000 for NULL; the library answers 100000
     # (the report says so): the bad call is a bad handle.
@@ -619,8 +634,10 @@ CASES: List[Case] = CNT_CASES + [
          bad=lambda ctx: rt.synchronize_event_with_timeout(BAD_HANDLE, 1000), code=ACL_ERROR_RT_INVALID_HANDLE),
     Case("rt.stream_wait_event", valid=lambda ctx: rt.stream_wait_event(stream_of(ctx), recorded(ctx)),
          bad=lambda ctx: rt.stream_wait_event(ctx.stream, BAD_HANDLE), code=ACL_ERROR_RT_INVALID_HANDLE),
-    Case("rt.stream_wait_event_with_flag", valid=lambda ctx: rt.stream_wait_event_with_flag(stream_of(ctx), recorded(ctx), 1000, 0),
-         bad=lambda ctx: rt.stream_wait_event_with_flag(ctx.stream, ctx.event, 0, ACL_EVENT_WAIT_EXTERNAL)),  # not capturing
+    Case("rt.stream_wait_event_with_flag",
+         valid=lambda ctx: rt.stream_wait_event_with_flag(stream_of(ctx), recorded(ctx), 1000, 0),
+         # WAIT_EXTERNAL outside a capture
+         bad=lambda ctx: rt.stream_wait_event_with_flag(ctx.stream, ctx.event, 0, ACL_EVENT_WAIT_EXTERNAL)),
     Case("rt.stream_wait_event_with_timeout",
          valid=lambda ctx: rt.stream_wait_event_with_timeout(stream_of(ctx), recorded(ctx), 1000),
          bad=lambda ctx: rt.stream_wait_event_with_timeout(ctx.stream, ctx.event, -1)),
@@ -639,7 +656,8 @@ CASES: List[Case] = CNT_CASES + [
     Case("rt.ipc_get_event_handle", valid=lambda ctx: rt.ipc_get_event_handle(event_of(ctx, ACL_EVENT_IPC, ex=True)),
          bad=lambda ctx: rt.ipc_get_event_handle(ctx.event),  # not an IPC event
          check=lambda r, ctx: isinstance(r[0], bytes) and len(r[0]) == 64 and r[0] != bytes(64)),
-    Case("rt.ipc_open_event_handle", valid=created_in(rt.destroy_event, lambda ctx: rt.ipc_open_event_handle(ipc_handle_of(ctx))),
+    Case("rt.ipc_open_event_handle",
+         valid=created_in(rt.destroy_event, lambda ctx: rt.ipc_open_event_handle(ipc_handle_of(ctx))),
          bad=lambda ctx: rt.ipc_open_event_handle(b"not a handle".ljust(64, b"!")), check=lambda r, ctx: r[0] != 0),
     # ---- notifies
     Case("rt.create_notify", valid=lambda ctx: rt.create_notify(0), bad=lambda ctx: rt.create_notify(5),
@@ -669,12 +687,15 @@ CASES: List[Case] = CNT_CASES + [
          bad=lambda ctx: rt.notify_import_by_key("no-such-key", 0), check=lambda r, ctx: r[0] != 0),
     # ---- report callbacks and host functions
     Case("rt.subscribe_report", valid=subscribe_valid, bad=subscribe_twice, code=ACL_ERROR_RT_STREAM_SUBSCRIBE),
-    Case("rt.unsubscribe_report", valid=unsubscribe_once, bad=unsubscribe_unsubscribed, code=ACL_ERROR_RT_STREAM_SUBSCRIBE),
-    Case("rt.process_report", valid=process_report_valid, bad=lambda ctx: rt.process_report(0), code=ACL_ERROR_INVALID_PARAM),
+    Case("rt.unsubscribe_report", valid=unsubscribe_once, bad=unsubscribe_unsubscribed,
+         code=ACL_ERROR_RT_STREAM_SUBSCRIBE),
+    Case("rt.process_report", valid=process_report_valid, bad=lambda ctx: rt.process_report(0),
+         code=ACL_ERROR_INVALID_PARAM),
     Case("rt.launch_callback", valid=launch_callback_valid,
          bad=lambda ctx: rt.launch_callback(print, [], ACL_CALLBACK_BLOCK, stream_of(ctx)),  # no subscribed thread
          code=ACL_ERROR_RT_STREAM_NO_CB_REG),
-    Case("rt.launch_host_func", valid=launch_host_func_valid, bad=lambda ctx: rt.launch_host_func(ctx.stream, None, None)),
+    Case("rt.launch_host_func", valid=launch_host_func_valid,
+         bad=lambda ctx: rt.launch_host_func(ctx.stream, None, None)),
     Case("rt.subscribe_host_func", valid=lambda ctx: subscribe_valid(ctx, host_func=True),
          bad=lambda ctx: rt.subscribe_host_func(threading.get_ident(), 0), code=ACL_ERROR_INVALID_PARAM),
     Case("rt.unsubscribe_host_func", valid=lambda ctx: unsubscribe_once(ctx, host_func=True),
@@ -685,8 +706,10 @@ CASES: List[Case] = CNT_CASES + [
          bad=lambda ctx: rt.get_stream_id_from_exception_info(0),  # NULL: UINT32_MAX
          valid_code=lambda r: r != UINT32_MAX, code=lambda r: r == UINT32_MAX),
     # ---- value waits and writes (two processes: test_ipc_events_two_processes.py)
-    Case("rt.value_write", valid=value_write_valid, bad=lambda ctx: rt.value_write(word_of(ctx), 1, 1, ctx.stream)),  # flag: 0
-    Case("rt.value_wait", valid=value_wait_valid, bad=lambda ctx: rt.value_wait(word_of(ctx), 0, 4, ctx.stream)),  # no flag 4
+    Case("rt.value_write", valid=value_write_valid,
+         bad=lambda ctx: rt.value_write(word_of(ctx), 1, 1, ctx.stream)),  # flag is reserved: 0
+    Case("rt.value_wait", valid=value_wait_valid,
+         bad=lambda ctx: rt.value_wait(word_of(ctx), 0, 4, ctx.stream)),  # no comparison 4
 ]
 
 

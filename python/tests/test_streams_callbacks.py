@@ -24,6 +24,7 @@ ACL_CALLBACK_BLOCK = 1
 ACL_ERROR_RT_THREAD_SUBSCRIBE = 107012
 ACL_ERROR_RT_REPORT_TIMEOUT = 507012
 ACL_MODEL_RI_CAPTURE_MODE_RELAXED = 2
+ACL_MEMCPY_DEVICE_TO_HOST = 2
 TIMEOUT = 30.0
 
 
@@ -157,24 +158,29 @@ def test_host_functions_run_in_order_on_the_stream_worker(stream: int, caplog: p
     size = 4096
     dev, ret = rt.malloc(size, 0)
     assert ret == 0
+    host, ret = rt.malloc_host(size)
+    assert ret == 0
     seen: List[Tuple[int, bytes]] = []
 
     def look(tag: int) -> None:
-        seen.append((threading.get_ident(), acl.util.ptr_to_bytes(dev, 1)))
+        seen.append((threading.get_ident(), acl.util.ptr_to_bytes(host, 1)))
 
     def fails(_: object) -> None:
         raise ValueError("raised in a host function")
 
     with caplog.at_level(logging.ERROR, logger="acl"):
         assert rt.memset_async(dev, size, 1, size, stream) == 0
+        assert rt.memcpy_async(host, size, dev, size, ACL_MEMCPY_DEVICE_TO_HOST, stream) == 0
         assert rt.launch_host_func(stream, look, 1) == 0
         assert rt.launch_host_func(stream, fails, None) == 0
         assert rt.memset_async(dev, size, 2, size, stream) == 0
+        assert rt.memcpy_async(host, size, dev, size, ACL_MEMCPY_DEVICE_TO_HOST, stream) == 0
         assert rt.launch_host_func(stream, look, 2) == 0
         assert rt.synchronize_stream(stream) == 0
     assert [b for _, b in seen] == [b"\x01", b"\x02"], "each after the tasks queued before it"
     assert seen[0][0] == seen[1][0] != threading.get_ident(), "on the stream's worker"
     assert any("raised in a host function" in (r.exc_text or "") for r in caplog.records), caplog.text
+    assert rt.free_host(host) == 0
     assert rt.free(dev) == 0
 
 
