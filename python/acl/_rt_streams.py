@@ -132,7 +132,6 @@ def _declare() -> None:
 
 
 _declare()
-_c = func
 
 
 # ---- callbacks queued on streams -----------------------------------------------------------
@@ -189,8 +188,9 @@ _HOST_FUNC_THUNK = HOST_FUNC(_run_host_func)
 
 def _queue(fn: Callable[[Any], Any], data: Any, stream: Optional[int]) -> int:
     key = next(_keys)
+    keep = _capturing(stream)
     with _lock:
-        _queued[key] = (fn, data, _capturing(stream))
+        _queued[key] = (fn, data, keep)
     return key
 
 
@@ -211,11 +211,11 @@ def launch_callback(fn: Optional[Callable[[Any], Any]], user_data_list: Any, blo
     subscribed thread is 107015. An exception out of `fn` is logged and dropped. Returns ret.
     """
     if fn is None:
-        return _c("aclrtLaunchCallback")(CALLBACK(), None, block_type, _in(stream))
+        return func("aclrtLaunchCallback")(CALLBACK(), None, block_type, _in(stream))
     if not callable(fn):
         raise TypeError("launch_callback: fn must be callable, not %r" % (fn,))
     key = _queue(fn, user_data_list, stream)
-    ret = _c("aclrtLaunchCallback")(_CALLBACK_THUNK, key, block_type, _in(stream))
+    ret = func("aclrtLaunchCallback")(_CALLBACK_THUNK, key, block_type, _in(stream))
     if ret != 0:
         _unqueue(key)
     return ret
@@ -231,11 +231,11 @@ def launch_host_func(stream: Handle, fn: Optional[Callable[[Any], Any]], args: A
     Returns ret.
     """
     if fn is None:
-        return _c("aclrtLaunchHostFunc")(_in(stream), HOST_FUNC(), None)
+        return func("aclrtLaunchHostFunc")(_in(stream), HOST_FUNC(), None)
     if not callable(fn):
         raise TypeError("launch_host_func: fn must be callable, not %r" % (fn,))
     key = _queue(fn, args, stream)
-    ret = _c("aclrtLaunchHostFunc")(_in(stream), _HOST_FUNC_THUNK, key)
+    ret = func("aclrtLaunchHostFunc")(_in(stream), _HOST_FUNC_THUNK, key)
     if ret != 0:
         _unqueue(key)
     return ret
@@ -267,7 +267,7 @@ def reg_stream_state_callback(
     """
     name = _name_in(reg_name)
     if callback is None:
-        ret = _c("aclrtRegStreamStateCallback")(name, STREAM_STATE_CALLBACK(), None)
+        ret = func("aclrtRegStreamStateCallback")(name, STREAM_STATE_CALLBACK(), None)
         if ret == 0 and name is not None:
             with _lock:
                 _state_callbacks.pop(name, None)
@@ -290,7 +290,7 @@ def reg_stream_state_callback(
         previous = _state_callbacks.get(name) if name is not None else None
         if name is not None:
             _state_callbacks[name] = thunk
-    ret = _c("aclrtRegStreamStateCallback")(name, thunk, None)
+    ret = func("aclrtRegStreamStateCallback")(name, thunk, None)
     if ret != 0 and name is not None:
         with _lock:
             if previous is not None:
@@ -328,7 +328,7 @@ def set_stream_attribute(
     `stream` 0 is the default stream. Returns ret.
     """
     if value is None:
-        return _c("aclrtSetStreamAttribute")(_in(stream), stm_attr_type, None)
+        return func("aclrtSetStreamAttribute")(_in(stream), stm_attr_type, None)
     v = StreamAttrValue()
     if isinstance(value, Mapping):
         for member, item in value.items():
@@ -346,7 +346,7 @@ def set_stream_attribute(
                 setattr(v, member, int(item))
     else:
         setattr(v, _ATTR_MEMBER.get(int(stm_attr_type), "failureMode"), int(value))
-    return _c("aclrtSetStreamAttribute")(_in(stream), stm_attr_type, byref(v))
+    return func("aclrtSetStreamAttribute")(_in(stream), stm_attr_type, byref(v))
 
 
 def get_stream_attribute(stream: Handle, stm_attr_type: int) -> Tuple[int, int]:
@@ -357,7 +357,7 @@ def get_stream_attribute(stream: Handle, stm_attr_type: int) -> Tuple[int, int]:
     is not 0. `stream` 0 is the default stream.
     """
     v = StreamAttrValue()
-    ret = _c("aclrtGetStreamAttribute")(_in(stream), stm_attr_type, byref(v))
+    ret = func("aclrtGetStreamAttribute")(_in(stream), stm_attr_type, byref(v))
     if ret != 0:
         return 0, ret
     return int(getattr(v, _ATTR_MEMBER.get(int(stm_attr_type), "failureMode"))), ret
@@ -384,10 +384,10 @@ def cnt_notify_record(cnt_notify: Handle, stream: Handle, info: Optional[Mapping
     Returns ret.
     """
     if info is None:
-        return _c("aclrtCntNotifyRecord")(_in(cnt_notify), _in(stream), None)
+        return func("aclrtCntNotifyRecord")(_in(cnt_notify), _in(stream), None)
     s = CntNotifyRecordInfo()
     _fill(s, info, {}, "cnt_notify_record")
-    return _c("aclrtCntNotifyRecord")(_in(cnt_notify), _in(stream), byref(s))
+    return func("aclrtCntNotifyRecord")(_in(cnt_notify), _in(stream), byref(s))
 
 
 def cnt_notify_wait_with_timeout(cnt_notify: Handle, stream: Handle, info: Optional[Mapping[str, int]]) -> int:
@@ -402,10 +402,10 @@ def cnt_notify_wait_with_timeout(cnt_notify: Handle, stream: Handle, info: Optio
     NULL. Returns ret.
     """
     if info is None:
-        return _c("aclrtCntNotifyWaitWithTimeout")(_in(cnt_notify), _in(stream), None)
+        return func("aclrtCntNotifyWaitWithTimeout")(_in(cnt_notify), _in(stream), None)
     s = CntNotifyWaitInfo()
     _fill(s, info, {"is_clear": "isClear"}, "cnt_notify_wait_with_timeout")
-    return _c("aclrtCntNotifyWaitWithTimeout")(_in(cnt_notify), _in(stream), byref(s))
+    return func("aclrtCntNotifyWaitWithTimeout")(_in(cnt_notify), _in(stream), byref(s))
 
 
 # ---- IPC events ----------------------------------------------------------------------------
@@ -419,7 +419,7 @@ def ipc_get_event_handle(event: Handle) -> Tuple[bytes, int]:
     ``acl.rt.create_event_ex_with_flag(ACL_EVENT_IPC)``, by their creator (107000 otherwise).
     """
     h = IpcEventHandle()
-    ret = _c("aclrtIpcGetEventHandle")(_in(event), byref(h))
+    ret = func("aclrtIpcGetEventHandle")(_in(event), byref(h))
     return (bytes(h.reserved) if ret == 0 else b""), ret
 
 
@@ -436,5 +436,5 @@ def ipc_open_event_handle(handle: Union[bytes, bytearray, memoryview]) -> Tuple[
     h = IpcEventHandle()
     ctypes.memmove(h.reserved, data, len(data))
     value = c_void_p()
-    ret = _c("aclrtIpcOpenEventHandle")(h, byref(value))
+    ret = func("aclrtIpcOpenEventHandle")(h, byref(value))
     return _out(value, ret), ret
