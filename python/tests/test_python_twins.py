@@ -25,15 +25,6 @@ MODULES = {"rt": acl.rt, "mdl": acl.mdl, "": acl}
 # C functions whose Python twin is still to be written by hand, and why the prototype alone
 # does not give it.
 PENDING: Dict[str, str] = {
-    "aclrtLaunchCallback": "callback",
-    "aclrtSetStreamAttribute": "structure or array: value",
-    "aclrtGetStreamAttribute": "structure or array: value",
-    "aclrtLaunchHostFunc": "callback",
-    "aclrtRegStreamStateCallback": "callback",
-    "aclrtCntNotifyRecord": "structure or array: info",
-    "aclrtCntNotifyWaitWithTimeout": "structure or array: info",
-    "aclrtIpcGetEventHandle": "structure or array: handle",
-    "aclrtIpcOpenEventHandle": "structure or array: handle",
 }
 
 
