@@ -4961,7 +4961,7 @@ ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, enum aclrtStre
 ACL_FUNC_VISIBILITY aclError aclrtStreamAbort(aclrtStream stream);
 
 /*
- Stops the task running on `stream` (not the default stream: 107000) and holds the queued
+ Stops the task running on `stream` (not the default stream: 100000) and holds the queued
  ones, not run and not discarded, until `aclrtStreamAbort` (or `aclrtDeviceTaskAbort`)
  discards them; a synchronisation meanwhile waits for that abort (107023) or its time-out.
  */

@@ -166,6 +166,17 @@ assert rt.set_device(0) == 0
 ptr, ret = rt.malloc(4096, 0)
 assert ret == 0 and ptr != 0, ret
 assert rt.free(ptr) == 0 and rt.reset_device(0) == 0
+# One Python function per C runtime function, under pyACL's names (docs/python.md).
+public = [n for n in rt.__all__ if callable(getattr(rt, n, None))]
+assert len(public) >= 150, len(public)
+for name in ("synchronize_device", "query_event_status", "event_elapsed_time", "launch_callback",
+             "subscribe_report", "process_report", "unsubscribe_report", "get_run_mode", "memcpy_2d",
+             "get_current_context", "set_current_context", "malloc_cached"):
+    assert callable(getattr(rt, name, None)), name
+assert rt.set_device(0) == 0 and rt.synchronize_device() == 0
+mode, ret = rt.get_run_mode()
+assert ret == 0, ret
+assert rt.reset_device(0) == 0
 # llm_datadist, beside acl, on the same library.
 import llm_datadist
 assert llm_datadist.__file__ == os.path.join(home, "python", "site-packages", "llm_datadist", "__init__.py")

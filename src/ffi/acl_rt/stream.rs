@@ -244,7 +244,7 @@ pub extern "C" fn aclrtStreamAbort(stream: aclrtStream) -> aclError {
     })
 }
 
-/// Stops the task running on `stream` (not the default stream: 107000) and holds the queued
+/// Stops the task running on `stream` (not the default stream: 100000) and holds the queued
 /// ones, not run and not discarded, until `aclrtStreamAbort` (or `aclrtDeviceTaskAbort`)
 /// discards them; a synchronisation meanwhile waits for that abort (107023) or its time-out.
 #[unsafe(no_mangle)]
