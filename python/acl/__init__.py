@@ -33,12 +33,12 @@ from typing import Optional, Tuple
 
 from . import _lib
 from ._lib import func, optional_str
-from . import adxl, constants, mdl, rt, util  # noqa: F401  (submodules: acl.rt.*, acl.mdl.*, acl.util.*, acl.adxl)
+from . import adxl, constants, dump, mdl, prof, rt, tdt, util  # noqa: F401  (submodules: acl.rt.*, acl.mdl.*, ...)
 from . import _auto, _base
 
 __all__ = [
     "init", "finalize", "finalize_reference", "get_recent_err_msg", "get_soc_name",
-    "rt", "mdl", "util", "constants", "adxl", "library_path", "__version__",
+    "rt", "mdl", "tdt", "prof", "dump", "util", "constants", "adxl", "library_path", "__version__",
 ]
 
 __version__ = "0.1.0"

@@ -4,7 +4,8 @@ hand-written copy of the C behaviour.
 
 Names follow pyACL's rule: the C name without its family prefix, in snake case, in the family's
 module (``aclrtSynchronizeDevice`` is ``acl.rt.synchronize_device``, ``aclmdlRICaptureBegin``
-``acl.mdl.ri_capture_begin``, ``aclDataTypeSize`` ``acl.data_type_size``); ``UnSubscribe`` and
+``acl.mdl.ri_capture_begin``, ``acltdtCreateChannel`` ``acl.tdt.create_channel``,
+``aclprofStart`` ``acl.prof.start``, ``aclDataTypeSize`` ``acl.data_type_size``); ``UnSubscribe`` and
 ``UnRegister`` read as one word (``acl.rt.unsubscribe_report``), and the few names pyACL spells
 otherwise are in ``PYACL_NAMES``.
 
@@ -35,7 +36,14 @@ ALIASES = {
     ("rt", "get_current_context"): "aclrtGetCurrentContext",
 }
 
-_PREFIXES = (("aclmdl", "mdl"), ("aclrt", "rt"), ("acl", ""))
+_PREFIXES = (
+    ("aclmdl", "mdl"),
+    ("aclrt", "rt"),
+    ("acltdt", "tdt"),
+    ("aclprof", "prof"),
+    ("acldump", "dump"),
+    ("acl", ""),
+)
 
 
 def snake(name: str) -> str:
@@ -48,7 +56,7 @@ def snake(name: str) -> str:
 
 
 def python_name(c_name: str) -> Tuple[str, str]:
-    """(module, name): module "rt", "mdl" or "" (the top of ``acl``)."""
+    """(module, name): module "rt", "mdl", "tdt", "prof", "dump" or "" (the top of ``acl``)."""
     for prefix, module in _PREFIXES:
         if c_name.startswith(prefix):
             if c_name in PYACL_NAMES:

@@ -1,5 +1,6 @@
 """One source of truth for the two faces: every C function of docs/compatibility.md's tables of
-`acl/acl_rt.h` and `acl/acl_base_rt.h` (the functions the library exports, each with its state)
+`acl/acl_rt.h`, `acl/acl_base_rt.h`, the allocators, TDT, profiling and dump (the functions the
+library exports, each with its state)
 has its pyACL twin under the vendor's naming rule (acl/_auto.py: ``aclrtSynchronizeDevice`` is
 ``acl.rt.synchronize_device``), calling the same C function. A C function added to the table
 without a Python twin fails here; so does a twin written by hand for a function still listed in
@@ -19,12 +20,34 @@ from acl import _auto
 from acl._signatures import SIGNATURES
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-SECTIONS = ("AscendCL runtime: every function", "AscendCL base: every function")
-MODULES = {"rt": acl.rt, "mdl": acl.mdl, "": acl}
+SECTIONS = (
+    "AscendCL runtime: every function",
+    "AscendCL base: every function",
+    "AscendCL allocators: every function",
+    "TDT channels: every function",
+    "TDT queues: every function",
+    "Profiling: every function",
+    "Dump: every function",
+)
+MODULES = {"rt": acl.rt, "mdl": acl.mdl, "tdt": acl.tdt, "prof": acl.prof, "dump": acl.dump, "": acl}
 
 # C functions whose Python twin is still to be written by hand, and why the prototype alone
 # does not give it.
 PENDING: Dict[str, str] = {
+    "aclrtAllocatorSetAllocFuncToDesc": "callback",
+    "aclrtAllocatorSetFreeFuncToDesc": "callback",
+    "aclrtAllocatorSetAllocAdviseFuncToDesc": "callback",
+    "aclrtAllocatorSetGetAddrFromBlockFuncToDesc": "callback",
+    "aclrtAllocatorGetByStream": "callback",
+    "acltdtGetDimsFromItem": "structure or array: dims",
+    "acltdtCreateDataItem": "structure or array: dims",
+    "aclprofCreateConfig": "structure or array: deviceIdList",
+    "aclprofGetOpType": "structure or array: opType",
+    "aclprofGetOpName": "structure or array: opName",
+    "aclprofRangePushEx": "structure or array: attr",
+    "acldumpRegCallback": "callback",
+    "acldumpSaveExceptionInfo": "structure or array: tensors",
+    "acldumpGetExceptionInfoPath": "structure or array: path",
 }
 
 
