@@ -39,8 +39,6 @@ PENDING: Dict[str, str] = {
     "aclrtAllocatorSetAllocAdviseFuncToDesc": "callback",
     "aclrtAllocatorSetGetAddrFromBlockFuncToDesc": "callback",
     "aclrtAllocatorGetByStream": "callback",
-    "acltdtGetDimsFromItem": "structure or array: dims",
-    "acltdtCreateDataItem": "structure or array: dims",
     "aclprofCreateConfig": "structure or array: deviceIdList",
     "aclprofGetOpType": "structure or array: opType",
     "aclprofGetOpName": "structure or array: opName",
