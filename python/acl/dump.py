@@ -1,6 +1,6 @@
-"""``acl.dump``: dump (`acldump*` of `acl/acl_dump.h`), in pyACL's form (see :mod:`acl.rt`). Every function is built from its
-C prototype (acl/_auto.py) but those written by hand here (pyACL has none of them: the forms
-are ours, by acl.rt's conventions):
+"""``acl.dump``: dump (`acldump*` of `acl/acl_dump.h`), in pyACL's form (see :mod:`acl.rt`). Every
+function is built from its C prototype (acl/_auto.py) but those written by hand here (pyACL has
+none of them: the forms are ours, by acl.rt's conventions):
 
 * ``reg_callback(callback, flag=0)`` / ``unreg_callback()``: `callback` a Python callable
   ``callback(chunk, length) -> int`` getting each ``acldumpChunk`` as a dict (see
@@ -19,7 +19,21 @@ from __future__ import annotations
 import ctypes
 import logging
 import threading
-from ctypes import CFUNCTYPE, POINTER, Structure, c_char, c_char_p, c_int, c_int32, c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p
+from ctypes import (
+    CFUNCTYPE,
+    POINTER,
+    Structure,
+    c_char,
+    c_char_p,
+    c_int,
+    c_int32,
+    c_int64,
+    c_size_t,
+    c_uint8,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _auto
@@ -121,6 +135,8 @@ def chunk_dict(chunk: Any) -> Dict[str, Any]:
     callable gets: ``fileName`` (str), ``bufLen``, ``isLastChunk``, ``offset``, ``flag`` and
     ``dataBuf`` (``bytes``, the ``bufLen`` bytes of the flexible array)."""
     address = chunk if isinstance(chunk, int) else ctypes.cast(chunk, c_void_p).value
+    if not address:
+        raise ValueError("a NULL acldumpChunk")
     c = DumpChunk.from_address(address)
     return {
         "fileName": c.fileName.decode("utf-8", errors="replace"),
@@ -132,7 +148,7 @@ def chunk_dict(chunk: Any) -> Dict[str, Any]:
     }
 
 
-def _wrapper(callback: Callable[[Dict[str, Any], int], Any]) -> Any:
+def _wrapper(callback: Callable[[Optional[Dict[str, Any]], int], Any]) -> Any:
     def call(chunk: Any, length: int) -> int:
         try:
             if not chunk:
@@ -147,11 +163,11 @@ def _wrapper(callback: Callable[[Dict[str, Any], int], Any]) -> Any:
     return DumpCallback(call)
 
 
-def reg_callback(callback: Callable[[Dict[str, Any], int], Any], flag: int = 0) -> int:
+def reg_callback(callback: Optional[Callable[[Optional[Dict[str, Any]], int], Any]], flag: int = 0) -> int:
     """``acldumpRegCallback``: dump data goes to `callback` instead of files (`flag` 0 only, as
     the vendor's). `callback(chunk, length)` gets each chunk as a dict (``chunk_dict``:
-    ``fileName``, ``bufLen``, ``isLastChunk``, ``offset``, ``flag``, ``dataBuf`` bytes) and the
-    chunk's length; it returns an int (None counts as 0); an exception is logged and answered
+    ``fileName``, ``bufLen``, ``isLastChunk``, ``offset``, ``flag``, ``dataBuf`` bytes; None for
+    a NULL chunk) and the chunk's length; it returns an int (None counts as 0); an exception is logged and answered
     -1, never passed into C. `callback` None passes NULL (100000). The module keeps the C
     wrapper until ``unreg_callback`` or the next successful ``reg_callback``. Here no operator
     produces dump data, so the runtime keeps the callback without calling it. Returns ret."""

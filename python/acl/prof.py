@@ -1,5 +1,5 @@
-"""``acl.prof``: profiling (`aclprof*` of `acl/acl_prof.h`), in pyACL's form (see :mod:`acl.rt`). Every function is built from its
-C prototype (acl/_auto.py) but those written by hand here.
+"""``acl.prof``: profiling (`aclprof*` of `acl/acl_prof.h`), in pyACL's form (see :mod:`acl.rt`).
+Every function is built from its C prototype (acl/_auto.py) but those written by hand here.
 
 The hand-written ones:
 
@@ -20,7 +20,20 @@ pyACL.
 from __future__ import annotations
 
 import ctypes
-from ctypes import POINTER, Structure, Union, byref, c_char, c_char_p, c_int, c_size_t, c_uint16, c_uint32, c_uint64, c_void_p
+from ctypes import (
+    POINTER,
+    Structure,
+    Union,
+    byref,
+    c_char,
+    c_char_p,
+    c_int,
+    c_size_t,
+    c_uint16,
+    c_uint32,
+    c_uint64,
+    c_void_p,
+)
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _auto

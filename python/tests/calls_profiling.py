@@ -53,7 +53,9 @@ AIC_ERR_BRIEF_DUMP, DATA_DUMP, OVERFLOW_DUMP = 1, 4, 5
 CASES: List[Case] = []
 
 
-def case(name: str, valid: Callable[[Ctx], Any], bad: Callable[[Ctx], Any], code: Any = INVALID_PARAM, **kw: Any) -> None:
+def case(
+    name: str, valid: Callable[[Ctx], Any], bad: Callable[[Ctx], Any], code: Any = INVALID_PARAM, **kw: Any
+) -> None:
     CASES.append(Case(name, valid, bad, code, **kw))
 
 
@@ -106,8 +108,11 @@ def session(ctx: Ctx) -> str:
     return path
 
 
-def config(ctx: Ctx, types: int = ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX, devices: Any = None) -> int:
-    cfg = prof.create_config([ctx.device] if devices is None else devices, 0, 0, types)
+ALL_TYPES = ACL_PROF_ACL_API | ACL_PROF_TASK_TIME | ACL_PROF_MSPROFTX
+
+
+def config(ctx: Ctx, types: int = ALL_TYPES) -> int:
+    cfg = prof.create_config([ctx.device], 0, 0, types)
     assert cfg != 0, acl.get_recent_err_msg()
     ctx.cleanup.append((prof.destroy_config, cfg))
     return cfg
@@ -342,7 +347,8 @@ case("prof.create_step_info", lambda ctx: _step_made(ctx, prof.create_step_info(
      code=nonzero, valid_code=nonzero)
 case("prof.destroy_step_info", lambda ctx: prof.destroy_step_info(prof.create_step_info()),
      lambda ctx: prof.destroy_step_info(BAD_HANDLE), code=is_none, valid_code=is_none)  # a message only
-case("prof.get_step_timestamp", lambda ctx: prof.get_step_timestamp(_remember_step(step(ctx)), ACL_STEP_START, ctx.stream),
+case("prof.get_step_timestamp",
+     lambda ctx: prof.get_step_timestamp(_remember_step(step(ctx)), ACL_STEP_START, ctx.stream),
      lambda ctx: prof.get_step_timestamp(_steps[-1], ACL_STEP_START, ctx.stream))  # a step starts once
 
 
@@ -385,7 +391,8 @@ case("prof.range_stop", lambda ctx: prof.range_stop(_remember_range(range_starte
      lambda ctx: prof.range_stop(_ranges[-1]))  # stopped already
 case("prof.str2_id", lambda ctx: prof.str2_id("Add"), lambda ctx: prof.str2_id(None), code=zero,
      valid_code=lambda r: r == prof.str2_id("Add") and r not in (0, prof.str2_id("Mul")))  # NULL: 0
-case("prof.range_push_ex", lambda ctx: (started(ctx), prof.range_push_ex(tensor_attr(ctx)), later(ctx, prof.range_pop))[1],
+case("prof.range_push_ex",
+     lambda ctx: (started(ctx), prof.range_push_ex(tensor_attr(ctx)), later(ctx, prof.range_pop))[1],
      lambda ctx: prof.range_push_ex(tensor_attr(ctx, version=0)))  # version 1 or later
 case("prof.range_pop", lambda ctx: (started(ctx), prof.range_push_ex(tensor_attr(ctx)), prof.range_pop())[2],
      lambda ctx: prof.range_pop())  # nothing pushed
@@ -400,7 +407,8 @@ def _remember_range(range_id: int) -> int:
 
 # ---- prof: model subscriptions and their records ----------------------------------------------
 
-case("prof.create_subscribe_config", lambda ctx: _sub_made(ctx, prof.create_subscribe_config(1, ACL_AICORE_NONE, Pipe(ctx).fd)),
+case("prof.create_subscribe_config",
+     lambda ctx: _sub_made(ctx, prof.create_subscribe_config(1, ACL_AICORE_NONE, Pipe(ctx).fd)),
      lambda ctx: prof.create_subscribe_config(1, ACL_AICORE_NONE, None),  # no fd
      code=zero, valid_code=nonzero)
 case("prof.destroy_subscribe_config",
@@ -419,13 +427,15 @@ case("prof.get_op_num", lambda ctx: prof.get_op_num(_keep(records(ctx)).address,
 case("prof.get_op_type_len", lambda ctx: prof.get_op_type_len(_keep(records(ctx)).address, _records[0].length, 0),
      lambda ctx: prof.get_op_type_len(_records[0].address, _records[0].length, 2),  # no record 2
      check=holds(lambda r, ctx: r[0] == len("memset") + 1))
-case("prof.get_op_type", lambda ctx: prof.get_op_type(_keep(records(ctx)).address, _records[0].length, 0, op_type_len(_records[0])),
+case("prof.get_op_type",
+     lambda ctx: prof.get_op_type(_keep(records(ctx)).address, _records[0].length, 0, op_type_len(_records[0])),
      lambda ctx: (lambda r, n: prof.get_op_type(r.address, r.length, 0, n))(*_type_twice(ctx)),  # read once
      check=holds(lambda r, ctx: r[0] == "memset"))
 case("prof.get_op_name_len", lambda ctx: prof.get_op_name_len(_keep(records(ctx)).address, _records[0].length, 1),
      lambda ctx: prof.get_op_name_len(_records[0].address, _records[0].length, 2),
      check=holds(lambda r, ctx: r[0] == len("model%d/task1" % _records[0].model_id) + 1))
-case("prof.get_op_name", lambda ctx: prof.get_op_name(_keep(records(ctx)).address, _records[0].length, 1, op_name_len(_records[0], 1)),
+case("prof.get_op_name",
+     lambda ctx: prof.get_op_name(_keep(records(ctx)).address, _records[0].length, 1, op_name_len(_records[0], 1)),
      lambda ctx: (lambda r, n: prof.get_op_name(r.address, r.length, 0, n))(*_name_twice(ctx)),  # read once
      check=holds(lambda r, ctx: r[0] == "model%d/task1" % _records[0].model_id))
 case("prof.get_op_start", lambda ctx: prof.get_op_start(_keep(_valid_times(ctx)).address, _records[0].length, 0),
@@ -444,7 +454,8 @@ case("prof.get_op_flag", lambda ctx: prof.get_op_flag(_keep(records(ctx)).addres
      lambda ctx: prof.get_op_flag(_records[0].address, _records[0].length, 2),
      code=ACL_SUBSCRIBE_NONE, valid_code=ACL_SUBSCRIBE_OP)
 case("prof.get_op_attri_value",  # a task record is ACL_SUBSCRIBE_OP: no thread attribute (the vendor's rule)
-     lambda ctx: prof.get_op_attri_value(_keep(records(ctx)).address, _records[0].length, 0, ACL_SUBSCRIBE_ATTRI_THREADID),
+     lambda ctx: prof.get_op_attri_value(
+         _keep(records(ctx)).address, _records[0].length, 0, ACL_SUBSCRIBE_ATTRI_THREADID),
      lambda ctx: prof.get_op_attri_value(_records[0].address, _records[0].length, 2, ACL_SUBSCRIBE_ATTRI_THREADID),
      code=is_none, valid_code=is_none)
 
@@ -511,7 +522,8 @@ case("dump.get_path", lambda ctx: (_keep_root(_args_started(ctx)), dump.get_path
      lambda ctx: dump.get_path(OVERFLOW_DUMP), code=is_none,  # no overflow dump configured
      valid_code=lambda r: isinstance(r, str), check=holds(lambda r, ctx: r == _roots[0]))
 case("dump.save_exception_info",
-     lambda ctx: (exception_dump(ctx), dump.save_exception_info("calls_profiling", "case=valid", [dump_tensor(ctx)]))[1],
+     lambda ctx: (exception_dump(ctx),
+                  dump.save_exception_info("calls_profiling", "case=valid", [dump_tensor(ctx)]))[1],
      lambda ctx: dump.save_exception_info("calls_profiling", None, []))  # tensorCount 0
 case("dump.get_exception_info_path", lambda ctx: (_keep_root(exception_dump(ctx)), dump.get_exception_info_path())[1],
      lambda ctx: dump.get_exception_info_path(1),  # maxLen must be more than 1
