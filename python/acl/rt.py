@@ -478,9 +478,9 @@ def ipc_mem_close(key: str) -> int:
 
 # ---- every other runtime function, built from its C prototype ------------------------------
 
-from . import _auto, _rt_devices, _rt_memory, _rt_model, _rt_streams  # noqa: E402
+from . import _auto, _rt_allocator, _rt_devices, _rt_memory, _rt_model, _rt_streams  # noqa: E402
 
-for _family in (_rt_devices, _rt_streams, _rt_memory, _rt_model):
+for _family in (_rt_devices, _rt_streams, _rt_memory, _rt_model, _rt_allocator):
     for _name in _family.__all__:
         globals()[_name] = getattr(_family, _name)
     __all__ += _family.__all__

@@ -34,18 +34,6 @@ MODULES = {"rt": acl.rt, "mdl": acl.mdl, "tdt": acl.tdt, "prof": acl.prof, "dump
 # C functions whose Python twin is still to be written by hand, and why the prototype alone
 # does not give it.
 PENDING: Dict[str, str] = {
-    "aclrtAllocatorSetAllocFuncToDesc": "callback",
-    "aclrtAllocatorSetFreeFuncToDesc": "callback",
-    "aclrtAllocatorSetAllocAdviseFuncToDesc": "callback",
-    "aclrtAllocatorSetGetAddrFromBlockFuncToDesc": "callback",
-    "aclrtAllocatorGetByStream": "callback",
-    "aclprofCreateConfig": "structure or array: deviceIdList",
-    "aclprofGetOpType": "structure or array: opType",
-    "aclprofGetOpName": "structure or array: opName",
-    "aclprofRangePushEx": "structure or array: attr",
-    "acldumpRegCallback": "callback",
-    "acldumpSaveExceptionInfo": "structure or array: tensors",
-    "acldumpGetExceptionInfoPath": "structure or array: path",
 }
 
 
