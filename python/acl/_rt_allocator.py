@@ -35,7 +35,7 @@ import threading
 from ctypes import CFUNCTYPE, POINTER, byref, c_int, c_size_t, c_void_p
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from . import _lib
+from ._conv import declared, handle_in as _in
 
 __all__: List[str] = [
     "allocator_create_desc", "allocator_destroy_desc", "allocator_set_obj_to_desc",
@@ -72,21 +72,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "aclrtAllocatorUnregister": (c_int, [_P]),
 }
 
-_declared: Dict[str, Any] = {}
-
-
-def _c(name: str) -> Any:
-    """The C function `name` with its prototype; NotImplementedError if the library lacks it."""
-    fn = _declared.get(name)
-    if fn is None:
-        fn = _lib.func(name)
-        fn.restype, fn.argtypes = _PROTOTYPES[name]
-        _declared[name] = fn
-    return fn
-
-
-def _in(value: Optional[int]) -> Optional[int]:
-    return None if value is None or value == 0 else int(value)
+_c = declared(_PROTOTYPES)
 
 
 def _ptr_result(result: Any) -> Optional[int]:

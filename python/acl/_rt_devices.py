@@ -38,6 +38,7 @@ from ctypes import (
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._lib import func, lib
+from ._conv import handle_in as _in
 
 __all__: List[str] = [
     # exception information
@@ -60,12 +61,6 @@ ACL_ERROR_FAILURE = 500001
 #: ``ACL_RT_MEM_UCE_INFO_MAX_NUM`` and ``UCE_INFO_RESERVED_SIZE`` of ``acl/acl_rt.h``.
 MEM_UCE_INFO_MAX_NUM = 20
 UCE_INFO_RESERVED_SIZE = 14
-
-
-def _in(handle: Optional[int]) -> Optional[int]:
-    if handle is None or handle == 0:
-        return None
-    return int(handle)
 
 
 def _bytes_in(text: Optional[str]) -> Optional[bytes]:

@@ -38,6 +38,7 @@ from ctypes import (
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _lib
+from ._conv import declared, field as _get, handle_in as _in
 
 __all__: List[str] = [
     "malloc_with_cfg", "malloc_for_task_scheduler", "malloc_host_with_cfg",
@@ -246,39 +247,14 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "aclrtSnapShotCallbackUnregister": (c_int, [c_int, SnapShotCallBack]),
 }
 
-_declared: Dict[str, Any] = {}
-
-
-def _c(name: str) -> Any:
-    """The C function `name` with its prototype; NotImplementedError if the library lacks it."""
-    fn = _declared.get(name)
-    if fn is None:
-        fn = _lib.func(name)
-        fn.restype, fn.argtypes = _PROTOTYPES[name]
-        _declared[name] = fn
-    return fn
+_c = declared(_PROTOTYPES)
 
 
 # ---- Python values to and from the structures -----------------------------------------------
 
 
-def _in(value: Optional[int]) -> Optional[int]:
-    """An address or handle going in: 0 and None are NULL."""
-    if value is None or value == 0:
-        return None
-    return int(value)
-
-
 def _addr(value: Optional[int]) -> int:
     return 0 if value is None else int(value)
-
-
-def _get(d: Mapping[str, Any], key: str, default: Any = 0) -> Any:
-    """`d[key]`, or its snake-case spelling, or `default`."""
-    if key in d:
-        return d[key]
-    snake = "".join("_" + ch.lower() if ch.isupper() else ch for ch in key)
-    return d.get(snake, default)
 
 
 def _location(value: Any) -> MemLocation:

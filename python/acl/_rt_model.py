@@ -30,6 +30,7 @@ from ctypes import c_uint8, c_uint32, c_void_p
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ._lib import func
+from ._conv import handle_in as _in, handle_out as _out, text_in as _str_in
 
 __all__: List[str] = [
     "binary_set_exception_callback", "binary_load_from_file", "binary_load_from_data",
@@ -40,24 +41,6 @@ __all__: List[str] = [
 ]
 
 _log = logging.getLogger("acl")
-
-
-def _in(handle: Optional[int]) -> Optional[int]:
-    if handle is None or handle == 0:
-        return None
-    return int(handle)
-
-
-def _out(value: c_void_p, ret: int) -> int:
-    if ret != 0 or value.value is None:
-        return 0
-    return int(value.value)
-
-
-def _str_in(s: Optional[str]) -> Optional[bytes]:
-    if s is None or isinstance(s, bytes):
-        return s
-    return str(s).encode("utf-8")
 
 
 def _field(item: Any, key: str, index: int, default: Any = 0) -> Any:

@@ -25,6 +25,7 @@ from ctypes import POINTER, byref, c_char_p, c_int, c_uint8, c_uint32, c_uint64,
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from ._lib import func
+from ._conv import handle_in as _in, handle_out as _out
 
 __all__: List[str] = [
     "launch_callback",
@@ -44,19 +45,6 @@ _log = logging.getLogger("acl")
 IPC_EVENT_HANDLE_SIZE = 64
 
 Handle = int
-
-
-def _in(handle: Optional[int]) -> Optional[int]:
-    """A handle or address going in: 0 and None are NULL."""
-    if handle is None or handle == 0:
-        return None
-    return int(handle)
-
-
-def _out(value: c_void_p, ret: int) -> int:
-    if ret != 0 or value.value is None:
-        return 0
-    return int(value.value)
 
 
 # ---- C types (acl/acl_rt.h) ----------------------------------------------------------------

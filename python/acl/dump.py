@@ -37,6 +37,7 @@ from ctypes import (
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import _auto
+from ._conv import declared, field as _get, text_in as _bytes
 from ._lib import func
 
 __all__: List[str] = ["reg_callback", "unreg_callback", "save_exception_info", "get_exception_info_path"]
@@ -94,31 +95,7 @@ _PROTOTYPES: Dict[str, Tuple[Any, List[Any]]] = {
     "acldumpGetExceptionInfoPath": (c_int, [POINTER(c_char), c_size_t]),
 }
 
-_declared: Dict[str, Any] = {}
-
-
-def _c(name: str) -> Any:
-    """The C function `name` with its prototype; NotImplementedError if the library lacks it."""
-    fn = _declared.get(name)
-    if fn is None:
-        fn = func(name)
-        fn.restype, fn.argtypes = _PROTOTYPES[name]
-        _declared[name] = fn
-    return fn
-
-
-def _bytes(text: Optional[Any]) -> Optional[bytes]:
-    if text is None or isinstance(text, bytes):
-        return text
-    return str(text).encode("utf-8")
-
-
-def _get(d: Mapping[str, Any], key: str, default: Any = 0) -> Any:
-    """`d[key]`, or its snake-case spelling, or `default`."""
-    if key in d:
-        return d[key]
-    snake = "".join("_" + ch.lower() if ch.isupper() else ch for ch in key)
-    return d.get(snake, default)
+_c = declared(_PROTOTYPES)
 
 
 # ---- the dump callback ------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from ctypes import POINTER, Structure, Union, byref, c_char, c_int, c_size_t, c_
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _auto
+from ._conv import handle_in as _in
 from ._lib import func as _cfunc
 
 __all__: List[str] = [
@@ -39,12 +40,6 @@ _log = logging.getLogger("acl")
 
 #: ``ACL_ERROR_RT_INSUFFICIENT_INPUT_ARRAY``: the array given has no room for every handle.
 _INSUFFICIENT_INPUT_ARRAY = 107039
-
-
-def _in(handle: Optional[int]) -> Optional[int]:
-    if handle is None or handle == 0:
-        return None
-    return int(handle)
 
 
 def _int(value: Optional[int]) -> int:
