@@ -24,6 +24,7 @@ from ctypes import byref, c_int32, c_size_t, c_uint32, c_void_p
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 from . import _lib
+from ._conv import handle_in as _in, handle_out as _out
 from ._lib import func, optional_str
 
 __all__ = [
@@ -55,20 +56,6 @@ IPC_HANDLE_SIZE = 65
 
 Handle = int
 Ptr = int
-
-
-def _in(handle: Optional[int]) -> Optional[int]:
-    """A handle or address going in: 0 and None are NULL."""
-    if handle is None or handle == 0:
-        return None
-    return int(handle)
-
-
-def _out(value: c_void_p, ret: int) -> int:
-    """A handle or address coming out (0 when the call failed or gave NULL)."""
-    if ret != 0 or value.value is None:
-        return 0
-    return int(value.value)
 
 
 def _key_in(key: Optional[str]) -> Optional[bytes]:
