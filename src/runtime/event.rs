@@ -467,13 +467,17 @@ fn peer_error(ipc: &IpcEvent, unlimited: bool) -> AclError {
 
 impl EventJobs for Event {
     fn record_ran(&self, seq: u64, shared: Option<u32>) {
-        // Other processes first: they wait on this store, and the clock read and the local
-        // bookkeeping after it are this process's alone (the time stamp is read here only once
-        // the local completion below is seen).
+        // The time stamp before the shared cell says "run": a thread of this process released
+        // by the cell (a synchronisation, a stream's wait, a wait on a record of the other
+        // side queued after this one) reads the time next, and `timestamp_ns` asks the cell,
+        // not the local state, whether the event is complete. Stored after the cell, a thread
+        // released by it could find the record done and no time. The cell's store is SeqCst,
+        // so the stamp is visible to whoever sees the cell's new value. The local bookkeeping
+        // may follow: waits on an IPC event sleep on the cell, not on `state`.
+        self.stamp_ns.store(now_ns(), Ordering::Release);
         if let (Some(ipc), Some(shared)) = (&self.ipc, shared) {
             ipc.complete(shared);
         }
-        self.stamp_ns.store(now_ns(), Ordering::Release);
         self.complete(seq);
     }
 

@@ -85,6 +85,7 @@ mod shim {
             rkey: *mut c_void,
         ) -> c_int;
         pub fn asl_ucx_flush(b: *mut Batch, ep: *mut c_void) -> c_int;
+        pub fn asl_ucx_worker_flush(b: *mut Batch, worker: *mut c_void) -> c_int;
     }
 }
 
@@ -356,7 +357,17 @@ impl Context {
 
     /// An endpoint to the worker at `peer` (an address from `address()`), error handling mode
     /// UCP_ERR_HANDLING_MODE_PEER with an error handler that records the failure.
-    pub fn connect(self: &Arc<Self>, peer: &[u8]) -> Result<Endpoint, UcxError> {
+    ///
+    /// Returns once UCX's wireup with the peer is complete: the endpoint is flushed, which
+    /// waits for the peer's reply to the wireup request that creating it sent (the context
+    /// resolves the peer's endpoint at creation), progressing this worker until then or until
+    /// `deadline` (the peer's worker must be progressed meanwhile). Without that, UCX 1.13
+    /// aborts the process: a worker destroyed, or an endpoint force-closed or failed, while the
+    /// peer's reply is still queued on a transport endpoint (the peer's side of a connect that
+    /// was torn down at once) or this side's request is, fails an assertion ("got REP
+    /// message"). A connect that saw the reply leaves neither queued. On time-out or failure the
+    /// endpoint is force-closed and the error returned.
+    pub fn connect(self: &Arc<Self>, peer: &[u8], deadline: Instant) -> Result<Endpoint, UcxError> {
         if peer.is_empty() {
             return Err(UcxError::new(UCS_ERR_INVALID_ADDR, "an empty worker address"));
         }
@@ -376,16 +387,62 @@ impl Context {
             failed: Some(failed),
             state: Mutex::new(EpState { ep, error: None, close_unfinished: false }),
         };
-        Ok(Endpoint { inner: Arc::new(inner) })
+        let ep = Endpoint { inner: Arc::new(inner) };
+        // A run of no items is the endpoint's flush alone.
+        match ep.run(Op::Put, &[], deadline, || true) {
+            Ok(()) => Ok(ep),
+            Err(RunError::Timeout) => Err(UcxError::new(
+                UCS_ERR_TIMED_OUT,
+                "UCX's wireup with the peer (its reply to the endpoint's request) did not complete in time",
+            )),
+            Err(RunError::PeerGone(why)) => Err(UcxError::new(UCS_ERR_CONNECTION_RESET, why)),
+            Err(RunError::Failed(e)) => Err(e),
+        }
+    }
+
+    /// Progresses the worker until a flush of all its endpoints completed (those UCX made for
+    /// peers' wireup requests too), for at most [`CLOSE_BUDGET`], before it is destroyed: a
+    /// wireup reply still queued for a peer whose connect is under way would otherwise be
+    /// purged by ucp_worker_destroy, which UCX 1.13 answers with an assertion that aborts the
+    /// process. Returns the batch if its flush may still be pending (then it must outlive the
+    /// worker's destruction, which may still complete it).
+    fn settle(h: &Handles) -> Option<Batch> {
+        let batch = Batch::new();
+        // SAFETY: the worker is live and ours alone (the context is being dropped, so no other
+        // handle to it is left); the batch outlives the request (freed only once nothing is
+        // pending, else returned to be leaked).
+        let status = unsafe { shim::asl_ucx_worker_flush(batch.0, h.worker) };
+        if status != UCS_INPROGRESS {
+            return None;
+        }
+        let end = Instant::now() + CLOSE_BUDGET;
+        loop {
+            // SAFETY: as above.
+            unsafe { shim::asl_ucx_progress(h.worker) };
+            if batch.read(h).0 == 0 {
+                return None;
+            }
+            if Instant::now() >= end {
+                log::warn!(
+                    "the UCX worker's flush before its destruction did not complete in {CLOSE_BUDGET:?}"
+                );
+                return Some(batch);
+            }
+            std::thread::yield_now();
+        }
     }
 }
 
 impl Drop for Context {
     fn drop(&mut self) {
         let h = sync::get_mut(&mut self.handles);
+        let unsettled = Context::settle(h);
         // SAFETY: every endpoint, key and mapping holds an Arc of this context, so all are gone;
         // the handles are released once.
         unsafe { shim::asl_ucx_fini(h.context, h.worker) };
+        // A flush that did not complete: the worker's destruction may have completed it, or not
+        // (its request gone with the worker); its 16 bytes are left rather than risk either.
+        std::mem::forget(unsettled);
     }
 }
 
@@ -937,7 +994,7 @@ mod tests {
     fn link(a: &Node, b: &Node, remote: &Buf) -> (MemMap, Endpoint, RemoteKey) {
         let map = b.ctx.map(&remote.span).unwrap();
         assert_eq!((map.base(), map.len()), (remote.addr as u64, remote.span.len()));
-        let ep = a.ctx.connect(&b.ctx.address()).unwrap();
+        let ep = a.ctx.connect(&b.ctx.address(), soon()).unwrap();
         let rkey = ep.unpack(&map.packed_rkey().unwrap()).unwrap();
         (map, ep, rkey)
     }
@@ -1047,6 +1104,22 @@ mod tests {
         drop((rkey, ep));
     }
 
+    /// A peer whose progress stops right after the connect, then torn down: UCX 1.13 aborted
+    /// in the peer's ucp_worker_destroy ("got REP message") when its wireup reply was still
+    /// queued, about one time in thirty before `connect` waited for the reply. Thirty rounds.
+    #[test]
+    fn a_peer_stopped_right_after_connect_is_torn_down_cleanly() {
+        for _ in 0..30 {
+            let (a, mut b) = (Node::new("tcp"), Node::new("tcp"));
+            let remote = Buf::new(4096);
+            let (map, ep, rkey) = link(&a, &b, &remote);
+            b.stop();
+            drop((rkey, ep, map));
+            drop(b);
+            drop(a);
+        }
+    }
+
     #[test]
     fn a_dead_liveness_check_is_peer_gone() {
         let (a, mut b) = (Node::new("tcp"), Node::new("tcp"));
@@ -1087,7 +1160,7 @@ mod tests {
     #[test]
     fn garbage_remote_keys_do_not_crash() {
         let (a, b) = (Node::new("tcp"), Node::new("tcp"));
-        let ep = a.ctx.connect(&b.ctx.address()).unwrap();
+        let ep = a.ctx.connect(&b.ctx.address(), soon()).unwrap();
         assert!(ep.unpack(&[]).is_err());
         // UCX checks little: garbage may be refused or accepted, but is never read past its end
         // (nor past the padding) and never crashes.
@@ -1102,7 +1175,7 @@ mod tests {
     #[test]
     fn a_context_reaches_itself_over_tcp_not_self() {
         let solo = Node::new("self");
-        let e = solo.ctx.connect(&solo.ctx.address()).err().unwrap();
+        let e = solo.ctx.connect(&solo.ctx.address(), soon()).err().unwrap();
         assert_eq!(e.status, UCS_ERR_UNREACHABLE, "{e}");
         let a = Node::new("self,tcp");
         let remote = Buf::new(8192);

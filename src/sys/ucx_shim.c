@@ -52,6 +52,20 @@ static ucs_status_t asl_ucx_keepalive(ucp_config_t *config)
     return ucp_config_modify(config, "KEEPALIVE_INTERVAL", "inf");
 }
 
+/* Every endpoint resolves its peer's endpoint when it is made (RESOLVE_REMOTE_EP_ID=y; 1.13's
+ * default is to wait for the first remote key that needs it), so the wireup request leaves at
+ * once and Context::connect can wait for the whole exchange. UCX 1.13 asserts (and aborts the
+ * process) when a worker is destroyed, an endpoint force-closed or failed while a wireup
+ * REQUEST or REPLY is still queued on a transport endpoint ("got REP message" in
+ * ucp_request_send_state_ff): a connect that returns only once the peer's reply arrived leaves
+ * neither side with one. Set even when the environment sets it, for that reason; a UCX without
+ * the option (UCS_ERR_NO_ELEM) is left as it is. */
+static ucs_status_t asl_ucx_resolve_remote_ep_id(ucp_config_t *config)
+{
+    ucs_status_t status = ucp_config_modify(config, "RESOLVE_REMOTE_EP_ID", "y");
+    return status == UCS_ERR_NO_ELEM ? UCS_OK : status;
+}
+
 /* A context (features RMA | WAKEUP) with one serialised worker and its event fd. `tls` NULL
  * keeps UCX's own configuration (UCX_TLS...); otherwise it overrides TLS. `names`/`values`
  * (`count` pairs) are more options, set the same way. */
@@ -76,6 +90,9 @@ ASL_HIDDEN int asl_ucx_init(const char *tls, const char *const *names, const cha
     }
     if (status == UCS_OK) {
         status = asl_ucx_keepalive(config);
+    }
+    if (status == UCS_OK) {
+        status = asl_ucx_resolve_remote_ep_id(config);
     }
     if (status != UCS_OK) {
         ucp_config_release(config);
@@ -330,4 +347,11 @@ ASL_HIDDEN int asl_ucx_flush(asl_ucx_batch *b, void *ep)
 {
     ucp_request_param_t param = asl_ucx_batch_param(b, NULL);
     return asl_ucx_batch_track(b, ucp_ep_flush_nbx((ucp_ep_h)ep, &param));
+}
+
+/* A flush of every endpoint of the worker (those UCX made for peers' wireup requests too). */
+ASL_HIDDEN int asl_ucx_worker_flush(asl_ucx_batch *b, void *worker)
+{
+    ucp_request_param_t param = asl_ucx_batch_param(b, NULL);
+    return asl_ucx_batch_track(b, ucp_worker_flush_nbx((ucp_worker_h)worker, &param));
 }

@@ -310,7 +310,10 @@ fn ask(conn: &mut Conn, link: &Link, deadline: Instant) -> Result<(Vec<u8>, Vec<
 /// Asks the peer and makes an endpoint to it with its keys.
 fn establish(running: &Running, conn: &mut Conn, link: &Link, deadline: Instant) -> Result<Arc<Peer>, Fault> {
     let (worker, keys) = ask(conn, link, deadline)?;
-    let ep = running.ctx.connect(&worker).map_err(|e| Fault::Refused(format!("UCX cannot reach it: {e}")))?;
+    let ep = running
+        .ctx
+        .connect(&worker, deadline)
+        .map_err(|e| Fault::Refused(format!("UCX cannot reach it: {e}")))?;
     let peer = Arc::new(Peer { ep, keys: Mutex::new(Vec::new()) });
     peer.set_keys(&keys, &link.remote);
     link.ucx.stale.store(false, Ordering::Release);
