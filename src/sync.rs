@@ -102,6 +102,40 @@ pub fn spawn_named(
     })
 }
 
+/// How long a waiter spins for its condition before it sleeps on the kernel (see [`spin_until`]).
+///
+/// Measured (docs/performance.md, issue 37): on the 2-core VM the futex wake-up of a sleeper in
+/// another process takes 3-7 µs, and a record from another process comes after at least one of
+/// those, so a spin long enough to catch it burns the core the peer needs to send it; 2000
+/// rounds of `pause` (what waits spun before) were 48 µs there, and with a caller thread and a
+/// stream worker in each of two processes that was every core. A few µs catch a signal that is
+/// already on its way (a record queued just before on another stream of the process) and cost
+/// little when it is not.
+pub const SPIN: Duration = Duration::from_micros(4);
+
+/// Spins until `ready()` or `limit` has passed (the clock is read every 32 rounds, so the
+/// bound holds on every CPU whatever one `pause` costs); whether `ready()` turned true.
+pub fn spin_until(limit: Duration, ready: impl Fn() -> bool) -> bool {
+    if ready() {
+        return true;
+    }
+    if limit.is_zero() {
+        return false;
+    }
+    let start = Instant::now();
+    loop {
+        for _ in 0..32 {
+            std::hint::spin_loop();
+            if ready() {
+                return true;
+            }
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+    }
+}
+
 /// A job for a [`Pool`].
 pub type Job = Box<dyn FnOnce() + Send>;
 
@@ -226,8 +260,9 @@ impl Pool {
                 log::warn!(target: TARGET, "cannot start a {} worker: {e}", self.shared.options.name);
             }
         }
-        // A watching worker takes the job without being woken.
-        let wake = state.jobs.len() > state.watching;
+        // A watching worker takes the job without being woken, and so does a running one when
+        // its job ends: a notify is a system call even with nobody asleep.
+        let wake = state.idle > 0 && state.jobs.len() > state.watching;
         drop(state);
         if wake {
             self.shared.work.notify_one();

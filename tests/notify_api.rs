@@ -158,3 +158,70 @@ fn bad_inputs_and_the_device_limit() {
     .join()
     .unwrap();
 }
+
+/// The environment variable that makes [`a_wait_nobody_ends_sleeps_on_the_kernel`] the child
+/// measuring itself.
+const IDLE_CHILD: &str = "ASCENDLESS_TEST_IDLE_WAIT_CHILD";
+
+/// CPU time of the process over a stream's 1 s wait on a notify that nobody records, and the
+/// wall time it took; synchronised without a time-out (the calling thread runs the wait) or
+/// with one (the stream worker runs it, the calling thread sleeps until it ends).
+fn idle_wait(with_timeout: bool) -> (Duration, Duration) {
+    assert_eq!(aclrtSetDevice(0), ACL_SUCCESS);
+    let n = notify();
+    let s = stream();
+    // Everything made and warm before the measurement: it covers the wait only.
+    assert_eq!(aclrtRecordNotify(n, s), ACL_SUCCESS);
+    assert_eq!(aclrtWaitAndResetNotify(n, s, 1), ACL_SUCCESS);
+    assert_eq!(aclrtSynchronizeStream(s), ACL_SUCCESS);
+    let (cpu, wall) = (ascendless::sys::cpu_time(), Instant::now());
+    assert_eq!(aclrtWaitAndResetNotify(n, s, 1), ACL_SUCCESS);
+    let rc =
+        if with_timeout { aclrtSynchronizeStreamWithTimeout(s, 10_000) } else { aclrtSynchronizeStream(s) };
+    let used = (ascendless::sys::cpu_time() - cpu, wall.elapsed());
+    assert_eq!(rc, ACL_ERROR_RT_TASK_TIMEOUT, "nobody records: the wait times out");
+    assert_eq!(aclrtDestroyNotify(n), ACL_SUCCESS);
+    assert_eq!(aclrtDestroyStream(s), ACL_SUCCESS);
+    used
+}
+
+/// A wait that no record ends soon sleeps on the kernel after a short spin: a process whose
+/// stream waits 1 s on a notify nobody records uses < 2% of a core, whichever thread waits.
+/// Measured in a process of its own (this test binary again, running only this test), so
+/// that the CPU time of `getrusage` is the wait's alone and not that of tests running beside
+/// it; CPU time, not wall time, so a busy machine slows the test but does not fail it.
+#[test]
+fn a_wait_nobody_ends_sleeps_on_the_kernel() {
+    if std::env::var_os(IDLE_CHILD).is_some() {
+        for with_timeout in [false, true] {
+            let (cpu, wall) = idle_wait(with_timeout);
+            println!("idle-wait {with_timeout} {} {}", cpu.as_micros(), wall.as_micros());
+        }
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["a_wait_nobody_ends_sleeps_on_the_kernel", "--exact", "--nocapture", "--test-threads=1"])
+        .env(IDLE_CHILD, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the measuring process failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Vec<&str>> =
+        text.lines().filter_map(|l| l.find("idle-wait ").map(|at| l[at..].split(' ').collect())).collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    for l in lines {
+        let (cpu, wall): (f64, f64) = (l[2].parse().unwrap(), l[3].parse().unwrap());
+        assert!(wall >= 900_000.0, "the wait lasted its second: {wall} us");
+        let share = cpu / wall;
+        assert!(
+            share < 0.02,
+            "waiting 1 s on a notify nobody records (time-out on the synchronisation: {}) used {:.1}% of a core",
+            l[1],
+            share * 100.0
+        );
+    }
+}

@@ -27,9 +27,6 @@ use crate::sys::futex;
 const DONE: usize = 0;
 const SLEEPERS: usize = 4;
 const RECORDED: usize = 8;
-/// Busy-wait rounds before sleeping (a record a few microseconds away is caught without two
-/// system calls: the ping-pong case).
-const SPINS: u32 = 2000;
 
 /// Whether sequence `a` comes after `b` (wrap-around order).
 fn after(a: u32, b: u32) -> bool {
@@ -110,11 +107,9 @@ impl IpcEvent {
         deadline: Option<Instant>,
         stop: impl Fn() -> bool,
     ) -> Result<(), WaitEnd> {
-        for _ in 0..SPINS {
-            if self.is_done(target) {
-                return Ok(());
-            }
-            std::hint::spin_loop();
+        // A short spin (`sync::SPIN`), then the kernel (see `Cell::wait_take`).
+        if crate::sync::spin_until(crate::sync::SPIN, || self.is_done(target)) {
+            return Ok(());
         }
         let done = self.cell.word(DONE);
         let sleepers = self.cell.word(SLEEPERS);

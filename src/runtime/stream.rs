@@ -29,7 +29,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::exception::{self, TaskFailure};
@@ -76,6 +76,8 @@ struct Queued {
     /// The kernel id of the thread that queued it.
     thread: u32,
     task: Job,
+    /// The task may run on the thread synchronising with the stream (see [`Stream::synchronize`]).
+    anywhere: bool,
 }
 
 /// Stream attributes (`aclrtSetStreamAttribute`) with no effect on how tasks run here; kept
@@ -97,6 +99,16 @@ struct Queue {
     /// A drain job is queued or running on the worker; it takes every task queued before it
     /// ends, so a submit schedules one only when none is.
     draining: bool,
+    /// The drain job is queued on the worker and has not started.
+    job_queued: bool,
+    /// Tasks are being run, by the worker or by a synchronising thread (one at a time: the
+    /// order of the stream).
+    running: bool,
+    /// ... and it is a synchronising thread (`Stream::run_here`), not the worker.
+    here: bool,
+    /// Threads asleep on `Shared::done` ([`sleep_done`]): a completion wakes them only if there
+    /// are some (a condition variable's notify is a system call, waiter or not).
+    sleeping: u32,
     /// Aborts under way: new tasks are refused and synchronising threads released.
     aborting: u32,
     /// Completion counts that synchronising threads are waiting for. The worker signals `done`
@@ -176,6 +188,10 @@ impl Stream {
                 first_error: None,
                 closed: false,
                 draining: false,
+                job_queued: false,
+                running: false,
+                here: false,
+                sleeping: 0,
                 aborting: 0,
                 awaited: Vec::new(),
                 stopped: false,
@@ -273,12 +289,13 @@ impl Stream {
         F: Fn(&TaskCtx) -> AclResult<()> + Send + Sync + 'static,
     {
         let f: Arc<super::task::RunFn> = Arc::new(f);
+        let anywhere = runs_anywhere(&info);
         if let Some(r) = self.recorder() {
             return r.record(info, Op::Run(f));
         }
         // Shared, not boxed as a one-shot task: what is left of a job once run is released
         // with its batch, not on the way to the next task (see `job`).
-        self.queue(Job::Shared(f))
+        self.queue(Job::Shared(f), anywhere)
     }
 
     /// As [`Stream::submit_op`] for work with a part to do when it is queued (see [`Op`]):
@@ -295,11 +312,12 @@ impl Stream {
 
     /// As [`Stream::submit_op`] for work already in its recordable form.
     pub fn submit_any(&self, info: TaskInfo, op: Op) -> AclResult<()> {
+        let anywhere = runs_anywhere(&info);
         if let Some(r) = self.recorder() {
             return r.record(info, op);
         }
         match op {
-            Op::Run(f) => self.queue(Job::Shared(f)),
+            Op::Run(f) => self.queue(Job::Shared(f), anywhere),
             Op::Staged(stage) => self.submit_unrecorded(stage()?),
         }
     }
@@ -315,15 +333,16 @@ impl Stream {
         if let Some(r) = self.recorder() {
             return Err(r.refuse("this kind of task"));
         }
-        self.queue(job)
+        let anywhere = matches!(job, Job::Record(_) | Job::Wait(_));
+        self.queue(job, anywhere)
     }
 
     /// Queues `task` on the stream's queue whether it is captured or not (a replay's task).
     pub fn submit_unrecorded(&self, task: Task) -> AclResult<()> {
-        self.queue(Job::Once(Some(task)))
+        self.queue(Job::Once(Some(task)), false)
     }
 
-    fn queue(&self, task: Job) -> AclResult<()> {
+    fn queue(&self, task: Job, anywhere: bool) -> AclResult<()> {
         let mut q = sync::lock(&self.shared.queue);
         if q.closed {
             return Err(AclError::new(ACL_ERROR_RT_INVALID_HANDLE, "the stream has been destroyed"));
@@ -343,7 +362,7 @@ impl Stream {
         }
         let index = q.submitted;
         super::last_task::note(index as u32);
-        q.tasks.push_back(Queued { index, thread: crate::sys::thread_id(), task });
+        q.tasks.push_back(Queued { index, thread: crate::sys::thread_id(), task, anywhere });
         q.submitted += 1;
         if !q.draining {
             // Scheduled under the queue's lock, so `close` cannot stop the worker between the
@@ -358,6 +377,7 @@ impl Stream {
                 ));
             }
             q.draining = true;
+            q.job_queued = true;
         }
         Ok(())
     }
@@ -373,25 +393,29 @@ impl Stream {
         }
         let epoch = self.shared.aborts.load(Ordering::Acquire);
         let target = q.submitted;
-        if q.completed < target {
+        if q.completed < target && timeout.is_none() {
+            q = self.run_here(q, target);
+        }
+        let awaits = q.completed < target;
+        if awaits {
             q.awaited.push(target);
             publish_awaited(&q, &self.shared);
         }
         let mut timed_out = false;
         while q.completed < target && self.shared.aborts.load(Ordering::Acquire) == epoch {
             q = match deadline {
-                None => sync::wait(&self.shared.done, q),
+                None => sleep_done(&self.shared, q, None).0,
                 Some(d) => {
                     let now = Instant::now();
                     if now >= d {
                         timed_out = true;
                         break;
                     }
-                    sync::wait_timeout(&self.shared.done, q, d - now).0
+                    sleep_done(&self.shared, q, Some(d - now)).0
                 }
             };
         }
-        if let Some(i) = q.awaited.iter().position(|&t| t == target) {
+        if let Some(i) = q.awaited.iter().position(|&t| awaits && t == target) {
             q.awaited.swap_remove(i);
             publish_awaited(&q, &self.shared);
         }
@@ -409,6 +433,53 @@ impl Stream {
             ));
         }
         q.first_error.take().map_or(Ok(()), Err)
+    }
+
+    /// The synchronising thread runs the tasks it waits for itself, when the worker has not
+    /// taken them yet and every one is a wait or signal between streams ([`runs_anywhere`]):
+    /// the worker would otherwise be woken to run them while this thread sleeps until woken in
+    /// turn, two wake-ups on the path of every round trip of a ping-pong and two threads for
+    /// one wait. Only without a time-out (a task run here ends by itself, but not at the
+    /// caller's deadline). What is queued behind goes back to the worker.
+    fn run_here<'a>(&'a self, mut q: MutexGuard<'a, Queue>, target: u64) -> MutexGuard<'a, Queue> {
+        let shared = &*self.shared;
+        let mut batch = VecDeque::new();
+        let mut requeue = VecDeque::new();
+        while q.completed < target
+            && !q.running
+            && q.aborting == 0
+            && !q.stopped
+            && q.failed.is_none()
+            && !q.tasks.is_empty()
+            && q.tasks.iter().all(|t| t.anywhere && t.index < target)
+        {
+            (q.running, q.here) = (true, true);
+            q = run_batch(shared, q, &mut batch, &mut requeue);
+            (q.running, q.here) = (false, false);
+            if q.job_queued {
+                // The worker's drain is still to come: it takes what is left.
+                continue;
+            }
+            if q.tasks.is_empty() || q.stopped || q.failed.is_some() {
+                q.draining = false;
+            } else {
+                let shared = Arc::clone(&self.shared);
+                if let Err(e) = self.worker.submit(Box::new(move || drain(&shared))) {
+                    // Only a worker being stopped refuses: the stream is being destroyed.
+                    log::debug!(target: TARGET, "stream worker refused a drain ({e}); tasks dropped");
+                    let dropped = std::mem::take(&mut q.tasks);
+                    q.completed += dropped.len() as u64;
+                    q.draining = false;
+                } else {
+                    q.job_queued = true;
+                }
+            }
+        }
+        if q.closed {
+            wake_done(&q, shared);
+        }
+        batch.clear();
+        q
     }
 
     /// `aclrtStreamAbort`: discards the queued tasks, cancels the running one and releases
@@ -450,7 +521,7 @@ impl Stream {
                 timed_out = true;
                 break;
             }
-            q = sync::wait_timeout(&self.shared.done, q, deadline - now).0;
+            q = sleep_done(&self.shared, q, Some(deadline - now)).0;
         }
         if let Some(i) = q.awaited.iter().position(|&t| t == target) {
             q.awaited.swap_remove(i);
@@ -508,6 +579,11 @@ impl Stream {
         self.shared.done.notify_all();
         // A task destroying its own stream: the worker ends after this task.
         self.worker.join();
+        // A synchronising thread running tasks (`run_here`) finishes them first.
+        let mut q = sync::lock(&self.shared.queue);
+        while q.here {
+            q = sleep_done(&self.shared, q, Some(CANCEL_POLL)).0;
+        }
     }
 }
 
@@ -524,6 +600,44 @@ fn aborted() -> AclError {
     )
 }
 
+/// Sleeps on `shared.done` (counted in `Queue::sleeping`) at most `timeout` (`None`: until
+/// woken); the lock again and whether the time ran out.
+fn sleep_done<'a>(
+    shared: &'a Shared,
+    mut q: MutexGuard<'a, Queue>,
+    timeout: Option<Duration>,
+) -> (MutexGuard<'a, Queue>, bool) {
+    q.sleeping += 1;
+    let (mut q, timed_out) = match timeout {
+        None => (sync::wait(&shared.done, q), false),
+        Some(t) => sync::wait_timeout(&shared.done, q, t),
+    };
+    q.sleeping -= 1;
+    (q, timed_out)
+}
+
+/// Wakes the threads asleep on `shared.done`, if any (`q`: the queue's lock, held).
+fn wake_done(q: &Queue, shared: &Shared) {
+    if q.sleeping > 0 {
+        shared.done.notify_all();
+    }
+}
+
+/// Whether a task may run on the thread that synchronises with its stream rather than on the
+/// worker ([`Stream::synchronize`]): the waits and signals between streams (notifies, events,
+/// value words), which touch nothing of the thread they run on and return or fail by
+/// themselves. Host functions, callbacks and the rest stay on the worker.
+fn runs_anywhere(info: &TaskInfo) -> bool {
+    use super::task::TaskType;
+    matches!(
+        info.kind,
+        TaskType::EventRecord | TaskType::EventWait | TaskType::ValueWrite | TaskType::ValueWait
+    ) || matches!(
+        info.name,
+        "notify record" | "notify wait" | "counting notify record" | "counting notify wait"
+    )
+}
+
 /// Publishes the lowest completion count a synchronising thread still waits for.
 fn publish_awaited(q: &Queue, shared: &Shared) {
     let min = q.awaited.iter().copied().filter(|&t| t > q.completed).min().unwrap_or(u64::MAX);
@@ -537,16 +651,39 @@ fn drain(shared: &Shared) {
     // notify ping-pong) pays two lock rounds per batch, not per task. A thread synchronising
     // with a task inside the batch is told as soon as that task has run (`awaited_min`): the
     // tasks after it may wait on something that thread does next.
+    let mut q = sync::lock(&shared.queue);
+    q.job_queued = false;
+    if q.running {
+        // A synchronising thread runs the tasks (`Stream::run_here`); it hands what is left
+        // back to the worker when it is done.
+        return;
+    }
+    q.running = true;
     let mut batch: VecDeque<Queued> = VecDeque::new();
     let mut requeue: VecDeque<Queued> = VecDeque::new();
-    let mut failed_code = None;
-    let mut q = sync::lock(&shared.queue);
     loop {
         if q.tasks.is_empty() || q.stopped || q.failed.is_some() {
+            q.running = false;
             q.draining = false;
+            if q.closed {
+                wake_done(&q, shared);
+            }
             return;
         }
-        std::mem::swap(&mut batch, &mut q.tasks);
+        q = run_batch(shared, q, &mut batch, &mut requeue);
+    }
+}
+
+/// Runs every task queued (one batch), with the queue's lock `q`; returns the lock again.
+fn run_batch<'a>(
+    shared: &'a Shared,
+    mut q: MutexGuard<'a, Queue>,
+    batch: &mut VecDeque<Queued>,
+    requeue: &mut VecDeque<Queued>,
+) -> MutexGuard<'a, Queue> {
+    let mut failed_code = None;
+    {
+        std::mem::swap(batch, &mut q.tasks);
         // Read under the queue's lock, which an abort holds while it moves to the next epoch.
         let epoch = shared.aborts.load(Ordering::Acquire);
         drop(q);
@@ -568,7 +705,7 @@ fn drain(shared: &Shared) {
                 requeue.extend(batch.drain(i..));
                 break;
             }
-            let Queued { index, thread, task } = &mut batch[i];
+            let Queued { index, thread, task, .. } = &mut batch[i];
             let started = super::profiling::task_clock();
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| task.run(&ctx)))
                 .unwrap_or_else(|_| {
@@ -614,7 +751,7 @@ fn drain(shared: &Shared) {
                     q.first_error.get_or_insert(e);
                 }
                 publish_awaited(&q, shared);
-                shared.done.notify_all();
+                wake_done(&q, shared);
             }
         }
         ran -= reported as u64;
@@ -625,7 +762,7 @@ fn drain(shared: &Shared) {
             // An abort came after the stop: the paused tasks are discarded with the rest.
             // Dropped outside the lock, as an abort's discarded tasks are.
             q.completed += requeue.len() as u64;
-            let gone = std::mem::take(&mut requeue);
+            let gone = std::mem::take(requeue);
             drop(q);
             drop(gone);
             q = sync::lock(&shared.queue);
@@ -648,9 +785,10 @@ fn drain(shared: &Shared) {
         }
         if q.awaited.iter().any(|&t| q.completed >= t) {
             publish_awaited(&q, shared);
-            shared.done.notify_all();
+            wake_done(&q, shared);
         }
     }
+    q
 }
 
 #[cfg(test)]
@@ -725,6 +863,45 @@ mod tests {
         open.store(true, Ordering::SeqCst);
         assert_eq!(syncer.join().unwrap().unwrap_err().message, "A failed");
         s.synchronize(Some(Duration::from_secs(10))).unwrap();
+    }
+
+    /// A synchronisation without a time-out runs the waits and signals it waits for on its own
+    /// thread when the worker has not taken them (one thread waits, not two); other tasks, and
+    /// what is queued behind them, stay the worker's.
+    #[test]
+    fn a_synchronising_thread_runs_the_waits_it_waits_for() {
+        let s = Stream::new(0, 1).unwrap();
+        let me = std::thread::current().id();
+        let ran_on = Arc::new(Mutex::new(Vec::new()));
+        let note = |ran_on: &Arc<Mutex<Vec<_>>>| {
+            let r = Arc::clone(ran_on);
+            move |_: &TaskCtx| {
+                r.lock().unwrap().push(std::thread::current().id());
+                Ok(())
+            }
+        };
+        // The worker is kept from the tasks (as when it has not woken yet): its drain finds
+        // them being run and leaves.
+        sync::lock(&s.shared.queue).running = true;
+        s.submit_op(TaskInfo::plain("notify wait"), note(&ran_on)).unwrap();
+        let start = Instant::now();
+        while sync::lock(&s.shared.queue).job_queued {
+            assert!(start.elapsed() < Duration::from_secs(10), "the worker never looked");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        sync::lock(&s.shared.queue).running = false;
+        s.synchronize(None).unwrap();
+        assert_eq!(*ran_on.lock().unwrap(), vec![me], "the wait ran on the synchronising thread");
+        // A task that is not a wait or a signal, and one behind it: the worker's.
+        s.submit_op(TaskInfo::plain("host function"), note(&ran_on)).unwrap();
+        s.submit_op(TaskInfo::plain("notify record"), note(&ran_on)).unwrap();
+        s.synchronize(None).unwrap();
+        // With a time-out the worker runs everything.
+        s.submit_op(TaskInfo::plain("notify record"), note(&ran_on)).unwrap();
+        s.synchronize(Some(Duration::from_secs(10))).unwrap();
+        let ran_on = ran_on.lock().unwrap();
+        assert_eq!(ran_on.len(), 4);
+        assert!(ran_on[1..].iter().all(|&t| t != me), "{ran_on:?}");
     }
 
     #[test]

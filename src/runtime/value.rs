@@ -34,8 +34,6 @@ pub const WAIT_NOR: u32 = 3;
 
 /// Longest sleep between two looks at the word.
 pub const SLICE: Duration = Duration::from_millis(5);
-/// Busy-wait rounds before sleeping.
-const SPINS: u32 = 2000;
 
 fn invalid(message: impl Into<String>) -> AclError {
     AclError::new(ACL_ERROR_RT_PARAM_INVALID, message)
@@ -131,11 +129,9 @@ fn wait_in_task(
     bound: Option<Duration>,
     ctx: &TaskCtx,
 ) -> AclResult<()> {
-    for _ in 0..SPINS {
-        if satisfied(flag, word.load(), value) {
-            return Ok(());
-        }
-        std::hint::spin_loop();
+    // A short spin (`sync::SPIN`), then the kernel (see `Cell::wait_take`).
+    if crate::sync::spin_until(crate::sync::SPIN, || satisfied(flag, word.load(), value)) {
+        return Ok(());
     }
     let deadline = bound.map(|b| Instant::now() + b);
     loop {

@@ -61,6 +61,19 @@ pub fn effective_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
+/// CPU time (user and system, every thread) this process has used so far (`getrusage`); zero
+/// if the kernel refuses to say.
+pub fn cpu_time() -> std::time::Duration {
+    // SAFETY: `rusage` is plain integers, for which all zeroes is a valid value.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer to a `rusage` for the call to fill.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return std::time::Duration::ZERO;
+    }
+    let us = |t: libc::timeval| t.tv_sec as u64 * 1_000_000 + t.tv_usec as u64;
+    std::time::Duration::from_micros(us(u.ru_utime) + us(u.ru_stime))
+}
+
 /// The kernel's id of the calling thread (what `ps -L` and the vendor's exception info show).
 pub fn thread_id() -> u32 {
     thread_local! {

@@ -24,9 +24,6 @@ pub const CELLS_PER_PAGE: usize = 64;
 const PAGE_BYTES: usize = CELL_SIZE * CELLS_PER_PAGE;
 const COUNT: usize = 0;
 const SLEEPERS: usize = 4;
-/// Busy-wait rounds before sleeping: a record that follows within a few microseconds (the
-/// ping-pong case) is caught without two system calls.
-const SPINS: u32 = 2000;
 
 /// One notify's cell: a page mapping and the cell's offset in it.
 #[derive(Clone)]
@@ -123,11 +120,10 @@ impl Cell {
         poll: Duration,
         stop: impl Fn() -> bool,
     ) -> Result<(), WaitEnd> {
-        for _ in 0..SPINS {
-            if self.try_take() {
-                return Ok(());
-            }
-            std::hint::spin_loop();
+        // A short spin (`sync::SPIN`), then the kernel: a record already on its way is taken
+        // without two system calls, and a wait nobody ends soon costs no CPU.
+        if sync::spin_until(sync::SPIN, || self.pending() > 0 && self.try_take()) {
+            return Ok(());
         }
         let deadline = timeout.map(|t| Instant::now() + t);
         let sleepers = self.word(SLEEPERS);
