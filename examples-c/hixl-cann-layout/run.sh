@@ -4,7 +4,9 @@
 set -euo pipefail
 # shellcheck source=examples-c/free_port.sh
 source "$(dirname -- "$0")/../free_port.sh"
-bin=$1/hixl_fabric_pair a=127.0.0.1:${2:-$(free_port)} b=127.0.0.1:${3:-$(free_port)}
+port_a=${2:-$(free_port)}
+port_b=${3:-$(free_port "$port_a")}
+bin=$1/hixl_fabric_pair a=127.0.0.1:$port_a b=127.0.0.1:$port_b
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 echo "== HIXL fabric-memory pair (vendor examples layout): $a and $b write to each other"
