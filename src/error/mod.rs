@@ -7,6 +7,7 @@
 
 pub mod acl_codes;
 pub mod engine_status;
+pub mod hccl_codes;
 mod last;
 pub mod prof_codes;
 mod recent;

@@ -4,3 +4,4 @@
 //! vendor's stack, and from which ascendless finds each rank's engine.
 
 pub mod rank_table;
+pub mod types;

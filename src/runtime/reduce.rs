@@ -11,27 +11,38 @@ use crate::error::{AclError, AclResult};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
     Sum,
+    /// HCCL's `HCCL_REDUCE_PROD`; `aclrtReduceAsync` has no product.
+    Prod,
     Max,
     Min,
 }
 
+/// The element types reductions know: `aclrtReduceAsync`'s seven and the rest of HCCL's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Elem {
     I8,
+    U8,
     I16,
+    U16,
     I32,
     U32,
+    I64,
+    U64,
+    I128,
     F16,
     Bf16,
     F32,
+    F64,
 }
 
 impl Elem {
     pub fn size(self) -> usize {
         match self {
-            Elem::I8 => 1,
-            Elem::I16 | Elem::F16 | Elem::Bf16 => 2,
+            Elem::I8 | Elem::U8 => 1,
+            Elem::I16 | Elem::U16 | Elem::F16 | Elem::Bf16 => 2,
             Elem::I32 | Elem::U32 | Elem::F32 => 4,
+            Elem::I64 | Elem::U64 | Elem::F64 => 8,
+            Elem::I128 => 16,
         }
     }
 }
@@ -73,9 +84,45 @@ pub fn parse(kind: i32, data_type: i32) -> AclResult<(Op, Elem)> {
     Ok((op, elem))
 }
 
-fn pick<T: PartialOrd + Copy>(op: Op, a: T, b: T, sum: impl Fn(T, T) -> T) -> T {
+/// The arithmetic of one element type: integers wrap, floats are IEEE.
+trait Arith: Copy + PartialOrd {
+    fn add(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+}
+
+macro_rules! int_arith {
+    ($($t:ty)*) => {$(
+        impl Arith for $t {
+            fn add(self, b: Self) -> Self { self.wrapping_add(b) }
+            fn mul(self, b: Self) -> Self { self.wrapping_mul(b) }
+        }
+    )*};
+}
+int_arith!(i8 u8 i16 u16 i32 u32 i64 u64 i128);
+
+impl Arith for f32 {
+    fn add(self, b: Self) -> Self {
+        self + b
+    }
+    fn mul(self, b: Self) -> Self {
+        self * b
+    }
+}
+
+impl Arith for f64 {
+    fn add(self, b: Self) -> Self {
+        self + b
+    }
+    fn mul(self, b: Self) -> Self {
+        self * b
+    }
+}
+
+/// `op(a, b)`; max and min keep `a` unless `b` is strictly beyond it.
+fn pick<T: Arith>(op: Op, a: T, b: T) -> T {
     match op {
-        Op::Sum => sum(a, b),
+        Op::Sum => a.add(b),
+        Op::Prod => a.mul(b),
         Op::Max => {
             if b > a {
                 b
@@ -93,49 +140,57 @@ fn pick<T: PartialOrd + Copy>(op: Op, a: T, b: T, sum: impl Fn(T, T) -> T) -> T 
     }
 }
 
-/// Reduces `src` into `dst` (same length, a multiple of the element size).
-pub fn apply(op: Op, elem: Elem, dst: &mut [u8], src: &[u8]) {
-    let n = elem.size();
-    for (d, s) in dst.chunks_exact_mut(n).zip(src.chunks_exact(n)) {
-        match elem {
-            Elem::I8 => d[0] = pick(op, d[0] as i8, s[0] as i8, i8::wrapping_add) as u8,
-            Elem::I16 => {
-                let r = pick(
-                    op,
-                    i16::from_ne_bytes([d[0], d[1]]),
-                    i16::from_ne_bytes([s[0], s[1]]),
-                    i16::wrapping_add,
-                );
-                d.copy_from_slice(&r.to_ne_bytes());
-            }
-            Elem::I32 => {
-                let r = pick(op, i32::from_ne_bytes(word(d)), i32::from_ne_bytes(word(s)), i32::wrapping_add);
-                d.copy_from_slice(&r.to_ne_bytes());
-            }
-            Elem::U32 => {
-                let r = pick(op, u32::from_ne_bytes(word(d)), u32::from_ne_bytes(word(s)), u32::wrapping_add);
-                d.copy_from_slice(&r.to_ne_bytes());
-            }
-            Elem::F32 => {
-                let r = pick(op, f32::from_ne_bytes(word(d)), f32::from_ne_bytes(word(s)), |a, b| a + b);
-                d.copy_from_slice(&r.to_ne_bytes());
-            }
-            Elem::F16 | Elem::Bf16 => {
-                let (to, from): Conversions =
-                    if elem == Elem::F16 { (f16_to_f32, f32_to_f16) } else { (bf16_to_f32, f32_to_bf16) };
-                let a = to(u16::from_ne_bytes([d[0], d[1]]));
-                let b = to(u16::from_ne_bytes([s[0], s[1]]));
-                d.copy_from_slice(&from(pick(op, a, b, |a, b| a + b)).to_ne_bytes());
-            }
+/// `dst[i] = op(dst[i], src[i])` over elements of `N` bytes, read with `load` and written back
+/// with `store`. The operation is chosen once, outside the loop, so each loop is one operation
+/// on one type, which the compiler vectorises.
+fn each<const N: usize, T: Arith>(
+    op: Op,
+    dst: &mut [u8],
+    src: &[u8],
+    load: impl Fn([u8; N]) -> T + Copy,
+    store: impl Fn(T) -> [u8; N] + Copy,
+) {
+    fn run<const N: usize, T>(
+        dst: &mut [u8],
+        src: &[u8],
+        load: impl Fn([u8; N]) -> T,
+        store: impl Fn(T) -> [u8; N],
+        f: impl Fn(T, T) -> T,
+    ) {
+        for (d, s) in dst.chunks_exact_mut(N).zip(src.chunks_exact(N)) {
+            let (Ok(a), Ok(b)) = (<[u8; N]>::try_from(&*d), <[u8; N]>::try_from(s)) else { continue };
+            d.copy_from_slice(&store(f(load(a), load(b))));
         }
+    }
+    match op {
+        Op::Sum => run(dst, src, load, store, |a: T, b: T| pick(Op::Sum, a, b)),
+        Op::Prod => run(dst, src, load, store, |a: T, b: T| pick(Op::Prod, a, b)),
+        Op::Max => run(dst, src, load, store, |a: T, b: T| pick(Op::Max, a, b)),
+        Op::Min => run(dst, src, load, store, |a: T, b: T| pick(Op::Min, a, b)),
     }
 }
 
-/// A 16-bit format's conversions to and from `f32`.
-type Conversions = (fn(u16) -> f32, fn(f32) -> u16);
-
-fn word(b: &[u8]) -> [u8; 4] {
-    [b[0], b[1], b[2], b[3]]
+/// Reduces `src` into `dst` (same length, a multiple of the element size).
+pub fn apply(op: Op, elem: Elem, dst: &mut [u8], src: &[u8]) {
+    match elem {
+        Elem::I8 => each(op, dst, src, i8::from_ne_bytes, i8::to_ne_bytes),
+        Elem::U8 => each(op, dst, src, u8::from_ne_bytes, u8::to_ne_bytes),
+        Elem::I16 => each(op, dst, src, i16::from_ne_bytes, i16::to_ne_bytes),
+        Elem::U16 => each(op, dst, src, u16::from_ne_bytes, u16::to_ne_bytes),
+        Elem::I32 => each(op, dst, src, i32::from_ne_bytes, i32::to_ne_bytes),
+        Elem::U32 => each(op, dst, src, u32::from_ne_bytes, u32::to_ne_bytes),
+        Elem::I64 => each(op, dst, src, i64::from_ne_bytes, i64::to_ne_bytes),
+        Elem::U64 => each(op, dst, src, u64::from_ne_bytes, u64::to_ne_bytes),
+        Elem::I128 => each(op, dst, src, i128::from_ne_bytes, i128::to_ne_bytes),
+        Elem::F32 => each(op, dst, src, f32::from_ne_bytes, f32::to_ne_bytes),
+        Elem::F64 => each(op, dst, src, f64::from_ne_bytes, f64::to_ne_bytes),
+        Elem::F16 => {
+            each(op, dst, src, |b| f16_to_f32(u16::from_ne_bytes(b)), |v| f32_to_f16(v).to_ne_bytes())
+        }
+        Elem::Bf16 => {
+            each(op, dst, src, |b| bf16_to_f32(u16::from_ne_bytes(b)), |v| f32_to_bf16(v).to_ne_bytes())
+        }
+    }
 }
 
 /// An IEEE half-precision value as `f32` (exact).
