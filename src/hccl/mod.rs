@@ -3,5 +3,8 @@
 //! LLM-DataDist's `link(comm_name, cluster_rank_info, rank_table)` passes to HCCL on the
 //! vendor's stack, and from which ascendless finds each rank's engine.
 
+pub mod comm;
+pub mod ops;
 pub mod rank_table;
+mod run;
 pub mod types;

@@ -1,0 +1,4 @@
+//! Runs a planned operation on one rank.
+
+/// What a communicator's operations share.
+pub struct Shared {}
