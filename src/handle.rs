@@ -57,6 +57,8 @@ pub enum HandleKind {
     PhysicalMemory = 8,
     /// A counting notify (`aclrtCntNotify`).
     CntNotify = 9,
+    /// An HCCL communicator (`HcclComm`).
+    HcclComm = 10,
     /// A shared buffer (`aclrtMbuf`).
     Mbuf = 20,
     /// A label (`aclrtLabel`).

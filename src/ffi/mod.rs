@@ -10,7 +10,8 @@
 //! - on failure it records the message for `aclGetRecentErrMsg` and logs it.
 //!
 //! One file per public header (wasmtime's layout): `acl.rs` is `acl/acl.h`, `acl_base.rs` is
-//! `acl/acl_base.h`, `acl_rt/` is `acl/acl_rt.h`, `engine/` is `ascendless.h`.
+//! `acl/acl_base.h`, `acl_rt/` is `acl/acl_rt.h`, `engine/` is `ascendless.h`, `hccl/` is
+//! `hccl/*.h`.
 
 pub mod acl;
 pub mod acl_base;
@@ -24,12 +25,14 @@ pub mod acl_tdt_queue;
 pub mod aprof_pub;
 pub mod engine;
 pub mod handles;
+pub mod hccl;
 pub mod ptr;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::error::acl_codes::{ACL_ERROR_INTERNAL_ERROR, ACL_SUCCESS, aclError};
 use crate::error::engine_status::{ADXL_FAILED, ADXL_SUCCESS, EngineStatus};
+use crate::error::hccl_codes::{HCCL_E_INTERNAL, HCCL_SUCCESS, HcclError, HcclResult};
 use crate::error::{AclResult, EngineResult, record_last, record_recent};
 use crate::logging::TARGET;
 
@@ -111,6 +114,19 @@ pub(crate) fn adxl_call(api: &str, body: impl FnOnce() -> EngineResult<()>) -> E
     })
 }
 
+/// An HCCL entry point: `Ok` is `HCCL_SUCCESS`, an error is its `HcclResult` and message
+/// (recorded for `aclGetRecentErrMsg` and logged, as the other families'); a panic is
+/// `HCCL_E_INTERNAL`.
+pub(crate) fn hccl_call(api: &str, body: impl FnOnce() -> Result<(), HcclError>) -> HcclResult {
+    boundary(api, HCCL_E_INTERNAL, || match body() {
+        Ok(()) => HCCL_SUCCESS,
+        Err(e) => {
+            report(api, &e.message, false);
+            e.code
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +139,9 @@ mod tests {
         let msg = take_recent().unwrap().into_string().unwrap();
         assert!(msg.contains("aclTest") && msg.contains("boom"), "{msg}");
         assert_eq!(adxl_call("Adxl", || panic!("x")), ADXL_FAILED);
+        assert_eq!(hccl_call("HcclTest", || panic!("y")), HCCL_E_INTERNAL);
+        let msg = take_recent().unwrap().into_string().unwrap();
+        assert!(msg.contains("HcclTest") && msg.contains('y'), "{msg}");
     }
 
     #[test]

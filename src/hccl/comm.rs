@@ -44,7 +44,12 @@ pub fn get_root_info() -> Result<[u8; ROOT_INFO_BYTES], HcclError> {
 impl Comm {
     /// `HcclCommInitRootInfo` / `HcclCommInitRootInfoConfig`: blocks until every rank has joined
     /// or `HCCL_CONNECT_TIMEOUT` has passed.
-    pub fn init_root_info(nranks: u32, root: &[u8; ROOT_INFO_BYTES], rank: u32, config: &Config) -> Result<Comm, HcclError> {
+    pub fn init_root_info(
+        nranks: u32,
+        root: &[u8; ROOT_INFO_BYTES],
+        rank: u32,
+        config: &Config,
+    ) -> Result<Comm, HcclError> {
         let _ = (nranks, root, rank, config);
         todo!()
     }
