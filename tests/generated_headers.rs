@@ -285,6 +285,63 @@ typedef struct acldumpTensorInfo {
     uint64_t originShape[ACL_DUMP_MAX_SHAPE_NUM];
 } acldumpTensorInfo;";
 
+/// `hccl/hccl_comm.h`'s text before the generated items: the weak-symbol macro the vendor's
+/// declarations end with, the op-expansion enums, and `HcclCommConfigInit`, which is `static
+/// inline` in the header (cbindgen writes neither); the Rust layouts are in
+/// src/ffi/hccl/hccl_types.rs.
+const HCCL_COMM_PROLOGUE: &str = "
+#ifndef HCOMM_WEAK_SYMBOL
+#define HCOMM_WEAK_SYMBOL __attribute__((weak))
+#endif
+
+typedef enum {
+    HCCL_OP_EXPANSION_MODE_INVALID = -1,
+    HCCL_OP_EXPANSION_MODE_AI_CPU = 0,
+    HCCL_OP_EXPANSION_MODE_AIV = 1,
+    HCCL_OP_EXPANSION_MODE_HOST = 2,
+    HCCL_OP_EXPANSION_MODE_HOST_TS = 3,
+    HCCL_OP_EXPANSION_MODE_CCU_MS = 4,
+    HCCL_OP_EXPANSION_MODE_CCU_SCHED = 5,
+    HCCL_OP_EXPANSION_AIV_ONLY = 6
+} HcclOpExpansionMode;
+
+typedef enum {
+    HCCL_CONFIG_TYPE_INVALID = -1,
+    HCCL_CONFIG_TYPE_OP_EXPANSION_MODE = 0
+} HcclConfigType;
+
+typedef HcclOpExpansionMode HcclConfigTypeOpExpansionMode;
+
+/* Fills every field of `config` with its default (no value set), the head of `reserved` with
+ * the size of this header's struct, its magic word and its version, which the library reads to
+ * know which fields a program compiled against an older header has. */
+static inline void HcclCommConfigInit(HcclCommConfig *config)
+{
+    struct {
+        size_t size;
+        uint32_t magicWord;
+        uint32_t version;
+        uint64_t reserved;
+    } info;
+    if (config == NULL) {
+        return;
+    }
+    info.size = sizeof(HcclCommConfig);
+    info.magicWord = HCCL_COMM_CONFIG_MAGIC_WORD;
+    info.version = HCCL_COMM_CONFIG_VERSION;
+    info.reserved = 0;
+    memset(config, 0, sizeof(HcclCommConfig));
+    memcpy(config->reserved, &info, sizeof(info));
+    config->hcclBufferSize = HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET;
+    config->hcclDeterministic = HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET;
+    config->hcclOpExpansionMode = HCCL_COMM_DEFAULT_OP_EXPANSION_MODE;
+    config->hcclRdmaTrafficClass = HCCL_COMM_TRAFFIC_CLASS_CONFIG_NOT_SET;
+    config->hcclRdmaServiceLevel = HCCL_COMM_SERVICE_LEVEL_CONFIG_NOT_SET;
+    config->hcclExecTimeOut = HCCL_COMM_EXECTIMEOUT_CONFIG_NOT_SET;
+    config->hcclQos = HCCL_COMM_QOS_CONFIG_NOT_SET;
+    config->hcclSymWinMaxMemSizePerRank = HCCL_DEFAULT_SYMMETRIC_MEMORY_STRIDE;
+}";
+
 const HEADERS: &[Header] = &[
     Header {
         path: "acl/error_codes/rt_error_codes.h",
@@ -503,6 +560,39 @@ const HEADERS: &[Header] = &[
         types: &["EngineStatus"],
         renames: &[("EngineStatus", "AdxlStatus")],
     },
+    Header {
+        path: "hccl/hccl_comm.h",
+        sources: &["src/ffi/hccl/hccl_comm.rs"],
+        guard: "HCCL_COMM_H_",
+        sys_includes: &["stdbool.h", "stddef.h", "stdint.h", "string.h", "hccl/hccl_types.h", "acl/acl.h"],
+        includes: &[],
+        after_includes: Some(HCCL_COMM_PROLOGUE),
+        fn_prefix: None,
+        types: &["HcclCommStateCallback"],
+        renames: &[],
+    },
+    Header {
+        path: "hccl/hccl.h",
+        sources: &["src/ffi/hccl/hccl.rs"],
+        guard: "HCCL_H_",
+        sys_includes: &["hccl/hccl_types.h", "hccl/hccl_comm.h", "acl/acl.h"],
+        includes: &[],
+        after_includes: None,
+        fn_prefix: None,
+        types: &[],
+        renames: &[],
+    },
+    Header {
+        path: "hccl/hccl_mc2.h",
+        sources: &["src/ffi/hccl/hccl_mc2.rs"],
+        guard: "HCCL_MC2_H",
+        sys_includes: &["hccl/hccl_types.h"],
+        includes: &[],
+        after_includes: None,
+        fn_prefix: None,
+        types: &[],
+        renames: &[],
+    },
 ];
 
 const ENUM_ARGS: &[(&str, &str)] = &[
@@ -656,6 +746,7 @@ const HAND_WRITTEN: &[&str] = &[
     "ge/llm_error_codes.h",
     "graph/ascend_string.h",
     "graph/types.h",
+    "hccl/hccl_types.h",
     "hixl/hixl.h",
     "hixl/hixl_types.h",
     "ascendless_llm_datadist.h",
