@@ -92,6 +92,21 @@ test-python: build
 	$(PYENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 	ASCENDLESS_LIBRARY=$(abspath $(RELEASE_DIR))/libascendless.so $(PYENV)/bin/python -m pytest -p no:cacheprovider python/tests
 
+# HCCL against an installed tree (not in `make test` on its own: test-install and test-python run
+# these too): the two-process C program built with CMake (tests/install/hccl_style), and the
+# ctypes bindings as vLLM-Ascend writes them, loading the tree's lib64/libhccl.so.
+HCCL_PREFIX := build/hccl-prefix
+.PHONY: test-hccl
+test-hccl: build
+	rm -rf $(HCCL_PREFIX)
+	scripts/install.sh "$(CURDIR)/$(HCCL_PREFIX)" "$(CURDIR)/$(HCCL_PREFIX)" "$(RELEASE_DIR)" "$(VERSION)" >/dev/null
+	tests/install/hccl_style/run.sh $(HCCL_PREFIX)
+	$(PYTHON) -m venv $(PYENV)
+	$(PYENV)/bin/pip install -q --disable-pip-version-check pytest numpy
+	$(PYENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
+	HCCL_SO_PATH=$(CURDIR)/$(HCCL_PREFIX)/lib64/libhccl.so ASCENDLESS_LIBRARY=$(CURDIR)/$(HCCL_PREFIX)/lib64/libascendless.so \
+		$(PYENV)/bin/python -m pytest -p no:cacheprovider python/tests/test_hccl_ctypes.py
+
 # The cargo-fuzz targets of fuzz/ under libFuzzer, FUZZ_SECONDS each (10 in `make test`; `make
 # fuzz` runs longer); tests/fuzz_corpus.rs replays their corpus under plain `cargo test` too.
 .PHONY: test-fuzz test-miri fuzz

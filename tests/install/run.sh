@@ -259,6 +259,8 @@ quiet timeout 900 "$here/tests/install/tdt_samples/run.sh" "$prefix"
 ok "vendor TDT channel and queue samples' style (libacl_tdt_channel.so, libacl_tdt_queue.so): build, run, record only vendor names"
 quiet timeout 900 "$here/tests/install/profiling_style/run.sh" "$prefix"
 ok "vendor profiling and dump samples' style (libmsprofiler.so, libprofapi.so, libascend_dump.so by path): builds, runs, writes its data"
+quiet timeout 900 "$here/tests/install/hccl_style/run.sh" "$prefix"
+ok "HCCL: two ranks in two processes (tests/install/hccl_style, libhccl.so and Ascendless::hccl): all-reduce, broadcast, send/recv, bytes checked"
 
 # pkg-config, shared and static.
 # shellcheck disable=SC2046
