@@ -24,21 +24,76 @@ pub struct Layout {
 /// One HCCL operation of a communicator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
-    AllReduce { send: usize, recv: usize, count: u64, data_type: DataType, op: ReduceOp },
-    Broadcast { buf: usize, count: u64, data_type: DataType, root: u32 },
+    AllReduce {
+        send: usize,
+        recv: usize,
+        count: u64,
+        data_type: DataType,
+        op: ReduceOp,
+    },
+    Broadcast {
+        buf: usize,
+        count: u64,
+        data_type: DataType,
+        root: u32,
+    },
     /// `count` elements from each rank, gathered in rank order.
-    AllGather { send: usize, recv: usize, count: u64, data_type: DataType },
+    AllGather {
+        send: usize,
+        recv: usize,
+        count: u64,
+        data_type: DataType,
+    },
     /// `send_count` from this rank; rank r's lands at `recv.displs[r]`, `recv.counts[r]` long.
-    AllGatherV { send: usize, send_count: u64, recv: usize, recv_layout: Layout, data_type: DataType },
+    AllGatherV {
+        send: usize,
+        send_count: u64,
+        recv: usize,
+        recv_layout: Layout,
+        data_type: DataType,
+    },
     /// `count` elements of the result per rank (the send buffer holds `count` x ranks).
-    ReduceScatter { send: usize, recv: usize, count: u64, data_type: DataType, op: ReduceOp },
+    ReduceScatter {
+        send: usize,
+        recv: usize,
+        count: u64,
+        data_type: DataType,
+        op: ReduceOp,
+    },
     /// Rank r's result is the part `send.displs[r]`, `send.counts[r]` long, of every send buffer.
-    ReduceScatterV { send: usize, send_layout: Layout, recv: usize, recv_count: u64, data_type: DataType, op: ReduceOp },
-    Reduce { send: usize, recv: usize, count: u64, data_type: DataType, op: ReduceOp, root: u32 },
+    ReduceScatterV {
+        send: usize,
+        send_layout: Layout,
+        recv: usize,
+        recv_count: u64,
+        data_type: DataType,
+        op: ReduceOp,
+    },
+    Reduce {
+        send: usize,
+        recv: usize,
+        count: u64,
+        data_type: DataType,
+        op: ReduceOp,
+        root: u32,
+    },
     /// `count` elements to each rank, from the root's send buffer in rank order.
-    Scatter { send: usize, recv: usize, count: u64, data_type: DataType, root: u32 },
+    Scatter {
+        send: usize,
+        recv: usize,
+        count: u64,
+        data_type: DataType,
+        root: u32,
+    },
     /// `send_count` elements to each rank, `recv_count` from each, in rank order.
-    AlltoAll { send: usize, send_count: u64, send_type: DataType, recv: usize, recv_count: u64, recv_type: DataType },
+    AlltoAll {
+        send: usize,
+        send_count: u64,
+        send_type: DataType,
+        recv: usize,
+        recv_count: u64,
+        recv_type: DataType,
+    },
     AlltoAllV {
         send: usize,
         send_layout: Layout,
@@ -48,9 +103,21 @@ pub enum Op {
         recv_type: DataType,
     },
     Barrier,
-    Send { buf: usize, count: u64, data_type: DataType, peer: u32 },
-    Recv { buf: usize, count: u64, data_type: DataType, peer: u32 },
-    BatchSendRecv { items: Vec<Item> },
+    Send {
+        buf: usize,
+        count: u64,
+        data_type: DataType,
+        peer: u32,
+    },
+    Recv {
+        buf: usize,
+        count: u64,
+        data_type: DataType,
+        peer: u32,
+    },
+    BatchSendRecv {
+        items: Vec<Item>,
+    },
 }
 
 impl Op {
