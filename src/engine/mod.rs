@@ -773,6 +773,12 @@ impl Engine {
         Ok(self.core()?.notifies.take())
     }
 
+    /// As [`Engine::take_notifies`], waiting up to `timeout` for one to arrive when none is
+    /// queued (an empty list when none came). Not initialized or finalized: FAILED.
+    pub fn wait_notifies(&self, timeout: Duration) -> EngineResult<Vec<Notified>> {
+        Ok(self.core()?.notifies.wait_take(timeout))
+    }
+
     /// Moves the bytes: the same-host path when it applies, else UCX when the link uses it and
     /// the call allows, else TCP.
     fn execute(

@@ -8,7 +8,8 @@
 //! queued, from every peer, in arrival order.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
 use crate::engine::limits::{MAX_NOTIFIES, MAX_NOTIFIES_TOTAL};
 use crate::error::engine_status::ADXL_RESOURCE_EXHAUSTED;
@@ -18,12 +19,31 @@ use crate::sync::lock;
 #[derive(Default)]
 pub struct PeerNotifies {
     queue: Mutex<Queue>,
+    /// Woken at every notify queued, for [`PeerNotifies::wait_take`].
+    arrived: Condvar,
 }
 
 impl PeerNotifies {
     /// Queues a notify from `peer`, as [`Queue::push`].
     pub fn push(&self, peer: &str, n: Notified) -> u32 {
-        lock(&self.queue).push(peer, n)
+        let status = lock(&self.queue).push(peer, n);
+        self.arrived.notify_all();
+        status
+    }
+
+    /// As [`PeerNotifies::take`], first waiting up to `timeout` for something to be queued:
+    /// for a face that reacts to notifies (HCCL) without polling for them.
+    pub fn wait_take(&self, timeout: Duration) -> Vec<Notified> {
+        let deadline = Instant::now() + timeout;
+        let mut q = lock(&self.queue);
+        while q.list.is_empty() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            q = self.arrived.wait_timeout(q, left).unwrap_or_else(|p| p.into_inner()).0;
+        }
+        q.take()
     }
 
     /// Everything queued, oldest first (GetNotifies).

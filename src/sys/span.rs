@@ -118,6 +118,44 @@ impl RawSpan {
         unsafe { std::ptr::copy(from as *const u8, to as *mut u8, len) };
     }
 
+    /// Combines `len` bytes of `src` from `src_offset` into this span at `offset`: `f` gets
+    /// the destination and the source as slices (a reduction, `dst = dst op src`). Panics as
+    /// [`RawSpan::copy_part_from`]. Overlapping ranges are combined from a copy of the source.
+    pub fn combine_part_from(
+        &self,
+        offset: usize,
+        src: &RawSpan,
+        src_offset: usize,
+        len: usize,
+        f: impl FnOnce(&mut [u8], &[u8]),
+    ) {
+        let (from, to) = self.part(offset, src, src_offset, len);
+        if len == 0 {
+            return;
+        }
+        if from.abs_diff(to) < len {
+            let mut copy = vec![0u8; len];
+            // SAFETY: `from` lies inside `src` (checked by `part`), readable by its contract;
+            // `copy` is a fresh vector of `len` bytes.
+            unsafe { std::ptr::copy(from as *const u8, copy.as_mut_ptr(), len) };
+            // SAFETY: `to` lies inside this writable span (checked); no Rust reference points
+            // into it (constructors' contracts), and `copy` is a separate allocation.
+            let dst = unsafe { std::slice::from_raw_parts_mut(to as *mut u8, len) };
+            return f(dst, &copy);
+        }
+        // SAFETY: both ranges lie inside their spans (checked by `part`), which the
+        // constructors' contracts make valid with no Rust reference into them; they do not
+        // overlap (checked just above), so the shared and the exclusive slice are disjoint.
+        // Both slices live only for the call of `f`.
+        let (dst, from) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(to as *mut u8, len),
+                std::slice::from_raw_parts(from as *const u8, len),
+            )
+        };
+        f(dst, from)
+    }
+
     /// As [`RawSpan::copy_part_from`], writing around the cache ([`stream_copy`]): for the
     /// parts of a copy much larger than the caches. The bytes are ordered before this
     /// thread's later stores only after [`stream_copy::fence`].
