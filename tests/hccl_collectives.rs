@@ -41,6 +41,14 @@ fn from_bytes<T: Copy + Default>(b: &[u8]) -> Vec<T> {
     out
 }
 
+/// `got` is `want`; else the first element that differs (not the whole vectors).
+fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: impl std::fmt::Display) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        panic!("{what}: element {i} is {:?}, not {:?}", got[i], want[i]);
+    }
+}
+
 fn on_device<T: Copy>(v: &[T]) -> *mut c_void {
     let p = device_alloc(size_of_val(v).max(1));
     h2d(p, &bytes_of(v));
@@ -73,14 +81,16 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     sync(stream);
     let total: f32 = (1..=size).map(|k| k as f32).sum();
     let want: Vec<f32> = (0..N).map(|i| total + i as f32 * 0.5 * size as f32).collect();
-    assert_eq!(from_bytes::<f32>(&d2h(recv, N * 4)), want, "all-reduce sum, rank {rank}");
+    same(&from_bytes::<f32>(&d2h(recv, N * 4)), &want, format!("all-reduce sum, rank {rank}"));
     let ints: Vec<i32> =
         (0..N as i32).map(|i| if i % size as i32 == rank as i32 { 1000 + i } else { -i }).collect();
     let ibuf = on_device(&ints);
-    assert_eq!(HcclAllReduce(ibuf, ibuf, N as u64, INT32, MAX, comm, null_mut_stream(stream)), HCCL_SUCCESS);
+    // On the default stream (NULL), after the stream's work.
     sync(stream);
+    assert_eq!(HcclAllReduce(ibuf, ibuf, N as u64, INT32, MAX, comm, null_mut()), HCCL_SUCCESS);
+    sync(null_mut());
     let want: Vec<i32> = (0..N as i32).map(|i| 1000 + i).collect();
-    assert_eq!(from_bytes::<i32>(&d2h(ibuf, N * 4)), want, "all-reduce max in place, rank {rank}");
+    same(&from_bytes::<i32>(&d2h(ibuf, N * 4)), &want, format!("all-reduce max in place, rank {rank}"));
 
     // Broadcast from the last rank.
     let root = size - 1;
@@ -88,7 +98,11 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     let bbuf = on_device(&b);
     assert_eq!(HcclBroadcast(bbuf, N as u64, INT32, root, comm, stream), HCCL_SUCCESS);
     sync(stream);
-    assert_eq!(from_bytes::<i32>(&d2h(bbuf, N * 4)), (0..N as i32).map(|i| i * 3).collect::<Vec<_>>());
+    same(
+        &from_bytes::<i32>(&d2h(bbuf, N * 4)),
+        &(0..N as i32).map(|i| i * 3).collect::<Vec<_>>(),
+        format!("broadcast, rank {rank}"),
+    );
 
     // All-gather and reduce-scatter.
     let gathered = device_alloc(N * 4 * size as usize);
@@ -96,12 +110,16 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     sync(stream);
     let want: Vec<f32> =
         (0..size).flat_map(|k| (0..N).map(move |i| (k + 1) as f32 + i as f32 * 0.5)).collect();
-    assert_eq!(from_bytes::<f32>(&d2h(gathered, N * 4 * size as usize)), want, "all-gather, rank {rank}");
+    same(
+        &from_bytes::<f32>(&d2h(gathered, N * 4 * size as usize)),
+        &want,
+        format!("all-gather, rank {rank}"),
+    );
     let part = device_alloc(N * 4);
     assert_eq!(HcclReduceScatter(gathered, part, N as u64, FP32, SUM, comm, stream), HCCL_SUCCESS);
     sync(stream);
     let want: Vec<f32> = (0..N).map(|i| size as f32 * ((rank + 1) as f32 + i as f32 * 0.5)).collect();
-    assert_eq!(from_bytes::<f32>(&d2h(part, N * 4)), want, "reduce-scatter, rank {rank}");
+    same(&from_bytes::<f32>(&d2h(part, N * 4)), &want, format!("reduce-scatter, rank {rank}"));
 
     // Send/receive around the ring, as one batch each.
     let to = (rank + 1) % size;
@@ -129,7 +147,7 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     assert_eq!(unsafe { HcclBatchSendRecv(items.as_mut_ptr(), 2, comm, stream) }, HCCL_SUCCESS);
     sync(stream);
     let want: Vec<i32> = (0..N as i32).map(|i| i + 10_000 * from as i32).collect();
-    assert_eq!(from_bytes::<i32>(&d2h(rbuf, N * 4)), want, "batch send/recv, rank {rank}");
+    same(&from_bytes::<i32>(&d2h(rbuf, N * 4)), &want, format!("batch send/recv, rank {rank}"));
 
     // All-to-all: element j*N+i to rank j.
     let a: Vec<i32> = (0..size as i32 * N as i32).map(|x| x + 100_000 * rank as i32).collect();
@@ -140,7 +158,7 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     let want: Vec<i32> = (0..size as i32)
         .flat_map(|k| (0..N as i32).map(move |i| rank as i32 * N as i32 + i + 100_000 * k))
         .collect();
-    assert_eq!(from_bytes::<i32>(&d2h(arecv, N * 4 * size as usize)), want, "all-to-all, rank {rank}");
+    same(&from_bytes::<i32>(&d2h(arecv, N * 4 * size as usize)), &want, format!("all-to-all, rank {rank}"));
 
     assert_eq!(HcclBarrier(comm, stream), HCCL_SUCCESS);
     sync(stream);
@@ -153,13 +171,6 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     }
     assert_eq!(aclrtDestroyStream(stream), 0);
     assert_eq!(aclrtResetDevice(device), 0);
-}
-
-/// The default stream (NULL) is the current context's: the same order as `stream`'s tasks
-/// only after a sync, so this test synchronises `stream` first and uses NULL after.
-fn null_mut_stream(stream: *mut c_void) -> *mut c_void {
-    sync(stream);
-    null_mut()
 }
 
 #[test]
