@@ -298,8 +298,6 @@ fn calls_without_a_host_meaning_say_so() {
                 HcclCreateSubCommConfig(null_mut(), 0, null_mut(), 0, 0, null_mut(), null_mut()),
             ),
             ("HcclCommRegCommStateCallback", HcclCommRegCommStateCallback(null(), None, null_mut())),
-            ("HcclGroupStart", HcclGroupStart()),
-            ("HcclGroupEnd", HcclGroupEnd()),
             ("HcclKfcAllocOpArgs", ascendless::ffi::hccl::hccl_mc2::HcclKfcAllocOpArgs(&mut args)),
             (
                 "HcclCreateOpResCtx",
@@ -314,4 +312,26 @@ fn calls_without_a_host_meaning_say_so() {
     let msg = recent();
     assert!(msg.starts_with("HcclCreateOpResCtx: HcclCreateOpResCtx is not supported"), "{msg}");
     assert!(args.is_null() && win.is_null(), "nothing is written");
+}
+
+#[test]
+fn groups_nest_and_an_end_needs_a_start() {
+    let open = || {
+        let mut open = false;
+        // SAFETY: valid out-pointer.
+        assert_eq!(unsafe { HcclGroupStatusGet(&mut open) }, HCCL_SUCCESS);
+        open
+    };
+    assert_eq!(HcclGroupEnd(), HCCL_E_PARA);
+    assert!(recent().contains("without HcclGroupStart"), "{}", recent());
+    assert_eq!(HcclGroupStart(), HCCL_SUCCESS);
+    assert_eq!(HcclGroupStart(), HCCL_SUCCESS);
+    assert!(open());
+    // Checks still answer at once inside a group.
+    assert_eq!(HcclAllReduce(null_mut(), null_mut(), 1, FP32, SUM, forged(), null_mut()), HCCL_E_PTR);
+    assert_eq!(HcclGroupEnd(), HCCL_SUCCESS);
+    assert!(open(), "the inner end leaves the outer group open");
+    assert_eq!(HcclGroupEnd(), HCCL_SUCCESS);
+    assert!(!open());
+    std::thread::spawn(move || assert!(!open(), "a group is the thread's own")).join().unwrap();
 }

@@ -149,6 +149,16 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     let want: Vec<i32> = (0..N as i32).map(|i| i + 10_000 * from as i32).collect();
     same(&from_bytes::<i32>(&d2h(rbuf, N * 4)), &want, format!("batch send/recv, rank {rank}"));
 
+    // The same ring as single sends and receives inside a group: its end queues them as one
+    // batch, so every rank may send first.
+    let gbuf = device_alloc(N * 4);
+    assert_eq!(HcclGroupStart(), HCCL_SUCCESS);
+    assert_eq!(HcclSend(sbuf, N as u64, INT32, to, comm, stream), HCCL_SUCCESS);
+    assert_eq!(HcclRecv(gbuf, N as u64, INT32, from, comm, stream), HCCL_SUCCESS);
+    assert_eq!(HcclGroupEnd(), HCCL_SUCCESS);
+    sync(stream);
+    same(&from_bytes::<i32>(&d2h(gbuf, N * 4)), &want, format!("grouped send/recv, rank {rank}"));
+
     // All-to-all: element j*N+i to rank j.
     let a: Vec<i32> = (0..size as i32 * N as i32).map(|x| x + 100_000 * rank as i32).collect();
     let abuf = on_device(&a);
@@ -166,7 +176,7 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     // SAFETY: valid out-pointer.
     assert_eq!(unsafe { HcclGetCommAsyncError(comm, &mut e) }, HCCL_SUCCESS);
     assert_eq!(e, HCCL_SUCCESS);
-    for p in [send, recv, ibuf, bbuf, gathered, part, sbuf, rbuf, abuf, arecv] {
+    for p in [send, recv, ibuf, bbuf, gathered, part, sbuf, rbuf, gbuf, abuf, arecv] {
         assert_eq!(aclrtFree(p), 0);
     }
     assert_eq!(aclrtDestroyStream(stream), 0);

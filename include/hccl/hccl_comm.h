@@ -334,18 +334,20 @@ HcclResult HcclCommWorkingDevNicSet(HcclComm comm,
 HCOMM_WEAK_SYMBOL;
 
 /*
- Not supported yet: groups of operations (`HCCL_E_NOT_SUPPORT`; `HcclGroupStatusGet` says no
- group is open).
+ Opens a group on this thread (groups nest): until the matching `HcclGroupEnd`, the
+ operations this thread calls are checked and held, not queued.
  */
 extern HcclResult HcclGroupStart(void);
 
 /*
- Not supported yet (see `HcclGroupStart`).
+ Closes this thread's group; the outermost end queues what the group held, in order, each
+ run of sends and receives of one communicator on one stream as one `HcclBatchSendRecv`.
+ Without a start: `HCCL_E_PARA`.
  */
 extern HcclResult HcclGroupEnd(void);
 
 /*
- Whether a group is open on this thread: never (groups are not implemented yet).
+ Whether a group is open on this thread.
 
  # Safety
  `isGroupEnabled` is NULL or writable.

@@ -84,7 +84,7 @@ fn queue(
     let c = crate::ffi::hccl::hccl_types::comm_of(comm)?;
     let op = op(&c)?;
     let s = stream_of(stream)?;
-    c.submit(op, &s, vouch)
+    crate::ffi::hccl::group::submit(c, op, s)
 }
 
 /// `recvBuf[i] = op over the ranks of sendBuf[i]`, for `count` elements of `dataType` (sum,

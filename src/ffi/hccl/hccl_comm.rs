@@ -20,6 +20,7 @@ use crate::error::hccl_codes::*;
 use crate::ffi::acl_base::aclrtStream;
 use crate::ffi::acl_rt::vmm::aclrtDrvMemHandle;
 use crate::ffi::handles::{raw, to_c};
+use crate::ffi::hccl::group;
 use crate::ffi::hccl::hccl_types::*;
 use crate::ffi::hccl_call;
 use crate::ffi::ptr::{Out, required_str, slice};
@@ -394,7 +395,8 @@ pub unsafe extern "C" fn HcclGetRankId(comm: HcclComm, rank: *mut u32) -> HcclRe
 pub extern "C" fn HcclBarrier(comm: HcclComm, stream: aclrtStream) -> HcclResult {
     hccl_call("HcclBarrier", || {
         let c = comm_of(comm)?;
-        c.submit(Op::Barrier, &stream_of(stream)?, vouch)
+        let s = stream_of(stream)?;
+        crate::ffi::hccl::group::submit(c, Op::Barrier, s)
     })
 }
 
@@ -666,22 +668,27 @@ pub unsafe extern "C" fn HcclCommWorkingDevNicSet(
     })
 }
 
-/// Not supported yet: groups of operations (`HCCL_E_NOT_SUPPORT`; `HcclGroupStatusGet` says no
-/// group is open).
+/// Opens a group on this thread (groups nest): until the matching `HcclGroupEnd`, the
+/// operations this thread calls are checked and held, not queued.
 /// cbindgen:prefix=extern
 #[unsafe(no_mangle)]
 pub extern "C" fn HcclGroupStart() -> HcclResult {
-    hccl_call("HcclGroupStart", || Err(not_supported("HcclGroupStart", "groups are not implemented yet")))
+    hccl_call("HcclGroupStart", || {
+        group::start();
+        Ok(())
+    })
 }
 
-/// Not supported yet (see `HcclGroupStart`).
+/// Closes this thread's group; the outermost end queues what the group held, in order, each
+/// run of sends and receives of one communicator on one stream as one `HcclBatchSendRecv`.
+/// Without a start: `HCCL_E_PARA`.
 /// cbindgen:prefix=extern
 #[unsafe(no_mangle)]
 pub extern "C" fn HcclGroupEnd() -> HcclResult {
-    hccl_call("HcclGroupEnd", || Err(not_supported("HcclGroupEnd", "groups are not implemented yet")))
+    hccl_call("HcclGroupEnd", group::end)
 }
 
-/// Whether a group is open on this thread: never (groups are not implemented yet).
+/// Whether a group is open on this thread.
 ///
 /// # Safety
 /// `isGroupEnabled` is NULL or writable.
@@ -691,7 +698,7 @@ pub unsafe extern "C" fn HcclGroupStatusGet(isGroupEnabled: *mut bool) -> HcclRe
     hccl_call("HcclGroupStatusGet", || {
         // SAFETY: the caller's contract.
         let out = unsafe { Out::new(isGroupEnabled, "isGroupEnabled") }?;
-        out.write(false);
+        out.write(group::is_open());
         Ok(())
     })
 }

@@ -7,6 +7,9 @@ pub mod hccl_types;
 
 pub mod hccl_comm;
 
+// HcclGroupStart/HcclGroupEnd: the operations a group holds.
+mod group;
+
 #[allow(clippy::module_inception)]
 pub mod hccl;
 
