@@ -77,7 +77,7 @@ is_face_symbol() {
     done
     return 1
 }
-c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix"/include/profiling/*.h "$prefix"/include/*.h)
+c_headers=$(cat "$prefix"/include/acl/*.h "$prefix"/include/acl/error_codes/*.h "$prefix"/include/profiling/*.h "$prefix"/include/hccl/*.h "$prefix"/include/*.h)
 mapfile -t syms < <(nm -D --defined-only --format=posix "$prefix/lib64/libascendless.so.$version" |
     awk '$2 != "A" { sub(/@.*/, "", $1); print $1 }')
 mapfile -t demangled < <(printf '%s\n' "${syms[@]}" | c++filt)
