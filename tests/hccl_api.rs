@@ -297,7 +297,6 @@ fn calls_without_a_host_meaning_say_so() {
                 "HcclCreateSubCommConfig",
                 HcclCreateSubCommConfig(null_mut(), 0, null_mut(), 0, 0, null_mut(), null_mut()),
             ),
-            ("HcclCommRegCommStateCallback", HcclCommRegCommStateCallback(null(), None, null_mut())),
             ("HcclKfcAllocOpArgs", ascendless::ffi::hccl::hccl_mc2::HcclKfcAllocOpArgs(&mut args)),
             (
                 "HcclCreateOpResCtx",
@@ -334,4 +333,17 @@ fn groups_nest_and_an_end_needs_a_start() {
     assert_eq!(HcclGroupEnd(), HCCL_SUCCESS);
     assert!(!open());
     std::thread::spawn(move || assert!(!open(), "a group is the thread's own")).join().unwrap();
+}
+
+#[test]
+fn a_state_callback_needs_a_name_and_a_function() {
+    unsafe extern "C" fn cb(_: HcclComm, _: HcclCommStatePhase, _: *mut c_void) -> HcclResult {
+        HCCL_SUCCESS
+    }
+    // SAFETY: NULL where tested; the callback is a function of this test that reads nothing.
+    unsafe {
+        assert_eq!(HcclCommRegCommStateCallback(null(), Some(cb), null_mut()), HCCL_E_PTR);
+        assert_eq!(HcclCommRegCommStateCallback(c"test".as_ptr(), None, null_mut()), HCCL_E_PTR);
+        assert_eq!(HcclCommRegCommStateCallback(c"hccl_api".as_ptr(), Some(cb), null_mut()), HCCL_SUCCESS);
+    }
 }

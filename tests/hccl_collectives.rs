@@ -183,8 +183,30 @@ fn run_rank(comm: HcclComm, rank: u32, size: u32, device: i32) {
     assert_eq!(aclrtResetDevice(device), 0);
 }
 
+/// The (communicator, phase) pairs the state callback was called with.
+static PHASES: std::sync::Mutex<Vec<(usize, i32)>> = std::sync::Mutex::new(Vec::new());
+
+unsafe extern "C" fn record_phase(
+    comm: HcclComm,
+    phase: HcclCommStatePhase,
+    args: *mut c_void,
+) -> HcclResult {
+    assert_eq!(args.addr(), 0x5a, "the args given at registration");
+    PHASES.lock().unwrap().push((comm.addr(), phase));
+    HCCL_SUCCESS
+}
+
 #[test]
 fn the_ranks_of_init_all_run_every_operation_in_threads() {
+    // SAFETY: a function of this test; its args are never dereferenced.
+    let code = unsafe {
+        HcclCommRegCommStateCallback(
+            c"collectives".as_ptr(),
+            Some(record_phase),
+            std::ptr::without_provenance_mut(0x5a),
+        )
+    };
+    assert_eq!(code, HCCL_SUCCESS);
     let size = 3u32;
     let mut devices: Vec<i32> = (0..size as i32).collect();
     let mut comms = vec![null_mut(); size as usize];
@@ -209,6 +231,9 @@ fn the_ranks_of_init_all_run_every_operation_in_threads() {
         // SAFETY: NUL-terminated by the call.
         assert!(!unsafe { CStr::from_ptr(name.as_ptr()) }.to_bytes().is_empty());
         assert_eq!(HcclCommDestroy(c), HCCL_SUCCESS);
+        let phases: Vec<i32> =
+            PHASES.lock().unwrap().iter().filter(|(h, _)| *h == c.addr()).map(|(_, p)| *p).collect();
+        assert_eq!(phases, [HCCL_COMM_STATE_PHASE_DESTROY_PRE, HCCL_COMM_STATE_PHASE_DESTROY_POST]);
         assert_eq!(HcclCommDestroy(c), HCCL_E_PARA, "a destroyed communicator is stale");
         let mut n = 0;
         // SAFETY: valid out-pointer.

@@ -207,7 +207,8 @@ extern HcclResult HcclBarrier(HcclComm comm, aclrtStream stream) HCOMM_WEAK_SYMB
 
 /*
  Destroys the communicator: waits (bounded) for its queued operations, then leaves it; the
- handle is stale from then on (a second destroy is `HCCL_E_PARA`).
+ handle is stale from then on (a second destroy is `HCCL_E_PARA`). The state callbacks are
+ called before and after.
  */
 extern HcclResult HcclCommDestroy(HcclComm comm) HCOMM_WEAK_SYMBOL;
 
@@ -251,10 +252,15 @@ extern uint32_t HcclGetCommConfigCapability(void) HCOMM_WEAK_SYMBOL;
 extern HcclResult HcclCommSuspend(HcclComm comm) HCOMM_WEAK_SYMBOL;
 
 /*
- Not supported yet: callbacks at the phases of communicators (`HCCL_E_NOT_SUPPORT`).
+ Registers `cb` under `regName` (a service of the process, such as "HCCL" or "MC2"; a second
+ registration under one name replaces the first): `HcclCommDestroy` calls it with
+ `HCCL_COMM_STATE_PHASE_DESTROY_PRE` before it destroys a communicator and
+ `HCCL_COMM_STATE_PHASE_DESTROY_POST` after, on the destroying thread, with `args`. (The
+ resume phases never come: `HcclCommResume` is not supported.)
 
  # Safety
- Any arguments (none is read).
+ `regName` is NULL or a NUL-terminated string; `cb`, when called, may be called with `args`
+ from the thread that destroys a communicator, until the process ends.
  */
 extern
 HcclResult HcclCommRegCommStateCallback(const char *regName,

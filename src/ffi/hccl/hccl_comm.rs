@@ -401,15 +401,20 @@ pub extern "C" fn HcclBarrier(comm: HcclComm, stream: aclrtStream) -> HcclResult
 }
 
 /// Destroys the communicator: waits (bounded) for its queued operations, then leaves it; the
-/// handle is stale from then on (a second destroy is `HCCL_E_PARA`).
+/// handle is stale from then on (a second destroy is `HCCL_E_PARA`). The state callbacks are
+/// called before and after.
 /// cbindgen:prefix=extern
 /// cbindgen:postfix=HCOMM_WEAK_SYMBOL
 #[unsafe(no_mangle)]
 pub extern "C" fn HcclCommDestroy(comm: HcclComm) -> HcclResult {
     hccl_call("HcclCommDestroy", || {
+        comm_of(comm)?;
+        state_callbacks(comm, HCCL_COMM_STATE_PHASE_DESTROY_PRE);
         let c = crate::ffi::handles::release::<Comm>(comm, "comm")?;
         crate::sync::lock(&NAMES).retain(|_, h| *h != raw(comm));
-        c.destroy()
+        let done = c.destroy();
+        state_callbacks(comm, HCCL_COMM_STATE_PHASE_DESTROY_POST);
+        done
     })
 }
 
@@ -534,10 +539,15 @@ pub extern "C" fn HcclCommSuspend(comm: HcclComm) -> HcclResult {
     })
 }
 
-/// Not supported yet: callbacks at the phases of communicators (`HCCL_E_NOT_SUPPORT`).
+/// Registers `cb` under `regName` (a service of the process, such as "HCCL" or "MC2"; a second
+/// registration under one name replaces the first): `HcclCommDestroy` calls it with
+/// `HCCL_COMM_STATE_PHASE_DESTROY_PRE` before it destroys a communicator and
+/// `HCCL_COMM_STATE_PHASE_DESTROY_POST` after, on the destroying thread, with `args`. (The
+/// resume phases never come: `HcclCommResume` is not supported.)
 ///
 /// # Safety
-/// Any arguments (none is read).
+/// `regName` is NULL or a NUL-terminated string; `cb`, when called, may be called with `args`
+/// from the thread that destroys a communicator, until the process ends.
 /// cbindgen:prefix=extern
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn HcclCommRegCommStateCallback(
@@ -545,10 +555,40 @@ pub unsafe extern "C" fn HcclCommRegCommStateCallback(
     cb: HcclCommStateCallback,
     args: *mut c_void,
 ) -> HcclResult {
-    let _ = (regName, cb, args);
     hccl_call("HcclCommRegCommStateCallback", || {
-        Err(not_supported("HcclCommRegCommStateCallback", "state callbacks are not implemented yet"))
+        // SAFETY: the caller's contract.
+        let name = unsafe { required_str(regName, "regName") }?;
+        let cb = cb.ok_or_else(|| HcclError::new(HCCL_E_PTR, "cb must not be NULL"))?;
+        let mut all = crate::sync::lock(&STATE_CALLBACKS);
+        all.retain(|r| r.name != name);
+        all.push(StateCallback { name: name.to_owned(), cb, args: args.expose_provenance() });
+        Ok(())
     })
+}
+
+/// One registration of `HcclCommRegCommStateCallback`; `args` is the caller's pointer, kept as
+/// a number (it is only handed back).
+#[derive(Clone)]
+struct StateCallback {
+    name: String,
+    cb: unsafe extern "C" fn(HcclComm, HcclCommStatePhase, *mut c_void) -> HcclResult,
+    args: usize,
+}
+
+static STATE_CALLBACKS: Mutex<Vec<StateCallback>> = Mutex::new(Vec::new());
+
+/// Calls every registered callback with `phase` for `comm` (outside the lock, so that a
+/// callback may call HCCL); a failing one is logged.
+fn state_callbacks(comm: HcclComm, phase: HcclCommStatePhase) {
+    let all = crate::sync::lock(&STATE_CALLBACKS).clone();
+    for r in all {
+        // SAFETY: the registrant's contract (HcclCommRegCommStateCallback): the callback may be
+        // called with its args from this thread.
+        let code = unsafe { (r.cb)(comm, phase, std::ptr::with_exposed_provenance_mut(r.args)) };
+        if code != HCCL_SUCCESS {
+            log::warn!(target: crate::logging::TARGET, "HcclCommDestroy: the state callback of {} answered {code}", r.name);
+        }
+    }
 }
 
 /// Not supported: resuming a suspended communicator (see `HcclCommSuspend`).

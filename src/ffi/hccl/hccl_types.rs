@@ -67,6 +67,9 @@ pub const HCCL_SEND: i32 = 0;
 pub const HCCL_RECV: i32 = 1;
 /// `HcclConfig`.
 pub const HCCL_DETERMINISTIC: i32 = 0;
+/// `HcclCommStatePhase`.
+pub const HCCL_COMM_STATE_PHASE_DESTROY_PRE: i32 = 0;
+pub const HCCL_COMM_STATE_PHASE_DESTROY_POST: i32 = 1;
 /// `HcclCommStatus`.
 pub const HCCL_COMM_STATUS_READY: i32 = 0;
 /// `HcclCommConfigCapability`: the items below this one are understood
