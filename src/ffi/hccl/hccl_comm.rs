@@ -96,11 +96,6 @@ unsafe fn read_config(p: *const HcclCommConfig) -> Result<Config, HcclError> {
     } else {
         None
     };
-    if let Some(n) = &name {
-        if crate::sync::lock(&NAMES).contains_key(n) {
-            return Err(HcclError::para(format!("config: a communicator named \"{n}\" exists already")));
-        }
-    }
     Ok(Config { buffer_mib, name })
 }
 
@@ -331,7 +326,8 @@ pub unsafe extern "C" fn HcclGetCommName(comm: HcclComm, commName: *mut c_char) 
     })
 }
 
-/// The communicator of this process named `commName` (`HCCL_E_NOT_FOUND` if none is).
+/// The communicator of this process named `commName` (`HCCL_E_NOT_FOUND` if none is; of
+/// several, as the ranks of one communicator in one process are, the latest made).
 ///
 /// # Safety
 /// `commName` is NULL or a NUL-terminated string; `comm` is NULL or writable.
