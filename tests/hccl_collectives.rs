@@ -241,6 +241,26 @@ fn the_ranks_of_init_all_run_every_operation_in_threads() {
     }
 }
 
+/// A config as `HcclCommConfigInit` leaves it, with `hcclCommName` set.
+fn named_config(name: &CStr) -> HcclCommConfig {
+    // SAFETY: all-integer fields, for which zero bytes are a value.
+    let mut c: HcclCommConfig = unsafe { std::mem::zeroed() };
+    c.hcclBufferSize = HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET;
+    c.hcclDeterministic = HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET;
+    let info = HcclCommConfigInfo {
+        size: size_of::<HcclCommConfig>(),
+        magicWord: HCCL_COMM_CONFIG_MAGIC_WORD,
+        version: HCCL_COMM_CONFIG_VERSION,
+        reserved: 0,
+    };
+    // SAFETY: `reserved` is 24 bytes, the size of the info head.
+    unsafe { std::ptr::copy_nonoverlapping((&raw const info).cast::<c_char>(), c.reserved.as_mut_ptr(), 24) };
+    for (d, &b) in c.hcclCommName.iter_mut().zip(name.to_bytes()) {
+        *d = b as c_char;
+    }
+    c
+}
+
 #[test]
 fn two_ranks_join_one_root_info_with_a_named_config() {
     let mut root = HcclRootInfo { internal: [0; HCCL_ROOT_INFO_BYTES] };
@@ -252,8 +272,9 @@ fn two_ranks_join_one_root_info_with_a_named_config() {
             .map(|rank| {
                 s.spawn(move || {
                     let mut comm = null_mut();
+                    let config = named_config(c"pair-of-two");
                     // SAFETY: valid pointers.
-                    let code = unsafe { HcclCommInitRootInfo(2, root, rank, &mut comm) };
+                    let code = unsafe { HcclCommInitRootInfoConfig(2, root, rank, &config, &mut comm) };
                     assert_eq!(code, HCCL_SUCCESS, "rank {rank}");
                     comm.addr()
                 })
@@ -271,6 +292,8 @@ fn two_ranks_join_one_root_info_with_a_named_config() {
         let mut name = [0 as c_char; COMM_NAME_MAX_LENGTH];
         // SAFETY: COMM_NAME_MAX_LENGTH bytes.
         assert_eq!(unsafe { HcclGetCommName(comm, name.as_mut_ptr()) }, HCCL_SUCCESS);
+        // SAFETY: NUL-terminated by the call.
+        assert_eq!(unsafe { CStr::from_ptr(name.as_ptr()) }, c"pair-of-two", "the config's name");
         let mut found = null_mut();
         let mut status = -1;
         // SAFETY: the name written above; valid out-pointers.
