@@ -158,6 +158,8 @@ static int run_rank(uint32_t rank, int fd)
     char name[COMM_NAME_MAX_LENGTH];
 
     my_rank = (int)rank;
+    /* Line by line, so that a rank that hangs shows how far it got. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     ACL_OK(aclInit(NULL));
     ACL_OK(aclrtSetDevice((int32_t)rank));
     ACL_OK(aclrtCreateStream(&stream));
@@ -176,11 +178,16 @@ static int run_rank(uint32_t rank, int fd)
         CHECK(got == rank, "rank id %u", got);
         HCCL_OK(HcclGetCommName(comm, name));
         CHECK(strlen(name) > 0, "empty communicator name");
+        printf("rank %u: joined\n", rank);
         all_reduce(comm, stream, rank);
+        printf("rank %u: all-reduce done\n", rank);
         broadcast(comm, stream, rank);
+        printf("rank %u: broadcast done\n", rank);
         send_recv(comm, stream, rank);
+        printf("rank %u: send/recv done\n", rank);
         HCCL_OK(HcclBarrier(comm, stream));
         ACL_OK(aclrtSynchronizeStream(stream));
+        printf("rank %u: barrier done\n", rank);
         HCCL_OK(HcclCommDestroy(comm));
         CHECK(HcclCommDestroy(comm) == HCCL_E_PARA, "a destroyed communicator is stale");
     }
