@@ -10,6 +10,8 @@ use std::sync::Barrier;
 
 #[path = "common/device_mem.rs"]
 mod device_mem;
+#[path = "common/hccl_config.rs"]
+mod hccl_config;
 
 use ascendless::error::hccl_codes::*;
 use ascendless::ffi::acl_rt::device::{aclrtResetDevice, aclrtSetDevice};
@@ -243,18 +245,7 @@ fn the_ranks_of_init_all_run_every_operation_in_threads() {
 
 /// A config as `HcclCommConfigInit` leaves it, with `hcclCommName` set.
 fn named_config(name: &CStr) -> HcclCommConfig {
-    // SAFETY: all-integer fields, for which zero bytes are a value.
-    let mut c: HcclCommConfig = unsafe { std::mem::zeroed() };
-    c.hcclBufferSize = HCCL_COMM_BUFFSIZE_CONFIG_NOT_SET;
-    c.hcclDeterministic = HCCL_COMM_DETERMINISTIC_CONFIG_NOT_SET;
-    let info = HcclCommConfigInfo {
-        size: size_of::<HcclCommConfig>(),
-        magicWord: HCCL_COMM_CONFIG_MAGIC_WORD,
-        version: HCCL_COMM_CONFIG_VERSION,
-        reserved: 0,
-    };
-    // SAFETY: `reserved` is 24 bytes, the size of the info head.
-    unsafe { std::ptr::copy_nonoverlapping((&raw const info).cast::<c_char>(), c.reserved.as_mut_ptr(), 24) };
+    let mut c = hccl_config::config_init();
     for (d, &b) in c.hcclCommName.iter_mut().zip(name.to_bytes()) {
         *d = b as c_char;
     }
