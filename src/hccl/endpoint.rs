@@ -227,6 +227,22 @@ impl Endpoint {
             .map_err(|e| remote_err(from, name, e))
     }
 
+    /// Runs `f` on rank `from`'s bytes at `remote` where this host maps them (a same-host
+    /// peer): `None` when it does not, for the caller to [`Endpoint::read`] them instead.
+    pub fn with_peer<R>(
+        &self,
+        from: u32,
+        remote: usize,
+        len: usize,
+        deadline: Instant,
+        f: impl FnOnce(&RawSpan) -> R,
+    ) -> Result<Option<R>, HcclError> {
+        let name = &self.names[from as usize];
+        self.engine
+            .with_peer_memory(name, remote, len, ms_left(deadline), f)
+            .map_err(|e| remote_err(from, name, e))
+    }
+
     /// Stops the pump and the engine: later operations fail, peers see this rank gone.
     pub fn close(&self) {
         self.inbox.stop.store(true, Ordering::Release);

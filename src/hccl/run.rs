@@ -549,11 +549,23 @@ impl Ctx<'_> {
                             .span
                             .combine_part_from(0, &own_span, off, c, |d, x| reduce::apply(rop, elem, d, x)),
                         Source::Peer(p, addr) => {
-                            self.ep().read(p, addr + off, into, c, self.deadline, self.vouch)?;
-                            if j > 0 {
-                                s.span.combine_part_from(0, &s.span, s.piece, c, |d, x| {
-                                    reduce::apply(rop, elem, d, x)
-                                });
+                            // A same-host peer's bytes are combined where they are; others are
+                            // read into the staging piece first.
+                            let combined = self.ep().with_peer(p, addr + off, c, self.deadline, |x| {
+                                if j == 0 {
+                                    s.span.copy_part_from(0, x, 0, c);
+                                } else {
+                                    s.span
+                                        .combine_part_from(0, x, 0, c, |d, x| reduce::apply(rop, elem, d, x));
+                                }
+                            })?;
+                            if combined.is_none() {
+                                self.ep().read(p, addr + off, into, c, self.deadline, self.vouch)?;
+                                if j > 0 {
+                                    s.span.combine_part_from(0, &s.span, s.piece, c, |d, x| {
+                                        reduce::apply(rop, elem, d, x)
+                                    });
+                                }
                             }
                         }
                     }
