@@ -44,7 +44,7 @@ run_ranks() {
     done
     local r=0 status=0
     for p in "${pids[@]}"; do
-        if ! wait "$p"; then
+        if ! { wait "$p"; } 2>/dev/null; then
             [ "$status" -ne 0 ] || status=$((r + 1))
         fi
         r=$((r + 1))
