@@ -4,9 +4,13 @@
  * stream, on device memory filled and read back with aclrtMemcpy, and checks every byte
  * against a result computed here (reductions in rank order, as HCCL's deterministic mode).
  *
- * usage: hccl_ranks NRANKS RANK ROOT_INFO_FILE [kill]
+ * usage: hccl_ranks NRANKS RANK ROOT_INFO_FILE [kill|stall|absent]
  * With "kill", the last rank exits (SIGKILL) once joined, and the others check that their
  * next all-reduce fails (at aclrtSynchronizeStream) within HCCL_EXEC_TIMEOUT, without hanging.
+ * With "stall", the last rank joins and then never calls the all-reduce (it stays alive): the
+ * others' fails with the time-out code once HCCL_EXEC_TIMEOUT has passed. With "absent", the
+ * last rank is never started: the others' HcclCommInitRootInfo fails with HCCL_E_TIMEOUT once
+ * HCCL_CONNECT_TIMEOUT has passed.
  */
 #include <acl/acl.h>
 #include <hccl/hccl.h>
@@ -265,7 +269,7 @@ static void point_to_point(HcclComm comm) {
 }
 
 /* The last rank is gone: the next all-reduce fails, promptly, and nothing hangs. */
-static void peer_killed(HcclComm comm) {
+static void peer_killed(HcclComm comm, int stalled) {
     size_t c = 1024;
     void *s = dev(c * 4);
     double t0 = now();
@@ -276,7 +280,11 @@ static void peer_killed(HcclComm comm) {
         fprintf(stderr, "rank %u: all-reduce with a killed rank succeeded\n", rank);
         exit(1);
     }
-    printf("rank %u: all-reduce with a killed rank failed with %d after %.2f s\n", rank, e, took);
+    if (stalled && e != ACL_ERROR_RT_TASK_TIMEOUT) {
+        fprintf(stderr, "rank %u: all-reduce with a stalled rank failed with %d, not the time-out code\n", rank, e);
+        exit(1);
+    }
+    printf("rank %u: all-reduce with a %s rank failed with %d after %.2f s\n", rank, stalled ? "stalled" : "killed", e, took);
     CHECK(aclrtFree(s));
 }
 
@@ -287,12 +295,23 @@ int main(int argc, char **argv) {
     }
     nranks = (uint32_t)atoi(argv[1]);
     rank = (uint32_t)atoi(argv[2]);
-    int kill_last = argc > 4 && strcmp(argv[4], "kill") == 0;
+    const char *mode = argc > 4 ? argv[4] : "";
+    int kill_last = strcmp(mode, "kill") == 0, stall_last = strcmp(mode, "stall") == 0;
     CHECK(aclInit(NULL));
     CHECK(aclrtSetDevice(0));
     CHECK(aclrtCreateStream(&stream));
     HcclRootInfo info = root_info(argv[3]);
     HcclComm comm = NULL;
+    if (strcmp(mode, "absent") == 0) {
+        double t0 = now();
+        HcclResult r = HcclCommInitRootInfo(nranks, &info, rank, &comm);
+        if (r != HCCL_E_TIMEOUT) {
+            fprintf(stderr, "rank %u: init with a rank absent returned %d, not HCCL_E_TIMEOUT\n", rank, (int)r);
+            return 1;
+        }
+        printf("rank %u: init with a rank absent failed with HCCL_E_TIMEOUT after %.2f s\n", rank, now() - t0);
+        return 0;
+    }
     CHECK(HcclCommInitRootInfo(nranks, &info, rank, &comm));
     uint32_t got_rank = 99, got_size = 0;
     CHECK(HcclGetRankId(comm, &got_rank));
@@ -301,11 +320,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rank %u: HcclGetRankId/Size say %u of %u\n", rank, got_rank, got_size);
         return 1;
     }
-    if (kill_last) {
+    if (kill_last || stall_last) {
         CHECK(HcclBarrier(comm, stream));
         CHECK(aclrtSynchronizeStream(stream));
-        if (rank == nranks - 1) raise(SIGKILL);
-        peer_killed(comm);
+        if (rank == nranks - 1) {
+            if (kill_last) raise(SIGKILL);
+            sleep(6); /* alive, answering its engine's probes, never calling the all-reduce */
+            return 0;
+        }
+        peer_killed(comm, stall_last);
     } else {
         all_reduce(comm);
         collectives(comm);

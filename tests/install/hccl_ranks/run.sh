@@ -76,6 +76,28 @@ done
 ok "a killed rank fails the others' all-reduce promptly ($(grep -ho 'after [0-9.]* s' "$work"/rank[01].log | tr '\n' ' ')), $(( $(date +%s) - start )) s in all"
 rm -f "$work"/rank*.log
 
+# A rank that stays alive but never calls the all-reduce: the others fail with the time-out
+# code once HCCL_EXEC_TIMEOUT (3 s here) has passed, not before and not much later.
+HCCL_EXEC_TIMEOUT=3 run_ranks 3 stall || true
+for r in 0 1; do
+    secs=$(sed -n 's/.*stalled rank failed with .* after \([0-9.]*\) s/\1/p' "$work/rank$r.log")
+    [ -n "$secs" ] || fail "rank $r with a stalled peer: $(cat "$work/rank$r.log")"
+    awk -v s="$secs" 'BEGIN { exit !(s >= 2.9 && s < 8) }' || fail "rank $r gave up on its stalled peer after $secs s"
+done
+ok "a rank that never calls the all-reduce fails the others with the time-out code after HCCL_EXEC_TIMEOUT ($(grep -ho 'after [0-9.]* s' "$work"/rank[01].log | tr '\n' ' '))"
+rm -f "$work"/rank*.log
+
+# A rank that never starts: the others' init fails with HCCL_E_TIMEOUT after HCCL_CONNECT_TIMEOUT.
+LAUNCH_2=(true)
+HCCL_CONNECT_TIMEOUT=2 run_ranks 3 absent || fail "init with a rank absent: $(cat "$work"/rank*.log)"
+LAUNCH_2=(env)
+for r in 0 1; do
+    secs=$(sed -n 's/.*HCCL_E_TIMEOUT after \([0-9.]*\) s/\1/p' "$work/rank$r.log")
+    awk -v s="$secs" 'BEGIN { exit !(s >= 1.9 && s < 6) }' || fail "rank $r: init gave up after '$secs' s: $(cat "$work/rank$r.log")"
+done
+ok "a rank that never starts fails the others' init with HCCL_E_TIMEOUT after HCCL_CONNECT_TIMEOUT ($(grep -ho 'after [0-9.]* s' "$work"/rank[01].log | tr '\n' ' '))"
+rm -f "$work"/rank*.log
+
 # Two hosts: network namespaces joined by a veth pair (10.78.0.1 and 10.78.0.2).
 if ! unshare -rn sh -c 'ip link add name va type veth peer name vb' >/dev/null 2>&1; then
     ok "# skipped two hosts: this machine allows no user and network namespaces"
