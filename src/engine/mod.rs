@@ -767,6 +767,33 @@ impl Engine {
         }
     }
 
+    /// Runs `f` on `len` bytes at `addr` of `remote`'s memory when this host maps them (a
+    /// same-host peer's registered, offered memory): `None` when it does not (another host, or
+    /// memory the peer has not offered), for the caller to transfer instead. For faces that
+    /// compute on a peer's bytes (HCCL's reductions) without copying them first.
+    pub fn with_peer_memory<R>(
+        &self,
+        remote: &str,
+        addr: usize,
+        len: usize,
+        timeout_ms: i32,
+        f: impl FnOnce(&RawSpan) -> R,
+    ) -> EngineResult<Option<R>> {
+        let core = self.core()?;
+        let deadline = Instant::now() + positive_timeout(timeout_ms)?;
+        let link = Self::resolve_link(&core, remote, deadline)?;
+        link.same_host(&core.dialer(), deadline);
+        let Some(shm) = link.shm() else { return Ok(None) };
+        if !shm.alive() {
+            return Err(EngineError::new(
+                ADXL_FAILED,
+                format!("{remote} is gone (its same-host channel closed)"),
+            ));
+        }
+        let regions = shm.regions();
+        Ok(regions.span(&link.remote, addr, len, &mut None).map(|span| f(&span)))
+    }
+
     /// `GetNotifies(notifies)`: every notify received from any peer since the last call,
     /// oldest first; the queue is emptied.
     pub fn take_notifies(&self) -> EngineResult<Vec<Notified>> {

@@ -18,10 +18,11 @@ use std::time::{Duration, Instant};
 use crate::engine::{Engine, MemType, Notified, Offer, TransferDesc, TransferOp};
 use crate::error::EngineError;
 use crate::error::engine_status::{ADXL_RESOURCE_EXHAUSTED, ADXL_TIMEOUT};
-use crate::error::hccl_codes::{HCCL_E_INTERNAL, HCCL_E_REMOTE, HCCL_E_TIMEOUT, HcclError};
+use crate::error::hccl_codes::{HCCL_E_INTERNAL, HCCL_E_PARA, HCCL_E_REMOTE, HCCL_E_TIMEOUT, HcclError};
 use crate::runtime::memory as runtime_memory;
 use crate::runtime::memory::Placement;
 use crate::sync::{lock, spawn_named};
+use crate::sys::memfd::MemFd;
 use crate::sys::span::{HostRange, RawSpan};
 
 const TARGET: &str = "ascendless::hccl";
@@ -100,7 +101,23 @@ pub struct Endpoint {
     pub rank: u32,
     pub names: Vec<String>,
     inbox: Arc<Inbox>,
+    /// Runtime allocations registered whole, oldest first (see [`Endpoint::keep`]).
+    kept: Mutex<Vec<Kept>>,
 }
+
+/// A runtime allocation registered with the engine for as long as the communicator lives (or
+/// until [`MAX_KEPT`] newer ones push it out): registering, and the peers' mapping of it, is
+/// paid once, not at every operation. The file is held, so an allocation freed and another
+/// made at the same address is told apart (and the old registration dropped).
+struct Kept {
+    start: usize,
+    len: usize,
+    file: Arc<MemFd>,
+    handle: u64,
+}
+
+/// How many runtime allocations a communicator keeps registered.
+const MAX_KEPT: usize = 64;
 
 impl Endpoint {
     /// Starts the pump; `early` are messages received before (while joining).
@@ -124,7 +141,7 @@ impl Endpoint {
             }
         })
         .map_err(|e| HcclError::new(HCCL_E_INTERNAL, format!("cannot start the HCCL inbox thread: {e}")))?;
-        Ok(Endpoint { engine, rank, names, inbox })
+        Ok(Endpoint { engine, rank, names, inbox, kept: Mutex::new(Vec::new()) })
     }
 
     pub fn size(&self) -> u32 {
@@ -227,6 +244,22 @@ impl Endpoint {
             .map_err(|e| remote_err(from, name, e))
     }
 
+    /// Runs `f` on rank `from`'s bytes at `remote` where this host maps them (a same-host
+    /// peer): `None` when it does not, for the caller to [`Endpoint::read`] them instead.
+    pub fn with_peer<R>(
+        &self,
+        from: u32,
+        remote: usize,
+        len: usize,
+        deadline: Instant,
+        f: impl FnOnce(&RawSpan) -> R,
+    ) -> Result<Option<R>, HcclError> {
+        let name = &self.names[from as usize];
+        self.engine
+            .with_peer_memory(name, remote, len, ms_left(deadline), f)
+            .map_err(|e| remote_err(from, name, e))
+    }
+
     /// Stops the pump and the engine: later operations fail, peers see this rank gone.
     pub fn close(&self) {
         self.inbox.stop.store(true, Ordering::Release);
@@ -243,7 +276,47 @@ pub fn local_span(addr: usize, len: usize, writable: bool, vouch: Vouch) -> RawS
     runtime_memory::runtime_span(addr, len).unwrap_or_else(|| vouch(HostRange { addr, len, writable }))
 }
 
-/// Memory registered with the engine for one operation: deregistered when dropped.
+impl Endpoint {
+    /// Keeps the runtime allocation holding `[addr, addr + len)` registered (offered to the
+    /// peers): whether it is one. Memory that is not the runtime's is registered per operation.
+    fn keep(&self, addr: usize, len: usize, vouch: Vouch) -> Result<bool, HcclError> {
+        let Some(b) = runtime_memory::backing(addr) else { return Ok(false) };
+        if addr + len > b.start + b.len {
+            return Ok(false);
+        }
+        let mut kept = lock(&self.kept);
+        if let Some(i) =
+            kept.iter().position(|k| k.start == b.start && k.len == b.len && Arc::ptr_eq(&k.file, &b.fd))
+        {
+            let k = kept.remove(i);
+            kept.push(k);
+            return Ok(true);
+        }
+        // An allocation freed since, where this one is now: its registration goes first.
+        let (stale, mut live): (Vec<Kept>, Vec<Kept>) = std::mem::take(&mut *kept)
+            .into_iter()
+            .partition(|k| k.start < b.start + b.len && b.start < k.start + k.len);
+        if live.len() >= MAX_KEPT {
+            let oldest = live.remove(0);
+            let _ = self.engine.deregister_mem(oldest.handle);
+        }
+        for k in stale {
+            let _ = self.engine.deregister_mem(k.handle);
+        }
+        *kept = live;
+        let device = matches!(b.placement, Placement::Device(_));
+        let mem_type = if device { MemType::Device } else { MemType::Host };
+        let handle =
+            self.engine.register_mem_with(b.start, b.len, mem_type, Offer::default(), vouch).map_err(
+                |e| HcclError::new(HCCL_E_PARA, format!("memory {addr:#x} + {len} bytes: {}", e.message)),
+            )?;
+        kept.push(Kept { start: b.start, len: b.len, file: b.fd.clone(), handle });
+        Ok(true)
+    }
+}
+
+/// Memory registered with the engine for one operation (what is not kept: the caller's own
+/// memory): deregistered when dropped.
 pub struct Lease<'a> {
     engine: &'a Engine,
     handles: Vec<u64>,
@@ -252,7 +325,7 @@ pub struct Lease<'a> {
 impl<'a> Lease<'a> {
     /// Registers `ranges` (address, length, offered to peers), overlapping ones together.
     pub fn cover(
-        engine: &'a Engine,
+        ep: &'a Endpoint,
         ranges: &[(usize, usize, bool)],
         vouch: Vouch,
     ) -> Result<Lease<'a>, HcclError> {
@@ -268,17 +341,14 @@ impl<'a> Lease<'a> {
                 _ => merged.push((addr, len, offered)),
             }
         }
-        let mut lease = Lease { engine, handles: Vec::new() };
+        let mut lease = Lease { engine: &ep.engine, handles: Vec::new() };
         for (addr, len, offered) in merged {
-            let device =
-                runtime_memory::backing(addr).is_some_and(|b| matches!(b.placement, Placement::Device(_)));
-            let mem_type = if device { MemType::Device } else { MemType::Host };
+            if ep.keep(addr, len, vouch)? {
+                continue;
+            }
             let offer = Offer { local_only: !offered, ..Offer::default() };
-            let h = engine.register_mem_with(addr, len, mem_type, offer, vouch).map_err(|e| {
-                HcclError::new(
-                    crate::error::hccl_codes::HCCL_E_PARA,
-                    format!("memory {addr:#x} + {len} bytes: {}", e.message),
-                )
+            let h = ep.engine.register_mem_with(addr, len, MemType::Host, offer, vouch).map_err(|e| {
+                HcclError::new(HCCL_E_PARA, format!("memory {addr:#x} + {len} bytes: {}", e.message))
             })?;
             lease.handles.push(h);
         }

@@ -176,6 +176,7 @@ pub fn join(
     let _ = engine.disconnect(&info.root, 1000);
     let mut parts: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     let mut early = Vec::new();
+    let mut complete = false;
     while Instant::now() < deadline {
         for n in engine
             .wait_notifies(Duration::from_millis(100))
@@ -197,19 +198,21 @@ pub fn join(
                         continue;
                     };
                     parts.insert(i, w.map(str::to_owned).collect());
-                    if parts.len() == count {
-                        let names: Vec<String> = parts.into_values().flatten().collect();
-                        if names.len() != size as usize || names[rank as usize] != own {
-                            return Err(HcclError::new(
-                                HCCL_E_INTERNAL,
-                                "the HCCL root sent a table that does not match",
-                            ));
-                        }
-                        return Ok((names, early));
-                    }
+                    complete |= parts.len() == count;
                 }
                 _ => early.push(n),
             }
+        }
+        // Only once the whole batch is taken: peers' messages may have come with the table.
+        if complete {
+            let names: Vec<String> = parts.into_values().flatten().collect();
+            if names.len() != size as usize || names[rank as usize] != own {
+                return Err(HcclError::new(
+                    HCCL_E_INTERNAL,
+                    "the HCCL root sent a table that does not match",
+                ));
+            }
+            return Ok((names, early));
         }
     }
     Err(HcclError::new(

@@ -278,7 +278,7 @@ impl Ctx<'_> {
     ) -> Result<(), HcclError> {
         let mut ranges: Vec<(usize, usize, bool)> = exports.iter().map(|e| (e.src, e.len, true)).collect();
         ranges.extend(imports.iter().map(|i| (i.dst, i.len, false)));
-        let _lease = Lease::cover(&self.ep().engine, &ranges, self.vouch)?;
+        let _lease = Lease::cover(self.ep(), &ranges, self.vouch)?;
         for e in exports {
             self.ep().send(e.peer, &e.key, 'R', &[e.src as u64, e.len as u64], self.deadline)?;
         }
@@ -413,11 +413,8 @@ impl Ctx<'_> {
                     (start as usize * es, len as usize * es)
                 };
                 let total = dt.bytes(*count)?;
-                let _lease = Lease::cover(
-                    &self.ep().engine,
-                    &[(*send, total, true), (*recv, total, true)],
-                    self.vouch,
-                )?;
+                let _lease =
+                    Lease::cover(self.ep(), &[(*send, total, true), (*recv, total, true)], self.vouch)?;
                 let (mine, mlen) = part(me);
                 self.reduce_part(key, &|p| (send + part(p).0, part(p).1), recv + mine, *dt, *op)?;
                 // Everyone's part is reduced where it belongs in their receive buffer: gather.
@@ -437,11 +434,8 @@ impl Ctx<'_> {
             }
             Op::ReduceScatter { send, recv, count, data_type: dt, op } => {
                 let b = dt.bytes(*count)?;
-                let _lease = Lease::cover(
-                    &self.ep().engine,
-                    &[(*send, b * n as usize, true), (*recv, b, false)],
-                    self.vouch,
-                )?;
+                let _lease =
+                    Lease::cover(self.ep(), &[(*send, b * n as usize, true), (*recv, b, false)], self.vouch)?;
                 self.reduce_part(key, &|p| (send + p as usize * b, b), *recv, *dt, *op)?;
                 self.done_reading(key)
             }
@@ -450,8 +444,7 @@ impl Ctx<'_> {
                 let b = dt.bytes(*recv_count)?;
                 let end =
                     l.counts.iter().zip(&l.displs).map(|(c, d)| (c + d) as usize * es).max().unwrap_or(0);
-                let _lease =
-                    Lease::cover(&self.ep().engine, &[(*send, end, true), (*recv, b, false)], self.vouch)?;
+                let _lease = Lease::cover(self.ep(), &[(*send, end, true), (*recv, b, false)], self.vouch)?;
                 let at =
                     |p: u32| (send + l.displs[p as usize] as usize * es, l.counts[p as usize] as usize * es);
                 self.reduce_part(key, &at, *recv, *dt, *op)?;
@@ -460,13 +453,12 @@ impl Ctx<'_> {
             Op::Reduce { send, recv, count, data_type: dt, op, root } => {
                 let b = dt.bytes(*count)?;
                 if me != *root {
-                    let _lease = Lease::cover(&self.ep().engine, &[(*send, b, true)], self.vouch)?;
+                    let _lease = Lease::cover(self.ep(), &[(*send, b, true)], self.vouch)?;
                     self.ep().send(*root, key, 'R', &[*send as u64, b as u64], self.deadline)?;
                     self.ep().wait(*root, key, 'A', self.deadline)?;
                     return Ok(());
                 }
-                let _lease =
-                    Lease::cover(&self.ep().engine, &[(*send, b, false), (*recv, b, false)], self.vouch)?;
+                let _lease = Lease::cover(self.ep(), &[(*send, b, false), (*recv, b, false)], self.vouch)?;
                 self.reduce_from(key, *send, b, *recv, *dt, *op)?;
                 for p in self.peers() {
                     self.ep().send(p, key, 'A', &[], self.deadline)?;
@@ -549,11 +541,23 @@ impl Ctx<'_> {
                             .span
                             .combine_part_from(0, &own_span, off, c, |d, x| reduce::apply(rop, elem, d, x)),
                         Source::Peer(p, addr) => {
-                            self.ep().read(p, addr + off, into, c, self.deadline, self.vouch)?;
-                            if j > 0 {
-                                s.span.combine_part_from(0, &s.span, s.piece, c, |d, x| {
-                                    reduce::apply(rop, elem, d, x)
-                                });
+                            // A same-host peer's bytes are combined where they are; others are
+                            // read into the staging piece first.
+                            let combined = self.ep().with_peer(p, addr + off, c, self.deadline, |x| {
+                                if j == 0 {
+                                    s.span.copy_part_from(0, x, 0, c);
+                                } else {
+                                    s.span
+                                        .combine_part_from(0, x, 0, c, |d, x| reduce::apply(rop, elem, d, x));
+                                }
+                            })?;
+                            if combined.is_none() {
+                                self.ep().read(p, addr + off, into, c, self.deadline, self.vouch)?;
+                                if j > 0 {
+                                    s.span.combine_part_from(0, &s.span, s.piece, c, |d, x| {
+                                        reduce::apply(rop, elem, d, x)
+                                    });
+                                }
                             }
                         }
                     }

@@ -77,9 +77,13 @@ fn reference(inputs: &[Vec<u8>], dt: DataType, op: ReduceOp) -> Vec<u8> {
 
 #[test]
 fn all_reduce_sum_is_bit_exact_for_2_3_and_4_ranks_also_in_place() {
-    for (n, count, in_place) in
-        [(2u32, 1000usize, false), (3, 333_333, false), (4, 70_001, true), (3, 0, false)]
-    {
+    for (n, count, in_place) in [
+        (2u32, 1000usize, false),
+        (3, 333_333, false),
+        (4, 70_001, true),
+        (3, 0, false),
+        (2, 1_500_007, true),
+    ] {
         let inputs: Vec<Vec<u8>> = (0..n).map(|r| f32s(&input(r, count))).collect();
         let want = reference(&inputs, DataType::Fp32, ReduceOp::Sum);
         let (inputs, want) = (Arc::new(inputs), Arc::new(want));

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Builds the HCCL benchmark against an installed tree and runs it.
+# Usage: run.sh PREFIX [BUILD_DIR] [-- ARGS...] (see benches/build_and_run.sh)
+exec "$(dirname -- "${BASH_SOURCE[0]}")/../../build_and_run.sh" "$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)" hccl_bench "$@"
