@@ -176,7 +176,8 @@ extern HcclResult HcclGetConfig(HcclConfig config, HcclConfigValue *configValue)
 extern HcclResult HcclGetCommName(HcclComm comm, char *commName) HCOMM_WEAK_SYMBOL;
 
 /*
- The communicator of this process named `commName` (`HCCL_E_NOT_FOUND` if none is).
+ The communicator of this process named `commName` (`HCCL_E_NOT_FOUND` if none is; of
+ several, as the ranks of one communicator in one process are, the latest made).
 
  # Safety
  `commName` is NULL or a NUL-terminated string; `comm` is NULL or writable.
