@@ -260,6 +260,34 @@ impl Ctx<'_> {
         }
     }
 
+    /// Copies `len` bytes at `remote` of rank `from` into local `dst`. In a collective every
+    /// rank is busy, so a same-host peer's mapped bytes are copied on this thread; otherwise
+    /// (and from other hosts) the engine's transfer, which may split a large copy over a
+    /// helper thread as TransferSync does.
+    fn fetch(
+        &self,
+        from: u32,
+        remote: usize,
+        dst: usize,
+        len: usize,
+        collective: bool,
+    ) -> Result<(), HcclError> {
+        if len == 0 {
+            return Ok(());
+        }
+        if collective {
+            let to = local_span(dst, len, true, self.vouch);
+            if self
+                .ep()
+                .with_peer(from, remote, len, self.deadline, |x| to.copy_part_from(0, x, 0, len))?
+                .is_some()
+            {
+                return Ok(());
+            }
+        }
+        self.ep().read(from, remote, dst, len, self.deadline, self.vouch)
+    }
+
     fn copy(&self, src: usize, dst: usize, len: usize) {
         if len == 0 || src == dst {
             return;
@@ -275,6 +303,7 @@ impl Ctx<'_> {
         exports: &[Export],
         imports: &[Import],
         own: &[(usize, usize, usize)],
+        collective: bool,
     ) -> Result<(), HcclError> {
         let mut ranges: Vec<(usize, usize, bool)> = exports.iter().map(|e| (e.src, e.len, true)).collect();
         ranges.extend(imports.iter().map(|i| (i.dst, i.len, false)));
@@ -287,7 +316,7 @@ impl Ctx<'_> {
         }
         for i in imports {
             let addr = self.offered(i.peer, &i.key, 'R', i.len)?;
-            self.ep().read(i.peer, addr, i.dst, i.len, self.deadline, self.vouch)?;
+            self.fetch(i.peer, addr, i.dst, i.len, collective)?;
             self.ep().send(i.peer, &i.key, 'D', &[], self.deadline)?;
         }
         for e in exports {
@@ -321,7 +350,7 @@ impl Ctx<'_> {
                 imports.push(Import { peer: it.peer, key: key.clone(), dst: it.buf, len });
             }
         }
-        self.exchange(&exports, &imports, &[])
+        self.exchange(&exports, &imports, &[], false)
     }
 
     fn collective(&self, op: &Op, key: &str) -> Result<(), HcclError> {
@@ -356,9 +385,9 @@ impl Ctx<'_> {
             Op::Broadcast { buf, count, data_type, root } => {
                 let len = data_type.bytes(*count)?;
                 if me == *root {
-                    self.exchange(&all_exports(&|_| (*buf, len)), &[], &[])
+                    self.exchange(&all_exports(&|_| (*buf, len)), &[], &[], true)
                 } else {
-                    self.exchange(&[], &[Import { peer: *root, key: k(key), dst: *buf, len }], &[])
+                    self.exchange(&[], &[Import { peer: *root, key: k(key), dst: *buf, len }], &[], true)
                 }
             }
             Op::AllGather { send, recv, count, data_type } => {
@@ -367,6 +396,7 @@ impl Ctx<'_> {
                     &all_exports(&|_| (*send, b)),
                     &all_imports(&|p| (recv + p as usize * b, b)),
                     &[(*send, recv + me as usize * b, b)],
+                    true,
                 )
             }
             Op::AllGatherV { send, send_count, recv, recv_layout: l, data_type: dt } => {
@@ -374,7 +404,7 @@ impl Ctx<'_> {
                 let b = dt.bytes(*send_count)?;
                 let at =
                     |p: u32| (recv + l.displs[p as usize] as usize * es, l.counts[p as usize] as usize * es);
-                self.exchange(&all_exports(&|_| (*send, b)), &all_imports(&at), &[(*send, at(me).0, b)])
+                self.exchange(&all_exports(&|_| (*send, b)), &all_imports(&at), &[(*send, at(me).0, b)], true)
             }
             Op::Scatter { send, recv, count, data_type, root } => {
                 let b = data_type.bytes(*count)?;
@@ -383,9 +413,10 @@ impl Ctx<'_> {
                         &all_exports(&|p| (send + p as usize * b, b)),
                         &[],
                         &[(send + me as usize * b, *recv, b)],
+                        true,
                     )
                 } else {
-                    self.exchange(&[], &[Import { peer: *root, key: k(key), dst: *recv, len: b }], &[])
+                    self.exchange(&[], &[Import { peer: *root, key: k(key), dst: *recv, len: b }], &[], true)
                 }
             }
             Op::AlltoAll { send, send_count, send_type, recv, recv_count, recv_type } => {
@@ -394,6 +425,7 @@ impl Ctx<'_> {
                     &all_exports(&|p| (send + p as usize * sb, sb)),
                     &all_imports(&|p| (recv + p as usize * rb, rb)),
                     &[(send + me as usize * sb, recv + me as usize * rb, sb)],
+                    true,
                 )
             }
             Op::AlltoAllV { send, send_layout: s, send_type, recv, recv_layout: r, recv_type } => {
@@ -404,7 +436,12 @@ impl Ctx<'_> {
                 let inn = |p: u32| {
                     (recv + r.displs[p as usize] as usize * res, r.counts[p as usize] as usize * res)
                 };
-                self.exchange(&all_exports(&out), &all_imports(&inn), &[(out(me).0, inn(me).0, out(me).1)])
+                self.exchange(
+                    &all_exports(&out),
+                    &all_imports(&inn),
+                    &[(out(me).0, inn(me).0, out(me).1)],
+                    true,
+                )
             }
             Op::AllReduce { send, recv, count, data_type: dt, op } => {
                 let es = dt.size();
@@ -424,7 +461,7 @@ impl Ctx<'_> {
                 for p in self.peers() {
                     let (at, len) = part(p);
                     let addr = self.offered(p, key, 'A', len)?;
-                    self.ep().read(p, addr, recv + at, len, self.deadline, self.vouch)?;
+                    self.fetch(p, addr, recv + at, len, true)?;
                     self.ep().send(p, key, 'D', &[], self.deadline)?;
                 }
                 for p in self.peers() {
@@ -527,42 +564,45 @@ impl Ctx<'_> {
         let (elem, rop) = (dt.elem(), op.op());
         let own_span = local_span(own, len, false, self.vouch);
         let out_span = local_span(out, len, true, self.vouch);
+        // The sums go straight into `out` unless it overlaps this rank's own input (in place),
+        // which must stay unchanged until every piece of it has been added.
+        let in_place = own < out + len && out < own + len;
         self.sh.with_scratch(self.vouch, |s| {
             let piece = s.piece - s.piece % dt.size();
-            let (acc, stage) = (s.addr, s.addr + s.piece);
             let mut off = 0;
             while off < len {
                 let c = piece.min(len - off);
+                let (acc, at, acc_addr) =
+                    if in_place { (&s.span, 0, s.addr) } else { (&out_span, off, out + off) };
+                let add = |d: &mut [u8], x: &[u8]| reduce::apply(rop, elem, d, x);
                 for (j, src) in sources.iter().enumerate() {
-                    let into = if j == 0 { acc } else { stage };
                     match *src {
-                        Source::Own if j == 0 => s.span.copy_part_from(0, &own_span, off, c),
-                        Source::Own => s
-                            .span
-                            .combine_part_from(0, &own_span, off, c, |d, x| reduce::apply(rop, elem, d, x)),
+                        Source::Own if j == 0 => acc.copy_part_from(at, &own_span, off, c),
+                        Source::Own => acc.combine_part_from(at, &own_span, off, c, add),
                         Source::Peer(p, addr) => {
                             // A same-host peer's bytes are combined where they are; others are
-                            // read into the staging piece first.
+                            // read into the staging piece first (rank 0's straight in place).
                             let combined = self.ep().with_peer(p, addr + off, c, self.deadline, |x| {
                                 if j == 0 {
-                                    s.span.copy_part_from(0, x, 0, c);
+                                    acc.copy_part_from(at, x, 0, c);
                                 } else {
-                                    s.span
-                                        .combine_part_from(0, x, 0, c, |d, x| reduce::apply(rop, elem, d, x));
+                                    acc.combine_part_from(at, x, 0, c, add);
                                 }
                             })?;
                             if combined.is_none() {
+                                let stage = s.addr + s.piece;
+                                let into = if j == 0 { acc_addr } else { stage };
                                 self.ep().read(p, addr + off, into, c, self.deadline, self.vouch)?;
                                 if j > 0 {
-                                    s.span.combine_part_from(0, &s.span, s.piece, c, |d, x| {
-                                        reduce::apply(rop, elem, d, x)
-                                    });
+                                    acc.combine_part_from(at, &s.span, s.piece, c, add);
                                 }
                             }
                         }
                     }
                 }
-                out_span.copy_part_from(off, &s.span, 0, c);
+                if in_place {
+                    out_span.copy_part_from(off, &s.span, 0, c);
+                }
                 off += c;
             }
             Ok(())

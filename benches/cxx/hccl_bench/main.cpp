@@ -66,6 +66,7 @@ struct Shared {
   std::atomic<int> target_port;
   double base[kMaxRounds], hccl[kMaxRounds];      // rank 0's best time per round, seconds
   double base_cpu[kMaxRounds][kMaxRanks], hccl_cpu[kMaxRounds][kMaxRanks];  // per call
+  double elapsed[kMaxRanks];  // each rank's time of the iteration being timed
   double memcpy_gbs;
   std::atomic<int> failed;
 };
@@ -114,6 +115,26 @@ float input(int r, size_t i) {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
+}
+
+// Runs `f` ITERS times between barriers; an iteration takes as long as its slowest rank (a
+// rank with nothing to do may be scheduled late and see only the end of it); the best
+// iteration goes to `*best` (rank 0 writes it), each rank's CPU time per call to `cpu`.
+template <typename F>
+void timed(int n, int iters, F &&f, double *best, double *cpu) {
+  double t_best = 1e9, c0 = cpu_seconds();
+  for (int i = 0; i < iters; i++) {
+    barrier();
+    double t0 = now();
+    f();
+    barrier();
+    g->elapsed[g_rank] = now() - t0;
+    barrier();
+    t_best = std::min(t_best, *std::max_element(g->elapsed, g->elapsed + n));
+    barrier();
+  }
+  cpu[g_rank] = (cpu_seconds() - c0) / iters;
+  if (g_rank == 0) *best = t_best;
 }
 
 HcclComm join(int n) {
@@ -167,18 +188,6 @@ void all_reduce_rank(const Args &a, float *inputs, float *result) {
     CHECK(HcclAllReduce(send, recv, count, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, comm, stream));
     CHECK(aclrtSynchronizeStream(stream));
   };
-  auto timed = [&](auto &&f, double *best, double *cpu) {
-    double t_best = 1e9, c0 = cpu_seconds();
-    for (int i = 0; i < a.iters; i++) {
-      barrier();
-      double t0 = now();
-      f();
-      barrier();
-      t_best = std::min(t_best, now() - t0);
-    }
-    cpu[g_rank] = (cpu_seconds() - c0) / a.iters;
-    if (g_rank == 0) *best = t_best;
-  };
   // Once, checked: HCCL's bits are the plain reduction's.
   plain();
   hccl();
@@ -199,11 +208,11 @@ void all_reduce_rank(const Args &a, float *inputs, float *result) {
   barrier();
   for (int r = 0; r < a.rounds; r++) {
     if (r % 2 == 0) {
-      timed(plain, &g->base[r], g->base_cpu[r]);
-      timed(hccl, &g->hccl[r], g->hccl_cpu[r]);
+      timed(n, a.iters, plain, &g->base[r], g->base_cpu[r]);
+      timed(n, a.iters, hccl, &g->hccl[r], g->hccl_cpu[r]);
     } else {
-      timed(hccl, &g->hccl[r], g->hccl_cpu[r]);
-      timed(plain, &g->base[r], g->base_cpu[r]);
+      timed(n, a.iters, hccl, &g->hccl[r], g->hccl_cpu[r]);
+      timed(n, a.iters, plain, &g->base[r], g->base_cpu[r]);
     }
   }
   CHECK(HcclCommDestroy(comm));
@@ -262,18 +271,6 @@ void send_recv_rank(const Args &a) {
   auto plain = [&] {
     if (g_rank == 1) CHECK(engine.TransferSync(target.c_str(), adxl::READ, desc, kTimeoutMs));
   };
-  auto timed = [&](auto &&f, double *best, double *cpu) {
-    double t_best = 1e9, c0 = cpu_seconds();
-    for (int i = 0; i < a.iters; i++) {
-      barrier();
-      double t0 = now();
-      f();
-      barrier();
-      t_best = std::min(t_best, now() - t0);
-    }
-    cpu[g_rank] = (cpu_seconds() - c0) / a.iters;
-    if (g_rank == 0) *best = t_best;
-  };
   hccl();
   if (g_rank == 1) {
     std::vector<float> got(count);
@@ -283,11 +280,11 @@ void send_recv_rank(const Args &a) {
   }
   for (int r = 0; r < a.rounds; r++) {
     if (r % 2 == 0) {
-      timed(plain, &g->base[r], g->base_cpu[r]);
-      timed(hccl, &g->hccl[r], g->hccl_cpu[r]);
+      timed(2, a.iters, plain, &g->base[r], g->base_cpu[r]);
+      timed(2, a.iters, hccl, &g->hccl[r], g->hccl_cpu[r]);
     } else {
-      timed(hccl, &g->hccl[r], g->hccl_cpu[r]);
-      timed(plain, &g->base[r], g->base_cpu[r]);
+      timed(2, a.iters, hccl, &g->hccl[r], g->hccl_cpu[r]);
+      timed(2, a.iters, plain, &g->base[r], g->base_cpu[r]);
     }
   }
   barrier();
