@@ -103,6 +103,8 @@ pub struct Endpoint {
     inbox: Arc<Inbox>,
     /// Runtime allocations registered whole, oldest first (see [`Endpoint::keep`]).
     kept: Mutex<Vec<Kept>>,
+    /// Per rank, why the last message to it could not be delivered (its engine is gone).
+    gone: Mutex<Vec<Option<String>>>,
 }
 
 /// A runtime allocation registered with the engine for as long as the communicator lives (or
@@ -141,7 +143,8 @@ impl Endpoint {
             }
         })
         .map_err(|e| HcclError::new(HCCL_E_INTERNAL, format!("cannot start the HCCL inbox thread: {e}")))?;
-        Ok(Endpoint { engine, rank, names, inbox, kept: Mutex::new(Vec::new()) })
+        let gone = Mutex::new(vec![None; names.len()]);
+        Ok(Endpoint { engine, rank, names, inbox, kept: Mutex::new(Vec::new()), gone })
     }
 
     pub fn size(&self) -> u32 {
@@ -159,9 +162,22 @@ impl Endpoint {
     ) -> Result<(), HcclError> {
         let name = &self.names[to as usize];
         let msg = format(self.rank, key, kind, args);
-        self.engine
-            .send_notify(name, NOTIFY, &msg, ms_left(deadline))
-            .map_err(|e| remote(to, name, "cannot tell", e))
+        match self.engine.send_notify(name, NOTIFY, &msg, ms_left(deadline)) {
+            Ok(()) => {
+                lock(&self.gone)[to as usize] = None;
+                Ok(())
+            }
+            Err(e) if e.status == ADXL_TIMEOUT => Err(remote(to, name, "cannot tell", e)),
+            // The peer's engine closed the connection: it left (destroyed its communicator, its
+            // operations done: a peer that finished first may have been told its last message
+            // and left before answering) or it died. Not an error of this operation unless it
+            // waits for that peer and finds nothing it sent before leaving (see `wait`).
+            Err(e) => {
+                log::debug!(target: TARGET, "rank {to} ({name}) is gone: {}", e.message);
+                lock(&self.gone)[to as usize] = Some(e.message);
+                Ok(())
+            }
+        }
     }
 
     /// Waits for `kind` of `key` from `from`, until `deadline` (HCCL_E_TIMEOUT); a peer that
@@ -177,6 +193,10 @@ impl Endpoint {
             }
             if messages.contains_key(&failed) {
                 return Err(HcclError::new(HCCL_E_REMOTE, format!("rank {from} failed in operation {key}")));
+            }
+            if let Some(why) = lock(&self.gone)[from as usize].clone() {
+                let name = &self.names[from as usize];
+                return Err(HcclError::new(HCCL_E_REMOTE, format!("rank {from} ({name}) is gone: {why}")));
             }
             let now = Instant::now();
             if now >= deadline {
