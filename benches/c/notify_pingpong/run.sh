@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the notify ping-pong harness against an installed tree and runs it.
+# Builds the notify and IPC event ping-pong harness against an installed tree and runs it.
 # Usage: run.sh PREFIX [BUILD_DIR] [-- ARGS...]
 #   PREFIX     an installed tree (`make install PREFIX=...`); its set_env.sh is sourced
 #   BUILD_DIR  where to build (default: a temporary directory, removed at the end)
