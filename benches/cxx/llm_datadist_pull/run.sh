@@ -1,32 +1,7 @@
 #!/usr/bin/env bash
 # Builds the LLM-DataDist pull benchmark against an installed tree and runs it.
 # Usage: run.sh PREFIX [BUILD_DIR] [-- ARGS...]
-#   PREFIX     an installed tree (`make install PREFIX=...`); its set_env.sh is sourced
-#   BUILD_DIR  where to build (default: a temporary directory, removed at the end)
-#   ARGS       passed to llm_datadist_pull, e.g. --transport tcp --rounds 5 --duration 0.5
-# (see the usage line of main.cpp; docs/performance.md shows its output.)
-set -euo pipefail
-
-[ $# -ge 1 ] || { echo "usage: $0 PREFIX [BUILD_DIR] [-- ARGS...]" >&2; exit 2; }
-prefix=$(cd "$1" && pwd)
-shift
+#   ARGS  passed to llm_datadist_pull, e.g. --transport tcp --rounds 5 --duration 0.5
+# (benches/outside.sh does the work; docs/performance.md shows the output.)
 here=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
-build=
-if [ $# -gt 0 ] && [ "$1" != -- ]; then
-    build=$1
-    shift
-fi
-[ $# -eq 0 ] || { [ "$1" = -- ] && shift; }
-if [ -z "$build" ]; then
-    build=$(mktemp -d)
-    trap 'rm -rf "$build"' EXIT
-fi
-
-mkdir -p "$build"
-# shellcheck source=/dev/null
-source "$prefix/set_env.sh"
-cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/configure.log" 2>&1 ||
-    { cat "$build/configure.log" >&2; exit 1; }
-cmake --build "$build" -j 2 >"$build/build.log" 2>&1 || { cat "$build/build.log" >&2; exit 1; }
-# The program bounds its own run (an alarm); this bounds the build-and-run once more.
-timeout 900 "$build/llm_datadist_pull" "$@"
+exec "$here/../../outside.sh" "$here" llm_datadist_pull "$@"
