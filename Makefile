@@ -18,7 +18,7 @@ PYENV := build/pyenv
 PYTHON ?= python3
 
 .PHONY: all build headers install uninstall demo examples test prereqs test-rust test-install test-python bench clean
-.PHONY: test-sanitizers soak test-ucx
+.PHONY: test-sanitizers soak test-ucx bench-outside
 
 all: build
 
@@ -124,6 +124,17 @@ test-miri:
 # Benchmarks: each prints its figures as ratios against a baseline measured in the same run.
 bench:
 	$(CARGO) bench
+
+# Issue 37's outside benchmarks, built against an installed tree (`make install PREFIX=...`
+# first) as a user builds, into build/outside, and run once each with their defaults:
+# `make bench-outside PREFIX=/opt/ascendless`. Not part of `make test` (the install check
+# smoke-runs them).
+OUTSIDE_DIR := build/outside
+bench-outside:
+	@[ -n "$(PREFIX)" ] && [ -f "$(PREFIX)/set_env.sh" ] || { echo "usage: make bench-outside PREFIX=<an installed tree>" >&2; exit 2; }
+	benches/c/notify_pingpong/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/notify_pingpong
+	benches/cxx/engine_outside/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/engine_outside
+	benches/cxx/llm_datadist_pull/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/llm_datadist_pull
 
 clean:
 	$(CARGO) clean

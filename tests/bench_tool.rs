@@ -112,13 +112,17 @@ fn adxl_shm_and_async() {
 
 #[test]
 fn notify_ping_pong() {
-    check(&run(&["notify", "--duration", "0.2", "--json"]), "notify", "raw futex ping-pong (2 processes)");
+    let v = run(&["notify", "--duration", "0.2", "--json"]);
+    check(&v, "notify", "spinning futex ping-pong (2 processes)");
+    check(&v, "notify", "sleeping futex ping-pong (2 processes)");
+    assert!(v["results"][0]["note"].as_str().unwrap().contains("% of one core"), "the CPU share: {v}");
 }
 
 #[test]
 fn ipc_event_rounds() {
     let v = run(&["ipc-event", "--json"]);
-    check(&v, "ipc-event", "raw futex ping-pong (2 processes)");
+    check(&v, "ipc-event", "spinning futex ping-pong (2 processes)");
+    check(&v, "ipc-event", "sleeping futex ping-pong (2 processes)");
     assert_eq!(v["results"].as_array().unwrap().len(), 2, "the IPC event and the value wait/write: {v}");
     assert_eq!(v["params"]["rounds"], 41);
 }

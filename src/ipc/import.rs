@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::errors::{ipc_error, no_permission, param_invalid};
@@ -37,13 +38,38 @@ pub struct Imported {
 pub struct ImportLink {
     conn: Conn,
     exporter_pid: u32,
+    /// When the connection was last seen open, in ns after [`ImportLink::born`]; `u64::MAX`
+    /// once it was seen closed (for good).
+    seen_open_ns: AtomicU64,
+    born: Instant,
 }
 
+/// How long an answer of [`ImportLink::exporter_gone`] that the exporter is there holds: a
+/// record of an imported notify or IPC event asks on every call, and the question is a poll of
+/// the connection, a system call on the path of every round trip of a ping-pong (issue 37).
+/// An exporter's end is seen at most this much later.
+const SEEN_OPEN_HOLDS: Duration = Duration::from_millis(1);
+
 impl ImportLink {
+    fn new(conn: Conn, exporter_pid: u32) -> ImportLink {
+        ImportLink { conn, exporter_pid, seen_open_ns: AtomicU64::new(0), born: Instant::now() }
+    }
+
     /// Whether the exporter's side is gone (its process ended, or it dropped the connection):
-    /// a waiter on an imported notify can stop waiting for a record that will never come.
+    /// a waiter on an imported notify can stop waiting for a record that will never come. The
+    /// connection is polled at most once every [`SEEN_OPEN_HOLDS`] while it is open.
     pub fn exporter_gone(&self) -> bool {
-        self.conn.peer_closed()
+        let seen = self.seen_open_ns.load(Ordering::Relaxed);
+        if seen == u64::MAX {
+            return true;
+        }
+        let now = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
+        if seen != 0 && now.saturating_sub(seen) < SEEN_OPEN_HOLDS.as_nanos() as u64 {
+            return false;
+        }
+        let gone = self.conn.peer_closed();
+        self.seen_open_ns.store(if gone { u64::MAX } else { now.max(1) }, Ordering::Relaxed);
+        gone
     }
 }
 
@@ -205,7 +231,7 @@ fn attempt_import(target: &Target, deadline: Instant, timeout: Duration) -> Resu
         device: reply.device,
         notify_id: reply.notify_id,
         exporter_pid: exporter,
-        link: ImportLink { conn, exporter_pid: exporter },
+        link: ImportLink::new(conn, exporter),
     })
 }
 

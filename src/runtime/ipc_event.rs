@@ -108,7 +108,7 @@ impl IpcEvent {
         stop: impl Fn() -> bool,
     ) -> Result<(), WaitEnd> {
         // A short spin (`sync::SPIN`), then the kernel (see `Cell::wait_take`).
-        if crate::sync::spin_until(crate::sync::SPIN, || self.is_done(target)) {
+        if crate::sync::spin_until(futex::spin_for(crate::sync::SPIN), || self.is_done(target)) {
             return Ok(());
         }
         let done = self.cell.word(DONE);

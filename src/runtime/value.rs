@@ -130,7 +130,9 @@ fn wait_in_task(
     ctx: &TaskCtx,
 ) -> AclResult<()> {
     // A short spin (`sync::SPIN`), then the kernel (see `Cell::wait_take`).
-    if crate::sync::spin_until(crate::sync::SPIN, || satisfied(flag, word.load(), value)) {
+    if crate::sync::spin_until(crate::sys::futex::spin_for(crate::sync::SPIN), || {
+        satisfied(flag, word.load(), value)
+    }) {
         return Ok(());
     }
     let deadline = bound.map(|b| Instant::now() + b);

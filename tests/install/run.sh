@@ -354,6 +354,16 @@ for transport in auto tcp; do
 done
 ok "the LLM-DataDist pull benchmark (C++ against the install, -Werror) runs: PullKvBlocks and TransferSync verified, same host and TCP"
 
+# Issue 37's outside harnesses, built by their run.sh against the install, in smoke runs of a
+# round each (no figure judged here: docs/performance.md has them).
+quiet "$here/benches/c/notify_pingpong/run.sh" "$prefix" "$work/notify_pingpong" -- --rounds 1 --iters 50 --no-idle
+grep -q 'IPC event + stream ping-pong' "$work/out.log" && grep -q 'notify + stream ping-pong' "$work/out.log" ||
+    fail "the notify and IPC event ping-pong harness did not report both: $(cat "$work/out.log")"
+quiet "$here/benches/cxx/engine_outside/run.sh" "$prefix" "$work/engine_outside" -- --rounds 1 --calls 50 --setups 10
+[ "$(grep -c '^  ratio p50' "$work/out.log")" -eq 2 ] ||
+    fail "the outside engine benchmark did not report the transfer and the setup: $(cat "$work/out.log")"
+ok "issue 37's outside harnesses (C and C++ against the install, -Werror) run: notify, IPC event and futex ping-pongs; TransferSync and engine setup against raw TCP"
+
 # The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
 # its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.
 env -u RUST_LOG -u ASCEND_GLOBAL_LOG_LEVEL "$here/scripts/demo.sh" "$prefix" "$work/demo" >"$work/demo.log" 2>&1 ||

@@ -1,7 +1,7 @@
-// notify_pingpong: an IPC notify ping-pong between two processes through the public AscendCL C
-// API (acl/acl.h), against a raw futex ping-pong over shared memory that really sleeps in
-// FUTEX_WAIT, measured in the same run (issue 37's harness). Written against the installed
-// headers and libraries only, as a user of the vendor's API would.
+// notify_pingpong: an IPC notify ping-pong and an IPC event ping-pong between two processes
+// through the public AscendCL C API (acl/acl.h), against a raw futex ping-pong over shared
+// memory that really sleeps in FUTEX_WAIT, measured in the same run (issue 37's harness).
+// Written against the installed headers and libraries only, as a user of the vendor's API would.
 //
 // Each process has one stream and one notify, exported to the other. Each iteration of the
 // notify phase is, in the parent (the one timing):
@@ -10,21 +10,32 @@
 // and, mirrored, in the child:
 //     aclrtWaitAndResetNotify(own, stream, 5); aclrtRecordNotify(peer, stream);
 //     aclrtSynchronizeStream(stream);
+// The IPC event phase: each process creates an event with aclrtCreateEventExWithFlag(ACL_EVENT_IPC),
+// hands its aclrtIpcGetEventHandle to the other, which opens it with aclrtIpcOpenEventHandle.
+// The parent's stream records its event and waits on the child's (aclrtRecordEvent,
+// aclrtStreamWaitEvent), the child's stream waits on the parent's and records its own. A wait
+// targets the record queued last when the wait is queued (the vendor's semantics), so a host
+// cannot queue its wait before the peer has queued the record: the two hosts queue every round
+// trip in lock-step over the control pipe first, while an aclrtValueWait on a word of device
+// memory holds the parent's stream; then the word is written (aclrtValueWrite), the streams
+// ping-pong alone and each host sits in aclrtSynchronizeStream. The parent's stream times each
+// round trip with an aclrtLaunchHostFunc after the wait.
 // The baseline phase exchanges two counters in a shared page: each side stores, FUTEX_WAKEs and
 // sleeps in FUTEX_WAIT until the other's counter moves (no spinning at all).
 //
-// A run is ROUNDS rounds; each round runs both phases (the baseline first in even rounds, the
-// notify first in odd ones) of ITERS round trips each, the first tenth dropped as warm-up.
-// Per round: p50 and p99 of the parent's round trips, their ratios (notify / futex), and the CPU
-// time (getrusage, user + system, every thread) of each process over the phase, as a share of
-// one core over the phase's wall time. At the end: medians over the rounds, and the CPU used by
-// a process whose stream waits 1 s on a notify that nobody records.
+// A run is ROUNDS rounds; each round runs the three phases (futex, notify, event; which goes
+// first rotating from round to round) of ITERS round trips each, the first tenth dropped as
+// warm-up. Per round: p50 and p99 of the parent's round trips, their ratios (notify / futex,
+// event / futex), and the CPU time (getrusage, user + system, every thread) of both processes
+// over the phase, as a share of one core over the phase's wall time (for the event phase, from
+// the opening of the gate). At the end: medians over the rounds, and the CPU used by a process
+// whose stream waits 1 s on a notify that nobody records.
 //
 // Every wait is bounded: the notify waits (5 s), the futex waits (1 s slices, 10 s in all), the
 // control pipe (poll, 30 s), the whole run (alarm); the child dies with the parent
 // (PR_SET_PDEATHSIG) and is reaped on every way out.
 //
-// usage: notify_pingpong [--rounds R] [--iters N] [--no-idle]
+// usage: notify_pingpong [--rounds R] [--iters N] [--no-idle] [--no-event]
 
 #define _GNU_SOURCE
 #include <errno.h>
@@ -58,6 +69,8 @@ struct shared {
     char pad1[60];
     char parent_key[KEY_LEN];
     char child_key[KEY_LEN];
+    aclrtIpcEventHandle parent_event;
+    aclrtIpcEventHandle child_event;
 };
 
 static struct shared *sh;
@@ -146,39 +159,65 @@ struct acl_side {
     aclrtStream stream;
     aclrtNotify own;
     aclrtNotify peer;
+    aclrtEvent own_event;
+    aclrtEvent peer_event;
+    void *gate;  // a word of device memory the parent's stream waits on in the event phase
 };
 
-static void setup(struct acl_side *s, int device, char *own_key) {
+static void setup(struct acl_side *s, int device, char *own_key, aclrtIpcEventHandle *own_event) {
     CHECK(aclInit(NULL));
     CHECK(aclrtSetDevice(device));
     CHECK(aclrtCreateStream(&s->stream));
     CHECK(aclrtCreateNotify(&s->own, ACL_NOTIFY_DEFAULT));
     CHECK(aclrtNotifyGetExportKey(s->own, own_key, KEY_LEN, ACL_RT_NOTIFY_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+    CHECK(aclrtCreateEventExWithFlag(&s->own_event, ACL_EVENT_IPC));
+    CHECK(aclrtIpcGetEventHandle(s->own_event, own_event));
+    CHECK(aclrtMalloc(&s->gate, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
 }
 
-static void import_peer(struct acl_side *s, const char *key) {
+static void import_peer(struct acl_side *s, const char *key, aclrtIpcEventHandle peer_event) {
     CHECK(aclrtNotifyImportByKey(&s->peer, key, ACL_RT_NOTIFY_IMPORT_FLAG_DEFAULT));
+    CHECK(aclrtIpcOpenEventHandle(peer_event, &s->peer_event));
 }
 
 static void teardown(struct acl_side *s, int device) {
     CHECK(aclrtDestroyNotify(s->peer));
     CHECK(aclrtDestroyNotify(s->own));
+    CHECK(aclrtDestroyEvent(s->peer_event));
+    CHECK(aclrtDestroyEvent(s->own_event));
+    CHECK(aclrtFree(s->gate));
     CHECK(aclrtDestroyStream(s->stream));
     CHECK(aclrtResetDevice(device));
     aclFinalize();
 }
 
-// The child: answers the parent's commands ('F' futex phase, 'N' notify phase, 'Q' quit), each
-// with 'R' (ready) and then its CPU time over the phase.
+// The child's side of an event phase: for each round trip, when the parent says it has queued
+// its record, queues the wait on it and its own record, and says so; then synchronises. The CPU
+// time counted starts when every round trip is queued.
+static double child_event_phase(struct acl_side *s, int iters) {
+    char c;
+    for (int i = 0; i < iters; i++) {
+        get(to_child[0], &c, 1);
+        CHECK(aclrtStreamWaitEvent(s->stream, s->peer_event));
+        CHECK(aclrtRecordEvent(s->own_event, s->stream));
+        put(to_parent[1], &c, 1);
+    }
+    double cpu0 = cpu_us();
+    CHECK(aclrtSynchronizeStream(s->stream));
+    return cpu_us() - cpu0;
+}
+
+// The child: answers the parent's commands ('F' futex phase, 'N' notify phase, 'E' event phase,
+// 'Q' quit), each with 'R' (ready) and then its CPU time over the phase.
 static void child_main(int iters) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1) _exit(1);
     struct acl_side s;
-    setup(&s, 1, sh->child_key);
+    setup(&s, 1, sh->child_key, &sh->child_event);
     char c = 'K';
     put(to_parent[1], &c, 1);
-    get(to_child[0], &c, 1);  // the parent's key is in the page
-    import_peer(&s, sh->parent_key);
+    get(to_child[0], &c, 1);  // the parent's key and handle are in the page
+    import_peer(&s, sh->parent_key, sh->parent_event);
     uint32_t base = 0;
     for (;;) {
         get(to_child[0], &c, 1);
@@ -192,6 +231,10 @@ static void child_main(int iters) {
                 futex_post(&sh->pong, base + (uint32_t)i);
             }
             base += (uint32_t)iters;
+        } else if (c == 'E') {
+            double cpu = child_event_phase(&s, iters);
+            put(to_parent[1], &cpu, sizeof cpu);
+            continue;
         } else {
             for (int i = 0; i < iters; i++) {
                 CHECK(aclrtWaitAndResetNotify(s.own, s.stream, 5));
@@ -222,12 +265,63 @@ static double pct(const double *sorted, int n, double p) {
     return sorted[i < n ? i : n - 1];
 }
 
+// A phase's figures from its round trips' times (the first tenth dropped) and CPU shares.
+static struct phase summarise(double *times, int iters, double cpu_parent, double cpu_child) {
+    int warm = iters / 10, n = iters - warm;
+    qsort(times + warm, (size_t)n, sizeof *times, cmp_double);
+    struct phase ph = {pct(times + warm, n, 0.5), pct(times + warm, n, 0.99), cpu_parent, cpu_child};
+    return ph;
+}
+
 static uint32_t parent_base = 0;
+
+// The event phase's time stamps, taken by a host function on the parent's stream after each
+// round trip.
+static double *stamps;
+static int stamp_next;
+
+static void stamp(void *arg) {
+    (void)arg;
+    stamps[stamp_next++] = now_us();
+}
+
+// The parent's side of an event phase (see the top of the file); the wall time and CPU time
+// counted start when the gate opens.
+static void parent_event_phase(struct acl_side *s, int iters, double *times, double *wall, double *cpu) {
+    static uint64_t gate_value = 0;
+    gate_value++;
+    CHECK(aclrtValueWait(s->gate, gate_value, ACL_STREAM_WAIT_VALUE_EQ, s->stream));
+    stamps = times;
+    stamp_next = 0;
+    char c = 'e';
+    for (int i = 0; i < iters; i++) {
+        CHECK(aclrtRecordEvent(s->own_event, s->stream));
+        put(to_child[1], &c, 1);
+        get(to_parent[0], &c, 1);
+        CHECK(aclrtStreamWaitEvent(s->stream, s->peer_event));
+        CHECK(aclrtLaunchHostFunc(s->stream, stamp, NULL));
+    }
+    double cpu0 = cpu_us(), t0 = now_us();
+    CHECK(aclrtValueWrite(s->gate, gate_value, 0, NULL));
+    CHECK(aclrtSynchronizeStream(s->stream));
+    *wall = now_us() - t0;
+    *cpu = cpu_us() - cpu0;
+    if (stamp_next != iters) die("%d time stamps for %d round trips", stamp_next, iters);
+    // Round trip i ends at stamp i; the first begins when the gate opens.
+    for (int i = iters - 1; i > 0; i--) times[i] -= times[i - 1];
+    times[0] -= t0;
+}
 
 static struct phase run_phase(char kind, struct acl_side *s, int iters, double *times) {
     put(to_child[1], &kind, 1);
     char ready;
     get(to_parent[0], &ready, 1);
+    if (kind == 'E') {
+        double wall, cpu, child_cpu;
+        parent_event_phase(s, iters, times, &wall, &cpu);
+        get(to_parent[0], &child_cpu, sizeof child_cpu);
+        return summarise(times, iters, cpu / wall, child_cpu / wall);
+    }
     double cpu0 = cpu_us(), t0 = now_us(), last = t0;
     for (int i = 0; i < iters; i++) {
         if (kind == 'F') {
@@ -246,10 +340,7 @@ static struct phase run_phase(char kind, struct acl_side *s, int iters, double *
     if (kind == 'F') parent_base += (uint32_t)iters;
     double wall = now_us() - t0, cpu = cpu_us() - cpu0, child_cpu;
     get(to_parent[0], &child_cpu, sizeof child_cpu);
-    int warm = iters / 10, n = iters - warm;
-    qsort(times + warm, (size_t)n, sizeof *times, cmp_double);
-    struct phase ph = {pct(times + warm, n, 0.5), pct(times + warm, n, 0.99), cpu / wall, child_cpu / wall};
-    return ph;
+    return summarise(times, iters, cpu / wall, child_cpu / wall);
 }
 
 static double median(double *v, int n) {
@@ -267,8 +358,33 @@ static double idle_wait_share(struct acl_side *s) {
     return cpu / wall;
 }
 
+// The medians over the rounds of phase k's figures against the futex phase's (phase 0).
+static void print_medians(const char *name, struct phase *ph, struct phase *futex_ph, int rounds) {
+    double v[5][MAX_ROUNDS];
+    for (int r = 0; r < rounds; r++) {
+        v[0][r] = ph[r].p50;
+        v[1][r] = ph[r].p99;
+        v[2][r] = ph[r].cpu_parent + ph[r].cpu_child;
+        v[3][r] = ph[r].p50 / futex_ph[r].p50;
+        v[4][r] = ph[r].p99 / futex_ph[r].p99;
+    }
+    printf("  %-28s p50 %7.1f us  p99 %7.1f us  CPU of both %4.0f%% of a core\n", name, median(v[0], rounds),
+           median(v[1], rounds), 100 * median(v[2], rounds));
+    if (ph == futex_ph) return;
+    printf("  %-28s p50 %7.2fx     p99 %7.2fx   (target: p50 <= 1.2x, p99 <= 3x)\n", "  ratio / futex",
+           median(v[3], rounds), median(v[4], rounds));
+}
+
+static void print_round_ratios(const char *name, struct phase *ph, struct phase *futex_ph, int rounds) {
+    printf("  %s ratios of the rounds: p50", name);
+    for (int r = 0; r < rounds; r++) printf(" %.2f", ph[r].p50 / futex_ph[r].p50);
+    printf("; p99");
+    for (int r = 0; r < rounds; r++) printf(" %.2f", ph[r].p99 / futex_ph[r].p99);
+    printf("\n");
+}
+
 int main(int argc, char **argv) {
-    int rounds = 10, iters = 2000, idle = 1;
+    int rounds = 10, iters = 2000, idle = 1, event = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
             rounds = atoi(argv[++i]);
@@ -276,8 +392,10 @@ int main(int argc, char **argv) {
             iters = atoi(argv[++i]);
         } else if (!strcmp(argv[i], "--no-idle")) {
             idle = 0;
+        } else if (!strcmp(argv[i], "--no-event")) {
+            event = 0;
         } else {
-            fprintf(stderr, "usage: %s [--rounds R] [--iters N] [--no-idle]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--rounds R] [--iters N] [--no-idle] [--no-event]\n", argv[0]);
             return 2;
         }
     }
@@ -297,33 +415,35 @@ int main(int argc, char **argv) {
         child_main(iters);
     }
     struct acl_side s;
-    setup(&s, 0, sh->parent_key);
+    setup(&s, 0, sh->parent_key, &sh->parent_event);
     char c;
-    get(to_parent[0], &c, 1);  // the child's key is in the page
-    import_peer(&s, sh->child_key);
+    get(to_parent[0], &c, 1);  // the child's key and handle are in the page
+    import_peer(&s, sh->child_key, sh->child_event);
     c = 'K';
     put(to_child[1], &c, 1);
 
     double *times = calloc((size_t)iters, sizeof *times);
-    struct phase futex_ph[MAX_ROUNDS], notify_ph[MAX_ROUNDS];
-    double r50[MAX_ROUNDS], r99[MAX_ROUNDS];
-    printf("notify ping-pong between two processes, %d rounds of %d round trips (%d warm-up dropped)\n",
-           rounds, iters, iters / 10);
-    printf("round  futex p50/p99 us   notify p50/p99 us   ratio p50  p99   CPU futex par/chi   CPU notify par/chi\n");
+    // Phases: 0 futex, 1 notify, 2 event.
+    static const char kinds[3] = {'F', 'N', 'E'};
+    int phases = event ? 3 : 2;
+    static struct phase ph[3][MAX_ROUNDS];
+    printf("notify%s ping-pong between two processes, %d rounds of %d round trips (%d warm-up dropped)\n",
+           event ? " and IPC event" : "", rounds, iters, iters / 10);
+    printf("round  futex p50/p99 us   notify p50/p99 us  ratio p50  p99 %s  CPU %% futex/notify%s\n",
+           event ? "  event p50/p99 us   ratio p50  p99" : "", event ? "/event" : "");
     for (int r = 0; r < rounds; r++) {
-        if (r % 2 == 0) {
-            futex_ph[r] = run_phase('F', &s, iters, times);
-            notify_ph[r] = run_phase('N', &s, iters, times);
-        } else {
-            notify_ph[r] = run_phase('N', &s, iters, times);
-            futex_ph[r] = run_phase('F', &s, iters, times);
+        for (int k = 0; k < phases; k++) {
+            int p = (r + k) % phases;
+            ph[p][r] = run_phase(kinds[p], &s, iters, times);
         }
-        r50[r] = notify_ph[r].p50 / futex_ph[r].p50;
-        r99[r] = notify_ph[r].p99 / futex_ph[r].p99;
-        printf("%5d  %7.1f %8.1f   %8.1f %8.1f   %8.2fx %5.2fx   %7.0f%% %5.0f%%   %7.0f%% %5.0f%%\n", r,
-               futex_ph[r].p50, futex_ph[r].p99, notify_ph[r].p50, notify_ph[r].p99, r50[r], r99[r],
-               100 * futex_ph[r].cpu_parent, 100 * futex_ph[r].cpu_child, 100 * notify_ph[r].cpu_parent,
-               100 * notify_ph[r].cpu_child);
+        printf("%5d  %7.1f %8.1f   %8.1f %8.1f  %8.2fx %5.2fx", r, ph[0][r].p50, ph[0][r].p99, ph[1][r].p50,
+               ph[1][r].p99, ph[1][r].p50 / ph[0][r].p50, ph[1][r].p99 / ph[0][r].p99);
+        if (event)
+            printf("   %8.1f %8.1f  %8.2fx %5.2fx", ph[2][r].p50, ph[2][r].p99, ph[2][r].p50 / ph[0][r].p50,
+                   ph[2][r].p99 / ph[0][r].p99);
+        for (int k = 0; k < phases; k++)
+            printf("%s%.0f", k ? "/" : "  ", 100 * (ph[k][r].cpu_parent + ph[k][r].cpu_child));
+        printf("\n");
         fflush(stdout);
     }
     c = 'Q';
@@ -333,28 +453,12 @@ int main(int argc, char **argv) {
         die("the child failed");
     child_pid = -1;
 
-    double v[6][MAX_ROUNDS];
-    for (int r = 0; r < rounds; r++) {
-        v[0][r] = futex_ph[r].p50;
-        v[1][r] = futex_ph[r].p99;
-        v[2][r] = notify_ph[r].p50;
-        v[3][r] = notify_ph[r].p99;
-        v[4][r] = notify_ph[r].cpu_parent + notify_ph[r].cpu_child;
-        v[5][r] = futex_ph[r].cpu_parent + futex_ph[r].cpu_child;
-    }
-    printf("medians over the rounds:\n");
-    printf("  futex (sleeping) ping-pong   p50 %7.1f us  p99 %7.1f us  CPU of both %4.0f%% of a core\n",
-           median(v[0], rounds), median(v[1], rounds), 100 * median(v[5], rounds));
-    printf("  notify + stream ping-pong    p50 %7.1f us  p99 %7.1f us  CPU of both %4.0f%% of a core\n",
-           median(v[2], rounds), median(v[3], rounds), 100 * median(v[4], rounds));
-    double m50 = median(r50, rounds), m99 = median(r99, rounds);
-    printf("  ratio notify / futex         p50 %7.2fx     p99 %7.2fx   (target: p50 <= 1.2x, p99 <= 3x)\n", m50,
-           m99);
-    printf("  ratios of the rounds: p50");
-    for (int r = 0; r < rounds; r++) printf(" %.2f", notify_ph[r].p50 / futex_ph[r].p50);
-    printf("; p99");
-    for (int r = 0; r < rounds; r++) printf(" %.2f", notify_ph[r].p99 / futex_ph[r].p99);
-    printf("\n");
+    printf("medians over the rounds (CPU: both processes):\n");
+    print_medians("futex (sleeping) ping-pong", ph[0], ph[0], rounds);
+    print_medians("notify + stream ping-pong", ph[1], ph[0], rounds);
+    if (event) print_medians("IPC event + stream ping-pong", ph[2], ph[0], rounds);
+    print_round_ratios("notify", ph[1], ph[0], rounds);
+    if (event) print_round_ratios("IPC event", ph[2], ph[0], rounds);
     if (idle) {
         double share = idle_wait_share(&s);
         printf("a stream waiting 1 s on a notify nobody records: %.2f%% of a core (target: < 2%%)\n",

@@ -53,6 +53,7 @@
 #include "acl/acl.h"
 #include "adxl/adxl_engine.h"
 #include "llm_datadist/llm_datadist.h"
+#include "outside.h"
 
 namespace {
 
@@ -63,30 +64,16 @@ constexpr int32_t kTransferTimeoutMs = 20000;
 constexpr int32_t kLinkTimeoutMs = 10000;
 constexpr int kAnswerTimeoutMs = 60000;  // the prompt's "ready" line
 
-volatile pid_t g_child = 0;  // the prompt, while it runs: killed on every way out
-
-[[noreturn]] void die(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  std::fprintf(stderr, "llm_datadist_pull: ");
-  std::vfprintf(stderr, fmt, ap);
-  std::fprintf(stderr, "\n");
-  va_end(ap);
-  if (g_child > 0) {
-    kill(g_child, SIGKILL);
-    waitpid(g_child, nullptr, 0);
-    g_child = 0;
-  }
-  std::exit(1);
-}
+using outside::die;
+using outside::recent_error;
 
 void on_alarm(int) {
   static const char msg[] = "llm_datadist_pull: the run took longer than its limit: stopped\n";
   ssize_t ignored = write(2, msg, sizeof(msg) - 1);
   (void)ignored;
-  if (g_child > 0) {
-    kill(g_child, SIGKILL);
-    waitpid(g_child, nullptr, 0);  // async-signal-safe
+  if (outside::child > 0) {
+    kill(outside::child, SIGKILL);
+    waitpid(outside::child, nullptr, 0);  // async-signal-safe
   }
   _exit(3);
 }
@@ -132,10 +119,6 @@ double median(std::vector<double> v) {
   return n == 0 ? 0.0 : (n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0);
 }
 
-const char *recent_error() {
-  const char *m = aclGetRecentErrMsg();
-  return m != nullptr && *m != '\0' ? m : "no message";
-}
 
 llm_datadist::CacheDesc cache_desc(uint64_t blocks, uint64_t block_bytes) {
   llm_datadist::CacheDesc d;
@@ -363,7 +346,7 @@ Prompt start_prompt(const Args &a, int port, int limit_s) {
           args[3].c_str(), args[4].c_str(), args[5].c_str(), static_cast<char *>(nullptr));
     _exit(127);
   }
-  g_child = pid;
+  outside::child = pid;
   close(up[1]);
   close(down[0]);
   Prompt p;
@@ -399,7 +382,7 @@ bool stop_prompt(Prompt &p) {
     kill(p.pid, SIGKILL);
     waitpid(p.pid, &status, 0);
   }
-  g_child = 0;
+  outside::child = 0;
   close(p.up);
   return exited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
@@ -654,6 +637,7 @@ int decoder_main(const Args &a) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  outside::program = "llm_datadist_pull";
   if (argc == 8 && std::strcmp(argv[1], "prompt") == 0) {
     return prompt_main(static_cast<uint16_t>(std::atoi(argv[2])), std::atoi(argv[3]), std::atoi(argv[4]),
                        std::strtoull(argv[5], nullptr, 10), std::strtoull(argv[6], nullptr, 10), std::atoi(argv[7]));

@@ -24,11 +24,13 @@ pub enum Mode {
     /// ADXL TransferSync between two engines; baselines: a raw TCP socket pair doing the same
     /// request/response exchange, and memcpy of the same bytes
     Adxl,
-    /// notify ping-pong between two processes through streams; baseline: raw futex ping-pong
-    /// over a shared page between two processes
+    /// notify ping-pong between two processes through streams; baselines: raw futex ping-pong
+    /// over a shared page between two processes, spinning before it sleeps and sleeping at
+    /// once; CPU of both processes
     Notify,
     /// IPC event and value wait/write ping-pongs between two processes through streams, in 41
-    /// short rounds beside a raw futex ping-pong (the rounds of `cargo bench --bench ipc_event`)
+    /// short rounds beside the two raw futex ping-pongs (the rounds of `cargo bench --bench
+    /// ipc_event`); CPU of both processes
     IpcEvent,
     /// aclrtMemcpy H2D/D2H, aclrtMemcpyAsync+synchronise and one stream task; baselines: memcpy
     /// of the same size, a bare cross-thread hand-off

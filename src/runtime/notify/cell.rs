@@ -122,7 +122,7 @@ impl Cell {
     ) -> Result<(), WaitEnd> {
         // A short spin (`sync::SPIN`), then the kernel: a record already on its way is taken
         // without two system calls, and a wait nobody ends soon costs no CPU.
-        if sync::spin_until(sync::SPIN, || self.pending() > 0 && self.try_take()) {
+        if sync::spin_until(futex::spin_for(sync::SPIN), || self.pending() > 0 && self.try_take()) {
             return Ok(());
         }
         let deadline = timeout.map(|t| Instant::now() + t);

@@ -7,16 +7,16 @@
 //! hosts queue their tasks in lock-step over a pipe first, while the parent's stream is held by
 //! a value wait; then the gate opens and the streams ping-pong on their own, the parent's stream
 //! timestamping every round trip. A second case does the same exchange with `aclrtValueWrite`
-//! and `aclrtValueWait` on two words of IPC memory (the value-wait wake-up). The baseline does
-//! the same exchange with two futex words in a shared page (the same spin-then-sleep waiting):
-//! `benches/common/futex_pingpong.rs`. Children are the same executable started with [`ROLE`]
+//! and `aclrtValueWait` on two words of IPC memory (the value-wait wake-up). The baselines do
+//! the same exchange with two futex words in a shared page, one spinning before it sleeps, one
+//! sleeping at once (`benches/common/futex_pingpong.rs`); each exchange also reports the CPU
+//! time of both processes after the warm-up, as a share of one core. Children are the same executable started with [`ROLE`]
 //! set; its `main` first calls [`child_main`].
 
 use std::ffi::c_void;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::ptr::null_mut;
-use std::time::Duration;
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
@@ -29,8 +29,8 @@ use ascendless::ffi::acl_rt::memory::aclrtMalloc;
 use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
 use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
 
-use super::futex_pingpong::{raw_child, raw_parent};
-use super::rounds::{Row, case_lines, header, side_by_side};
+use super::futex_pingpong::{Wait, raw_child, raw_parent};
+use super::rounds::{Exchange, Row, case_lines, header, round_ratios, side_by_side, warm};
 use super::stamps;
 
 /// The environment variable that makes the executable a child: `kind:arg:rounds`.
@@ -42,55 +42,49 @@ pub fn child_main() -> bool {
     let mut parts = role.splitn(2, ':');
     let (kind, rest) = (parts.next().unwrap(), parts.next().unwrap());
     let (arg, n) = rest.rsplit_once(':').unwrap();
-    match kind {
-        "raw" => raw_child(arg, n.parse().unwrap()),
-        "value" => value_child(arg, n.parse().unwrap()),
-        _ => event_child(arg, n.parse().unwrap()),
+    let n = n.parse().unwrap();
+    if !raw_child(kind, arg, n) {
+        if kind == "value" { value_child(arg, n) } else { event_child(arg, n) }
     }
     true
 }
 
-/// `reps` rounds of `n` round trips of the raw, event and value exchanges side by side (the
-/// first tenth of each dropped as warm-up).
-pub fn measure(reps: usize, n: usize) -> Vec<Row<3>> {
-    side_by_side(reps, n / 10, |i| match i {
-        0 => raw_parent(ROLE, n),
-        1 => event_parent(n),
+/// `reps` rounds of `n` round trips of the two raw exchanges (spinning, sleeping), the event
+/// and the value exchanges side by side (the first tenth of each dropped as warm-up).
+pub fn measure(reps: usize, n: usize) -> Vec<Row<4>> {
+    side_by_side(reps, warm(n), |i| match i {
+        0 => raw_parent(ROLE, n, Wait::Spin),
+        1 => raw_parent(ROLE, n, Wait::Sleep),
+        2 => event_parent(n),
         _ => value_parent(n),
     })
 }
 
 /// The report of [`measure`]'s rounds, as both programs print it.
-pub fn report(rows: &[Row<3>], n: usize) -> String {
-    let each =
-        |i: usize| rows.iter().map(|r| format!("{:.2}", r[i].0 / r[0].0)).collect::<Vec<_>>().join(" ");
-    let [title, raw] = header("IPC event", rows, n, 28);
-    let [event, event_ratio] = case_lines(
-        rows,
-        1,
-        ["ascendless IPC event+stream", "ratio (ascendless / raw)"],
-        28,
-        "",
-        "(targets: p50 <= 1.5x, issue 23: p50 <= 1.2x, p99 <= 3x)",
-    );
-    let [value, value_ratio] = case_lines(
+pub fn report(rows: &[Row<4>], n: usize) -> String {
+    let [title, spinning, sleeping] = header("IPC event", rows, n, 28);
+    let event = case_lines(
         rows,
         2,
-        ["ascendless value wait/write", "ratio (value / raw)"],
+        "ascendless IPC event+stream",
+        28,
+        "",
+        ["(targets: p50 <= 1.5x, issue 23: p50 <= 1.2x, p99 <= 3x)", "(issue 37: p50 <= 1.2x, p99 <= 3x)"],
+    );
+    let value = case_lines(
+        rows,
+        3,
+        "ascendless value wait/write",
         28,
         "   (IPC memory)",
-        "(target: p50 <= 1.5x)",
+        ["(target: p50 <= 1.5x)", ""],
     );
-    [
-        title,
-        raw,
-        event,
-        event_ratio,
-        value,
-        value_ratio,
-        format!("  p50 ratios of the rounds: IPC event {}; value {}", each(1), each(2)),
-    ]
-    .join("\n")
+    let mut lines = vec![title, spinning, sleeping];
+    lines.extend(event);
+    lines.extend(value);
+    lines.push(format!("  p50 ratios of the rounds: IPC event {}", round_ratios(rows, 2)));
+    lines.push(format!("  p50 ratios of the rounds: value {}", round_ratios(rows, 3)));
+    lines.join("\n")
 }
 
 fn check(rc: i32, what: &str) {
@@ -128,7 +122,7 @@ fn setup(device: i32) -> (*mut c_void, *mut c_void) {
     (stream, own)
 }
 
-pub fn event_parent(n: usize) -> Vec<Duration> {
+pub fn event_parent(n: usize) -> Exchange {
     let (stream, own) = setup(0);
     let mut child = Command::new(std::env::current_exe().unwrap())
         .env(ROLE, format!("event:{}:{n}", handle_hex(own)))
@@ -146,7 +140,7 @@ pub fn event_parent(n: usize) -> Vec<Duration> {
     // SAFETY: valid out-pointer.
     check(unsafe { aclrtMalloc(&mut gate, 4096, 0) }, "aclrtMalloc");
     check(aclrtValueWait(gate, 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
-    stamps::start();
+    stamps::start(n);
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
     for i in 0..n {
         check(aclrtRecordEvent(own, stream), "aclrtRecordEvent");
@@ -162,9 +156,10 @@ pub fn event_parent(n: usize) -> Vec<Duration> {
     }
     check(aclrtValueWrite(gate, 1, 0, null_mut()), "aclrtValueWrite");
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    let child_cpu = stamps::read_child_cpu(&mut from_child);
     drop(to_child);
     assert!(child.wait().unwrap().success());
-    stamps::intervals()
+    stamps::exchange(child_cpu)
 }
 
 pub fn event_child(parent_handle: &str, n: usize) {
@@ -178,16 +173,18 @@ pub fn event_child(parent_handle: &str, n: usize) {
         lines.next().unwrap().unwrap();
         check(aclrtStreamWaitEvent(stream, parent), "aclrtStreamWaitEvent");
         check(aclrtRecordEvent(own, stream), "aclrtRecordEvent");
+        stamps::mark_cpu_after(stream, i + 1, n);
         writeln!(out.lock(), "{i}").unwrap();
     }
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    writeln!(out.lock(), "{}", stamps::child_cpu_line()).unwrap();
 }
 
 // ---- value waits on IPC memory, through streams ----
 
 /// Two words of device memory 64 bytes apart: the parent writes `ping` and waits on `pong`,
 /// the child the other way round. Values are explicit, so every task is queued up front.
-pub fn value_parent(n: usize) -> Vec<Duration> {
+pub fn value_parent(n: usize) -> Exchange {
     check(aclrtSetDevice(0), "aclrtSetDevice");
     let (mut stream, mut mem) = (null_mut(), null_mut());
     let mut key = [0 as std::ffi::c_char; 65];
@@ -201,9 +198,12 @@ pub fn value_parent(n: usize) -> Vec<Duration> {
     let key = unsafe { std::ffi::CStr::from_ptr(key.as_ptr()) }.to_str().unwrap().to_owned();
     // SAFETY: inside the 4096-byte allocation.
     let pong = unsafe { mem.byte_add(64) };
-    let mut child =
-        Command::new(std::env::current_exe().unwrap()).env(ROLE, format!("value:{key}:{n}")).spawn().unwrap();
-    stamps::start();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .env(ROLE, format!("value:{key}:{n}"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    stamps::start(n);
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
     for i in 0..n {
         check(aclrtValueWrite(mem, i as u64 + 1, 0, stream), "aclrtValueWrite");
@@ -215,8 +215,9 @@ pub fn value_parent(n: usize) -> Vec<Duration> {
         .unwrap();
     }
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    let child_cpu = stamps::read_child_cpu(&mut BufReader::new(child.stdout.take().unwrap()));
     assert!(child.wait().unwrap().success());
-    stamps::intervals()
+    stamps::exchange(child_cpu)
 }
 
 pub fn value_child(key: &str, n: usize) {
@@ -233,6 +234,8 @@ pub fn value_child(key: &str, n: usize) {
     for i in 0..n {
         check(aclrtValueWait(mem, i as u64 + 1, ACL_STREAM_WAIT_VALUE_EQ, stream), "aclrtValueWait");
         check(aclrtValueWrite(pong, i as u64 + 1, 0, stream), "aclrtValueWrite");
+        stamps::mark_cpu_after(stream, i + 1, n);
     }
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    println!("{}", stamps::child_cpu_line());
 }

@@ -115,9 +115,10 @@ pub fn ping_pong_child() -> bool {
     notify_rounds::child_main() || ipc_event_rounds::child_main()
 }
 
-/// The usual rows of a ping-pong mode's rounds, case `k` against case 0 (the raw exchange) for
-/// every `k > 0`: the medians over the rounds, so the ratios are those of the medians (the text
-/// report gives the medians of the per-round ratios, as the benches do).
+/// The usual rows of a ping-pong mode's rounds, case `k` against cases 0 and 1 (the spinning
+/// and the sleeping futex exchanges) for every `k > 1`: the medians over the rounds, so the
+/// ratios are those of the medians (the text report gives the medians of the per-round ratios,
+/// as the benches do); the CPU share of both processes in each figure's note.
 fn rounds_report<const K: usize>(
     mode: &'static str,
     rows: &[rounds::Row<K>],
@@ -129,10 +130,12 @@ fn rounds_report<const K: usize>(
             Figures { name: names[i].into(), ops: (rows.len() * (n - n / 10)) as u64, ..Default::default() };
         f.p50_us = Some(rounds::median(rows, |r| r[i].0));
         f.p99_us = Some(rounds::median(rows, |r| r[i].1));
+        f.note =
+            format!("CPU of both processes {:.0}% of one core", 100.0 * rounds::median(rows, |r| r[i].2));
         f
     };
     let params = json!({ "rounds": rows.len(), "round_trips": n, "unit": "round trip" });
-    let rows = (1..K).map(|k| Row { subject: figures(k), baselines: vec![figures(0)] }).collect();
+    let rows = (2..K).map(|k| Row { subject: figures(k), baselines: vec![figures(0), figures(1)] }).collect();
     Report { mode, params, rows }
 }
 
@@ -173,11 +176,15 @@ pub fn run(o: &Opts) -> Result<(), String> {
             // The bench's rounds and report (`notify_rounds.rs`); `--duration` sets how many
             // rounds: ten a second, 3 to 41, odd.
             let (reps, n) = (((o.duration * 10.0) as usize).clamp(3, 41) | 1, 1_000);
-            let p = Progress::start("notify", reps as f64 * 0.15);
+            let p = Progress::start("notify", reps as f64 * 0.25);
             let rows = notify_rounds::measure(reps, n);
             drop(p);
             if o.json {
-                let named = ["raw futex ping-pong (2 processes)", "notify ping-pong (2 processes, streams)"];
+                let named = [
+                    "spinning futex ping-pong (2 processes)",
+                    "sleeping futex ping-pong (2 processes)",
+                    "notify ping-pong (2 processes, streams)",
+                ];
                 emit(o, &rounds_report("notify", &rows, n, &named));
             } else {
                 println!("{}", notify_rounds::report(&rows, n));
@@ -188,12 +195,13 @@ pub fn run(o: &Opts) -> Result<(), String> {
             // The rounds and the report are the bench's (`ipc_event_rounds.rs`): no table, no
             // options; `--json` gives the medians.
             let (reps, n) = (41, 1_000);
-            let p = Progress::start("ipc-event", 6.0);
+            let p = Progress::start("ipc-event", 9.0);
             let rows = ipc_event_rounds::measure(reps, n);
             drop(p);
             if o.json {
                 let named = [
-                    "raw futex ping-pong (2 processes)",
+                    "spinning futex ping-pong (2 processes)",
+                    "sleeping futex ping-pong (2 processes)",
                     "IPC event ping-pong (2 processes, streams)",
                     "value wait/write ping-pong (IPC memory)",
                 ];

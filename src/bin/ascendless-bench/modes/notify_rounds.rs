@@ -4,16 +4,16 @@
 //! Each side records the other's (imported) notify and waits on its own, as stream tasks; the
 //! parent timestamps every round trip on its stream (`benches/common/stamps.rs`). Each side
 //! queues every task behind a gate first and then opens it, so its host thread is idle during
-//! the exchange, as the baseline's are. The baseline does the same exchange with two futex
-//! words in a shared page and nothing else (the same spin-then-sleep waiting):
-//! `benches/common/futex_pingpong.rs`. Children are the same executable started with [`ROLE`]
-//! set; its `main` first calls [`child_main`].
+//! the exchange, as the baseline's are. The baselines do the same exchange with two futex
+//! words in a shared page and nothing else, one spinning before it sleeps, one sleeping at once
+//! (`benches/common/futex_pingpong.rs`); each exchange also reports the CPU time of both
+//! processes after the warm-up, as a share of one core. Children are the same executable
+//! started with [`ROLE`] set; its `main` first calls [`child_main`].
 
 use std::ffi::{CString, c_char, c_void};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::ptr::null_mut;
-use std::time::Duration;
 
 use ascendless::error::acl_codes::ACL_SUCCESS;
 use ascendless::ffi::acl_rt::device::aclrtSetDevice;
@@ -23,8 +23,8 @@ use ascendless::ffi::acl_rt::notify::{aclrtCreateNotify, aclrtRecordNotify, aclr
 use ascendless::ffi::acl_rt::stream::{aclrtCreateStream, aclrtSynchronizeStream};
 use ascendless::ffi::acl_rt::value::{ACL_STREAM_WAIT_VALUE_EQ, aclrtValueWait, aclrtValueWrite};
 
-use super::futex_pingpong::{raw_child, raw_parent};
-use super::rounds::{Row, case_lines, header, side_by_side};
+use super::futex_pingpong::{Wait, raw_child, raw_parent};
+use super::rounds::{Exchange, Row, case_lines, header, round_ratios, side_by_side, warm};
 use super::stamps;
 
 /// The environment variable that makes the executable a child: `kind:arg:rounds`.
@@ -37,36 +37,37 @@ pub fn child_main() -> bool {
     let mut parts = role.splitn(2, ':');
     let (kind, rest) = (parts.next().unwrap(), parts.next().unwrap());
     let (arg, n) = rest.rsplit_once(':').unwrap();
-    match kind {
-        "raw" => raw_child(arg, n.parse().unwrap()),
-        _ => notify_child(arg, n.parse().unwrap()),
+    if !raw_child(kind, arg, n.parse().unwrap()) {
+        notify_child(arg, n.parse().unwrap());
     }
     true
 }
 
-/// `reps` rounds of `n` round trips of the raw and the notify exchange side by side (the first
-/// tenth of each dropped as warm-up).
-pub fn measure(reps: usize, n: usize) -> Vec<Row<2>> {
-    side_by_side(reps, n / 10, |i| if i == 0 { raw_parent(ROLE, n) } else { notify_parent(n) })
+/// `reps` rounds of `n` round trips of the two raw exchanges (spinning, sleeping) and the
+/// notify exchange side by side (the first tenth of each dropped as warm-up).
+pub fn measure(reps: usize, n: usize) -> Vec<Row<3>> {
+    side_by_side(reps, warm(n), |i| match i {
+        0 => raw_parent(ROLE, n, Wait::Spin),
+        1 => raw_parent(ROLE, n, Wait::Sleep),
+        _ => notify_parent(n),
+    })
 }
 
 /// The report of [`measure`]'s rounds, as both programs print it.
-pub fn report(rows: &[Row<2>], n: usize) -> String {
-    let each = |p99: bool| {
-        let ratio = |r: &Row<2>| if p99 { r[1].1 / r[0].1 } else { r[1].0 / r[0].0 };
-        rows.iter().map(|r| format!("{:.2}", ratio(r))).collect::<Vec<_>>().join(" ")
-    };
-    let [title, raw] = header("notify", rows, n, 25);
-    let [notify, ratio] = case_lines(
-        rows,
-        1,
-        ["ascendless notify+stream", "ratio (ascendless / raw)"],
-        25,
-        "",
-        "(target: p50 <= 1.2x, p99 <= 3x)",
-    );
-    [title, raw, notify, ratio, format!("  ratios of the rounds: p50 {}; p99 {}", each(false), each(true))]
-        .join("\n")
+pub fn report(rows: &[Row<3>], n: usize) -> String {
+    let [title, spinning, sleeping] = header("notify", rows, n, 25);
+    let targets = ["(issue 23: p50 <= 1.2x, p99 <= 3x)", "(issue 37: p50 <= 1.2x, p99 <= 3x)"];
+    let [notify, by_spinning, by_sleeping] = case_lines(rows, 2, "ascendless notify+stream", 25, "", targets);
+    [
+        title,
+        spinning,
+        sleeping,
+        notify,
+        by_spinning,
+        by_sleeping,
+        format!("  p50 ratios of the rounds: {}", round_ratios(rows, 2)),
+    ]
+    .join("\n")
 }
 
 fn check(rc: i32, what: &str) {
@@ -115,7 +116,7 @@ fn open(word: *mut c_void) {
     check(aclrtValueWrite(word, 1, 0, null_mut()), "aclrtValueWrite");
 }
 
-pub fn notify_parent(n: usize) -> Vec<Duration> {
+pub fn notify_parent(n: usize) -> Exchange {
     let (stream, own) = setup(0);
     let own_key = export(own);
     let mut child = Command::new(std::env::current_exe().unwrap())
@@ -123,11 +124,12 @@ pub fn notify_parent(n: usize) -> Vec<Duration> {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
+    let mut from_child = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap()).read_line(&mut line).unwrap();
+    from_child.read_line(&mut line).unwrap();
     let peer = import(line.trim());
     // Time stamps taken by a task after each round trip (`common/stamps.rs`).
-    stamps::start();
+    stamps::start(n);
     let s = ascendless::runtime::context::stream(stream.addr() as u64).unwrap();
     let held = gate(stream);
     for _ in 0..n {
@@ -141,20 +143,23 @@ pub fn notify_parent(n: usize) -> Vec<Duration> {
     }
     open(held);
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    let child_cpu = stamps::read_child_cpu(&mut from_child);
     assert!(child.wait().unwrap().success());
-    stamps::intervals()
+    stamps::exchange(child_cpu)
 }
 
 pub fn notify_child(owner_key: &str, n: usize) {
     let (stream, own) = setup(1);
     let owner = import(owner_key);
     let held = gate(stream);
-    for _ in 0..n {
+    for i in 1..=n {
         check(aclrtWaitAndResetNotify(own, stream, 10), "aclrtWaitAndResetNotify");
         check(aclrtRecordNotify(owner, stream), "aclrtRecordNotify");
+        stamps::mark_cpu_after(stream, i, n);
     }
     open(held);
     println!("{}", export(own));
     std::io::stdout().flush().unwrap();
     check(aclrtSynchronizeStream(stream), "aclrtSynchronizeStream");
+    println!("{}", stamps::child_cpu_line());
 }

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Builds one of the benchmarks in benches/c or benches/cxx against an installed tree, with
-# CMake as a user would, and runs it; each benchmark's run.sh calls this.
-# Usage: build_and_run.sh SOURCE_DIR PROGRAM PREFIX [BUILD_DIR] [-- ARGS...]
+# Builds one of the outside benchmarks (a CMake project under benches/c or benches/cxx, written
+# against an installed tree as a user would) and runs it. Each project's run.sh calls this.
+# Usage: outside.sh PROJECT_DIR PROGRAM PREFIX [BUILD_DIR] [-- ARGS...]
 #   PREFIX     an installed tree (`make install PREFIX=...`); its set_env.sh is sourced
 #   BUILD_DIR  where to build (default: a temporary directory, removed at the end)
-#   ARGS       passed to the program (see the usage line of its source; docs/performance.md
-#              shows its output)
+#   ARGS       passed to PROGRAM (see the usage line at the top of its source)
 set -euo pipefail
 
-[ $# -ge 3 ] || { echo "usage: $0 SOURCE_DIR PROGRAM PREFIX [BUILD_DIR] [-- ARGS...]" >&2; exit 2; }
-source_dir=$1 program=$2
+[ $# -ge 3 ] || { echo "usage: $0 PROJECT_DIR PROGRAM PREFIX [BUILD_DIR] [-- ARGS...]" >&2; exit 2; }
+here=$1
+program=$2
 prefix=$(cd "$3" && pwd)
 shift 3
 build=
@@ -26,7 +26,7 @@ fi
 mkdir -p "$build"
 # shellcheck source=/dev/null
 source "$prefix/set_env.sh"
-cmake -S "$source_dir" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/configure.log" 2>&1 ||
+cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >"$build/configure.log" 2>&1 ||
     { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build" -j 2 >"$build/build.log" 2>&1 || { cat "$build/build.log" >&2; exit 1; }
 # The program bounds its own run (an alarm); this bounds the build-and-run once more.
