@@ -93,7 +93,7 @@ test-python: build
 	ASCENDLESS_LIBRARY=$(abspath $(RELEASE_DIR))/libascendless.so $(PYENV)/bin/python -m pytest -p no:cacheprovider python/tests
 
 # HCCL against an installed tree (not in `make test` on its own: test-install and test-python run
-# these too): the two-process C program built with CMake (tests/install/hccl_style), and the
+# these too): the C programs built with CMake (tests/install/hccl_style, hccl_ranks), and the
 # ctypes bindings as vLLM-Ascend writes them, loading the tree's lib64/libhccl.so.
 HCCL_PREFIX := build/hccl-prefix
 .PHONY: test-hccl
@@ -101,6 +101,7 @@ test-hccl: build
 	rm -rf $(HCCL_PREFIX)
 	scripts/install.sh "$(CURDIR)/$(HCCL_PREFIX)" "$(CURDIR)/$(HCCL_PREFIX)" "$(RELEASE_DIR)" "$(VERSION)" >/dev/null
 	tests/install/hccl_style/run.sh $(HCCL_PREFIX)
+	tests/install/hccl_ranks/run.sh $(HCCL_PREFIX)
 	$(PYTHON) -m venv $(PYENV)
 	$(PYENV)/bin/pip install -q --disable-pip-version-check pytest numpy
 	$(PYENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python

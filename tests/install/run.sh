@@ -261,6 +261,8 @@ quiet timeout 900 "$here/tests/install/profiling_style/run.sh" "$prefix"
 ok "vendor profiling and dump samples' style (libmsprofiler.so, libprofapi.so, libascend_dump.so by path): builds, runs, writes its data"
 quiet timeout 900 "$here/tests/install/hccl_style/run.sh" "$prefix"
 ok "HCCL: two ranks in two processes (tests/install/hccl_style, libhccl.so and Ascendless::hccl): all-reduce, broadcast, send/recv, bytes checked"
+quiet timeout 900 "$here/tests/install/hccl_ranks/run.sh" "$prefix"
+ok "HCCL: 2, 4 and 8 ranks in processes, two hosts in network namespaces (tests/install/hccl_ranks): every collective and point-to-point call, bytes checked; a killed, a stalled and an absent rank fail the others with the vendor's codes in time"
 
 # pkg-config, shared and static.
 # shellcheck disable=SC2046
