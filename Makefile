@@ -136,6 +136,7 @@ bench-outside:
 	benches/c/notify_pingpong/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/notify_pingpong
 	benches/cxx/engine_outside/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/engine_outside
 	benches/cxx/llm_datadist_pull/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/llm_datadist_pull
+	benches/cxx/hccl_bench/run.sh "$(PREFIX)" $(OUTSIDE_DIR)/hccl_bench
 
 clean:
 	$(CARGO) clean

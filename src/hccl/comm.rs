@@ -31,19 +31,11 @@ use crate::runtime::stream::Stream;
 use crate::runtime::task::TaskInfo;
 
 pub use crate::hccl::endpoint::Vouch;
+pub use crate::hccl::env::Config;
 pub use crate::hccl::root_info::ROOT_INFO_BYTES;
 
 /// `HCCL_COMM_NAME_MAX_LENGTH`-style bound on a communicator's name.
 pub const MAX_COMM_NAME: usize = 128;
-
-/// What `HcclCommConfig` sets that has a meaning here.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Config {
-    /// `hcclBufferSize`, in MiB: the staging memory of reductions (else `HCCL_BUFFSIZE`).
-    pub buffer_mib: Option<u32>,
-    /// `hcclCommName` (else one made from the root info or the rank table).
-    pub name: Option<String>,
-}
 
 /// One rank's communicator.
 pub struct Comm {
@@ -158,7 +150,7 @@ impl Comm {
         let (engine, own) = start_engine(env.if_ip, Some(&info.secret))?;
         let (names, early) = root_info::join(&engine, &info, rank, nranks, &own, deadline)?;
         let name = config.name.clone().unwrap_or_else(|| format!("hccl-{:016x}", info.id));
-        build(engine, rank, names, early, &env, name, deadline)
+        build(engine, rank, names, early, &env.with(config), name, deadline)
     }
 
     /// `HcclCommInitClusterInfo` / `HcclCommInitClusterInfoConfig`: the rank table at `path`.
@@ -183,7 +175,7 @@ impl Comm {
             )
         })?;
         let name = config.name.clone().unwrap_or_else(|| "hccl_world_group".to_owned());
-        build(Arc::new(engine), rank, names, Vec::new(), &env, name, deadline)
+        build(Arc::new(engine), rank, names, Vec::new(), &env.with(config), name, deadline)
     }
 
     /// `HcclCommInitAll`: `ndev` ranks in this process, one communicator each, rank i at index i.

@@ -7,6 +7,15 @@ use std::time::Duration;
 
 const TARGET: &str = "ascendless::hccl";
 
+/// What `HcclCommConfig` sets that has a meaning here.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    /// `hcclBufferSize`, in MiB: the staging memory of reductions (else `HCCL_BUFFSIZE`).
+    pub buffer_mib: Option<u32>,
+    /// `hcclCommName` (else one made from the root info or the rank table).
+    pub name: Option<String>,
+}
+
 /// Everything a communicator takes from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Env {
@@ -42,6 +51,15 @@ fn default_route_ip() -> Option<IpAddr> {
 }
 
 impl Env {
+    /// These settings with what a communicator's `HcclCommConfig` sets instead.
+    pub fn with(&self, config: &Config) -> Env {
+        let mut e = self.clone();
+        if let Some(mib) = config.buffer_mib.filter(|&m| m > 0) {
+            e.buffer_bytes = (mib as usize) << 20;
+        }
+        e
+    }
+
     pub fn from_process() -> Env {
         Env::from_vars(|name| std::env::var(name).ok())
     }
@@ -92,6 +110,9 @@ mod tests {
         assert_eq!(e.exec_timeout, Duration::from_secs(17340));
         assert_eq!(e.buffer_bytes, 1 << 20);
         assert_eq!(e.if_ip, "10.1.2.3".parse::<IpAddr>().unwrap());
+        let configured = e.with(&Config { buffer_mib: Some(3), name: None });
+        assert_eq!(configured.buffer_bytes, 3 << 20);
+        assert_eq!(e.with(&Config::default()), e);
         let bad = set(&[("HCCL_CONNECT_TIMEOUT", "0"), ("HCCL_EXEC_TIMEOUT", "x")]);
         assert_eq!(bad.connect_timeout, Duration::from_secs(120));
         assert_eq!(bad.exec_timeout, Duration::from_secs(1836));

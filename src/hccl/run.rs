@@ -4,9 +4,10 @@
 //! Every operation is a set of reads: a rank offers ranges of its memory to the peers that
 //! need them (`R`), each peer reads its range into its own memory and says so (`D`), and the
 //! offering rank waits for that before the operation ends (so the caller may reuse its
-//! buffers). Reductions read the peers' parts piece by piece into a staging buffer and combine
-//! them in rank order (rank 0's first), so every rank computes the same bits; an all-reduce
-//! is then an all-gather of the reduced parts (`A` offers them).
+//! buffers). Reductions combine the peers' parts piece by piece in rank order (rank 0's first),
+//! where a same-host peer's are mapped or else read into a staging piece, so every rank
+//! computes the same bits; an all-reduce is then an all-gather of the reduced parts (`A`
+//! offers them).
 
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};

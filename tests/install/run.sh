@@ -365,6 +365,10 @@ quiet "$here/benches/cxx/engine_outside/run.sh" "$prefix" "$work/engine_outside"
 [ "$(grep -c '^  ratio p50' "$work/out.log")" -eq 2 ] ||
     fail "the outside engine benchmark did not report the transfer and the setup: $(cat "$work/out.log")"
 ok "issue 37's outside harnesses (C and C++ against the install, -Werror) run: notify, IPC event and futex ping-pongs; TransferSync and engine setup against raw TCP"
+quiet "$here/benches/cxx/hccl_bench/run.sh" "$prefix" "$work/hccl_bench" -- --ranks 2 --mib 1 --rounds 1 --iters 1
+[ "$(grep -c 'ratio (baseline time / HCCL time)' "$work/out.log")" -eq 2 ] ||
+    fail "the HCCL benchmark did not report the all-reduce and the send/recv: $(cat "$work/out.log")"
+ok "the HCCL benchmark (C++ against the install, -Werror) runs: all-reduce against a plain shared-memory reduction (results compared), send/recv against TransferSync"
 
 # The demo (scripts/demo.sh, as `make demo` runs it) with the library's default log: the calls
 # its examples make to show a failure must not print [ERROR] lines, which read as the demo failing.
