@@ -31,8 +31,10 @@ use crate::hccl::ops::Op;
 pub type HcclCommStateCallback =
     Option<unsafe extern "C" fn(comm: HcclComm, state: HcclCommStatePhase, args: *mut c_void) -> HcclResult>;
 
-/// The communicators' names, for `HcclCommGetHandleWithName` and `HcclCommGetStatus`.
-static NAMES: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+/// The communicators' names, for `HcclCommGetHandleWithName` and `HcclCommGetStatus`: per
+/// name, the handles of the live communicators so named, oldest first (the ranks of one
+/// communicator in one process share its name; destroying one leaves the others found).
+static NAMES: Mutex<BTreeMap<String, Vec<u64>>> = Mutex::new(BTreeMap::new());
 
 /// `HcclSetConfig(HCCL_DETERMINISTIC, ...)`: every reduction here is deterministic and in rank
 /// order whatever it says; it is kept so that `HcclGetConfig` reads it back.
@@ -46,7 +48,7 @@ fn not_supported(api: &str, why: &str) -> HcclError {
 fn publish(comm: Comm, out: Out<'_, HcclComm>) {
     let name = comm.name();
     let handle = COMMS.insert(comm);
-    crate::sync::lock(&NAMES).insert(name, handle);
+    crate::sync::lock(&NAMES).entry(name).or_default().push(handle);
     out.write(to_c(handle));
 }
 
@@ -342,7 +344,7 @@ pub unsafe extern "C" fn HcclCommGetHandleWithName(
         let name = unsafe { required_str(commName, "commName") }?;
         // SAFETY: the caller's contract.
         let out = unsafe { Out::new(comm, "comm") }?;
-        let handle = crate::sync::lock(&NAMES).get(name).copied();
+        let handle = crate::sync::lock(&NAMES).get(name).and_then(|h| h.last().copied());
         let handle = handle.ok_or_else(|| {
             HcclError::new(HCCL_E_NOT_FOUND, format!("no communicator is named \"{name}\""))
         })?;
@@ -407,7 +409,10 @@ pub extern "C" fn HcclCommDestroy(comm: HcclComm) -> HcclResult {
         comm_of(comm)?;
         state_callbacks(comm, HCCL_COMM_STATE_PHASE_DESTROY_PRE);
         let c = crate::ffi::handles::release::<Comm>(comm, "comm")?;
-        crate::sync::lock(&NAMES).retain(|_, h| *h != raw(comm));
+        crate::sync::lock(&NAMES).retain(|_, handles| {
+            handles.retain(|h| *h != raw(comm));
+            !handles.is_empty()
+        });
         let done = c.destroy();
         state_callbacks(comm, HCCL_COMM_STATE_PHASE_DESTROY_POST);
         done
