@@ -3,8 +3,8 @@
 # The UCX transport end to end, as a user would deploy it: builds the library with the cargo
 # feature `ucx`, installs it into a temporary prefix, builds the C/C++ examples against that
 # install with CMake, and runs every ADXL example (adxl_capabilities, adxl_transfer,
-# adxl_prefill_decode, the vendor-style server/client sample) and a short ascendless-bench run
-# with ASCENDLESS_TRANSPORT=ucx, once over UCX's TCP transport and once over its shared-memory
+# adxl_prefill_decode, the vendor-style server/client sample), HCCL's multi-process ranks and a
+# short ascendless-bench run with ASCENDLESS_TRANSPORT=ucx, once over UCX's TCP transport and once over its shared-memory
 # transports. There is no RDMA hardware here, so UCX's verbs transports are not exercised.
 # Any non-zero exit fails; every run is bounded by `timeout` and prints its duration.
 # Needs UCX (Debian: libucx-dev); `make test-ucx` skips this script without it.
@@ -76,6 +76,9 @@ for tls in tcp sm,self; do
     run "ascendless-bench adxl" ascendless-bench adxl --transport ucx --block 64K --duration 0.2 --json
     grep -q 'ASCENDLESS_TRANSPORT=ucx' "$work/out.log" || fail "UCX_TLS=$tls: the benchmark ran another transport"
     if grep -q 'UCX 0 B' "$work/out.log"; then fail "UCX_TLS=$tls: the benchmark moved no bytes through UCX"; fi
+    # HCCL's ranks reach each other through their engines, so over UCX too: 2, 4 and 8 ranks,
+    # every collective and point-to-point call, and the faults.
+    run "HCCL ranks (tests/install/hccl_ranks)" "$here/tests/install/hccl_ranks/run.sh" "$prefix" one-host
 done
 unset UCX_TLS UCX_NET_DEVICES
 echo "$pass passed, 0 failed"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# HCCL between processes, against an installed tree: tests/install/hccl_ranks/run.sh <prefix>.
+# HCCL between processes, against an installed tree: tests/install/hccl_ranks/run.sh <prefix>
+# [one-host].
 #
 # Builds hccl_ranks.c with CMake (find_package(Ascendless), -Wall -Wextra -Werror) and runs it
 # as 2, 4 and 8 ranks on this host (every collective and point-to-point call, bytes checked),
@@ -8,7 +9,9 @@
 # where the machine allows them. Every run has a time limit.
 set -euo pipefail
 
-[ $# -eq 1 ] || { echo "usage: $0 <install prefix>" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: $0 <install prefix> [one-host]" >&2; exit 2; }
+# one-host: the runs on this host only (no network namespaces), e.g. with another transport.
+scope=${2:-all}
 prefix=$(cd "$1" && pwd)
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hccl_ranks.XXXXXX")
@@ -99,6 +102,7 @@ ok "a rank that never starts fails the others' init with HCCL_E_TIMEOUT after HC
 rm -f "$work"/rank*.log
 
 # Two hosts: network namespaces joined by a veth pair (10.78.0.1 and 10.78.0.2).
+[ "$scope" = all ] || exit 0
 if ! unshare -rn sh -c 'ip link add name va type veth peer name vb' >/dev/null 2>&1; then
     ok "# skipped two hosts: this machine allows no user and network namespaces"
     exit 0
