@@ -6,44 +6,15 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "common/build_tree.rs"]
+mod build_tree;
 #[path = "common/ports.rs"]
 mod ports;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use build_tree::{root, run, shared_library};
 
-/// Cargo's output directory for this build (holds libascendless.so next to `deps/`).
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-/// The shared library cargo built for this test run. `cargo test` alone does not build the
-/// cdylib, so `make test` runs `cargo build --lib` first; a library older than the code the
-/// tests were built from would make every check here meaningless, so that is an error.
-fn shared_library() -> PathBuf {
-    let lib = lib_dir().join("libascendless.so");
-    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let built = modified(&lib).unwrap_or_else(|| panic!("{} was not built: run `make test`", lib.display()));
-    let rlib = lib_dir().join("libascendless.rlib");
-    if let Some(code) = modified(&rlib) {
-        // One build writes both within moments; a library from an earlier build is older.
-        let lag = code.duration_since(built).unwrap_or_default();
-        assert!(lag.as_secs() < 5, "{} is older than the code under test: run `make test`", lib.display());
-    }
-    lib
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+fn scratch(name: &str) -> PathBuf {
+    build_tree::scratch("c-abi-tests", name)
 }
 
 fn headers() -> Vec<PathBuf> {
@@ -106,12 +77,6 @@ fn is_cxx_face_symbol(name: &str) -> bool {
 fn is_cxx_header(h: &Path) -> bool {
     let rel = h.strip_prefix(root().join("include")).unwrap();
     faces("headers").iter().any(|d| rel.starts_with(d))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = lib_dir().join("c-abi-tests").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]

@@ -10,41 +10,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::process::Command;
 
+#[path = "common/build_tree.rs"]
+mod build_tree;
+
 use ascendless::error::hccl_codes::*;
 use ascendless::ffi::hccl::hccl_types::*;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Cargo's output directory for this build (holds libascendless.so next to `deps/`).
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn shared_library() -> PathBuf {
-    let lib = lib_dir().join("libascendless.so");
-    assert!(lib.exists(), "{} was not built: run `cargo build --lib` first", lib.display());
-    lib
-}
+use build_tree::{root, run, shared_library};
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = lib_dir().join("hccl-abi-tests").join(name);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({:?}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    build_tree::scratch("hccl-abi-tests", name)
 }
 
 fn lines_of(file: &str) -> Vec<String> {
