@@ -123,8 +123,6 @@ pub fn get_root_info() -> Result<[u8; ROOT_INFO_BYTES], HcclError> {
 }
 
 /// What a failed operation fails its stream task with (`aclrtSynchronizeStream` returns it).
-// Used by the FFI layer (src/ffi/hccl), which lands next.
-#[allow(dead_code)]
 fn task_error(e: HcclError) -> AclError {
     let code = match e.code {
         HCCL_E_REMOTE => ACL_ERROR_RT_SUSPECT_REMOTE_ERROR,
@@ -232,7 +230,6 @@ impl Comm {
     /// Queues `op` on `stream`, after the stream's earlier tasks. Arguments are checked now
     /// (`HCCL_E_PARA`); what goes wrong while it runs fails the stream's task, which
     /// `aclrtSynchronizeStream` reports, and is kept for [`Comm::async_error`].
-    #[allow(dead_code)] // the FFI layer (src/ffi/hccl) calls it
     pub(crate) fn submit(&self, op: Op, stream: &Arc<Stream>, vouch: Vouch) -> Result<(), HcclError> {
         if self.inner.destroyed.load(Ordering::Acquire) {
             return Err(HcclError::para(format!("{}: the communicator was destroyed", op.name())));

@@ -82,7 +82,7 @@ fn format(from: u32, key: &str, kind: char, args: &[u64]) -> String {
 }
 
 /// The remote engine could not be reached or answered with an error: the peer's fault.
-fn remote(rank: u32, name: &str, what: &str, e: EngineError) -> HcclError {
+fn peer_error(rank: u32, name: &str, what: &str, e: EngineError) -> HcclError {
     if e.status == ADXL_TIMEOUT {
         return HcclError::new(HCCL_E_TIMEOUT, format!("{what} rank {rank} ({name}): {}", e.message));
     }
@@ -167,7 +167,7 @@ impl Endpoint {
                 lock(&self.gone)[to as usize] = None;
                 Ok(())
             }
-            Err(e) if e.status == ADXL_TIMEOUT => Err(remote(to, name, "cannot tell", e)),
+            Err(e) if e.status == ADXL_TIMEOUT => Err(peer_error(to, name, "cannot tell", e)),
             // The peer's engine closed the connection: it left (destroyed its communicator, its
             // operations done: a peer that finished first may have been told its last message
             // and left before answering) or it died. Not an error of this operation unless it
@@ -261,7 +261,7 @@ impl Endpoint {
         let desc = TransferDesc { local_addr: local, remote_addr: remote, len };
         self.engine
             .transfer_sync(name, TransferOp::Read, &[desc], ms_left(deadline), vouch)
-            .map_err(|e| remote_err(from, name, e))
+            .map_err(|e| peer_error(from, name, "reading from", e))
     }
 
     /// Runs `f` on rank `from`'s bytes at `remote` where this host maps them (a same-host
@@ -277,7 +277,7 @@ impl Endpoint {
         let name = &self.names[from as usize];
         self.engine
             .with_peer_memory(name, remote, len, ms_left(deadline), f)
-            .map_err(|e| remote_err(from, name, e))
+            .map_err(|e| peer_error(from, name, "reading from", e))
     }
 
     /// Stops the pump and the engine: later operations fail, peers see this rank gone.
@@ -285,10 +285,6 @@ impl Endpoint {
         self.inbox.stop.store(true, Ordering::Release);
         self.engine.finalize();
     }
-}
-
-fn remote_err(rank: u32, name: &str, e: EngineError) -> HcclError {
-    remote(rank, name, "reading from", e)
 }
 
 /// A span of local memory: the runtime's view of it, or the caller's word.

@@ -151,7 +151,10 @@ impl Shared {
         let deadline = Instant::now() + self.exec_timeout;
         let result = match job.turn {
             Some(n) => {
-                let r = self.turns.wait(n, deadline).and_then(|()| self.run_collective(job, deadline, vouch));
+                let r = self
+                    .turns
+                    .wait(n, deadline)
+                    .and_then(|()| Ctx { sh: self, deadline, vouch }.collective(&job.op, &job.keys[0]));
                 self.turns.finish(n);
                 r
             }
@@ -165,11 +168,6 @@ impl Shared {
             log::error!(target: "ascendless::hccl", "{} on communicator {} (rank {}): {e}", job.op.name(), self.name, self.ep.rank);
         }
         result
-    }
-
-    fn run_collective(&self, job: &Job, deadline: Instant, vouch: Vouch) -> Result<(), HcclError> {
-        let ctx = Ctx { sh: self, deadline, vouch };
-        ctx.collective(&job.op, &job.keys[0])
     }
 
     /// Frees the staging memory (the communicator is destroyed).
